@@ -1,0 +1,119 @@
+"""The Tantivy schema: one document per meaningful unit of the archive.
+
+Every other module names fields through the constants here, so a renamed field is a
+one-line change. Bump `SCHEMA_VERSION` whenever the schema or the analysis of text
+changes: the index lives in a folder named after it, and an old folder is rebuilt
+into a new one rather than read with the wrong schema.
+"""
+
+from __future__ import annotations
+
+import tantivy
+
+SCHEMA_VERSION = 1
+"""Part of the index folder name (`index-v1`); bump on any schema or tokenizer change."""
+
+CODE_TOKENIZER = "cc_code"
+"""Our analyzer for prose mixed with code. Not a built-in name, so a process that forgot
+to register it fails loudly instead of silently analysing text another way."""
+
+# Splits camelCase, snake_case, paths and dotted names into their parts, keeps runs of
+# letters+digits such as E0432 whole, and keeps any other script (Cyrillic, CJK) as runs
+# of letters. Tantivy's regex engine has no look-around, so an acronym followed by a
+# word ("HTTPResponse") splits at the wrong letter; queries are analysed the same way,
+# so the phrase still matches.
+CODE_PATTERN = r"\p{Lu}{2,}[0-9]*|\p{Lu}?\p{Ll}+[0-9]*|\p{Lu}[0-9]*|[0-9]+|\p{L}+"
+
+
+def code_analyzer() -> tantivy.TextAnalyzer:
+    """The analyzer used for every tokenized field, at index and at query time."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(CODE_PATTERN))
+        .filter(tantivy.Filter.remove_long(64))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+# ---- field names -------------------------------------------------------------------
+ID = "id"  # unique key of a document (raw); upserts delete by it
+KIND = "kind"  # see KINDS
+ROLE = "role"  # user | assistant | system | agent
+PROJECT = "project"  # real path of the working directory (from `cwd`)
+SESSION = "session"  # session id (subagent entries carry their parent's)
+AGENT = "agent"  # subagent id, "" for the main conversation
+UUID = "uuid"  # entry uuid in the transcript
+PARENT = "parent"  # parentUuid (or logicalParentUuid on compaction boundaries)
+TS = "ts"  # timestamp (UTC); for session docs: last activity
+TS_START = "ts_start"  # session docs: first activity
+MODEL = "model"
+BRANCH = "branch"
+TOOL = "tool"  # tool name on tool calls and results
+TOOL_USE_ID = "tool_use_id"  # links a tool call to its result
+LINK_AGENT = "link_agent"  # on a Task/Agent call or result: the subagent it spawned
+FILES = "files"  # files touched (tokenized like code, so `file:parser` matches)
+SLUG = "slug"  # plan codename
+PATH = "path"  # source file, relative to the archive root
+OFFSET = "offset"  # byte offset of the source line
+LENGTH = "length"  # byte length of the source line
+SEQ = "seq"  # order within the source file (offset * 256 + block index)
+TEXT = "text"  # the searchable body (capped, see TEXT_LEN)
+TITLE = "title"  # plan/memory/session title, searchable
+TEXT_LEN = "text_len"  # length of the full body before the index cap
+TOKENS = "tokens"  # session docs: total tokens (deduplicated by API message id)
+MESSAGES = "messages"  # session docs: user + assistant messages
+GEN = "gen"  # commit generation that added the document (stable paging)
+STATE = "state"  # session docs: "on_disk" | "gone"
+BLOB = "blob"  # stored JSON: session summaries and file checkpoints
+
+# ---- kinds -------------------------------------------------------------------------
+PROMPT = "prompt"  # a human prompt (typed, or queued mid-turn)
+ASSISTANT = "assistant"  # assistant prose
+THINKING = "thinking"
+TOOL_CALL = "tool_call"
+TOOL_RESULT = "tool_result"
+SUMMARY = "summary"  # summary records, compaction summaries, recaps, session memory
+EVENT = "event"  # compaction boundaries, api errors, slash-command output
+PLAN = "plan"
+MEMORY = "memory"
+HISTORY = "history"  # a line of history.jsonl
+SESSION_DOC = "session"  # one per session: its figures, for listings (not searched)
+STATE_DOC = "_state"  # one per source file: its checkpoint (not searched)
+
+SEARCHABLE_KINDS = (
+    PROMPT, ASSISTANT, THINKING, TOOL_CALL, TOOL_RESULT, SUMMARY, EVENT, PLAN, MEMORY, HISTORY,
+)
+"""Kinds a search may return; session and state documents are bookkeeping."""
+
+DEFAULT_EXCLUDED_KINDS = (TOOL_RESULT, THINKING)
+"""Searchable, but only when asked for (`kind:` or an option): raw tool output and
+private reasoning drown what people mean."""
+
+RAW_FIELDS = (
+    ID, KIND, ROLE, PROJECT, SESSION, AGENT, UUID, PARENT, MODEL, BRANCH, TOOL, TOOL_USE_ID,
+    LINK_AGENT, SLUG, PATH, STATE,
+)
+FAST_RAW_FIELDS = frozenset(
+    {KIND, ROLE, PROJECT, SESSION, AGENT, MODEL, BRANCH, TOOL, SLUG, PATH, STATE}
+)
+UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN)
+
+
+def build_schema() -> tantivy.Schema:
+    """Build the schema; field options are chosen for the queries in `app.index.search`."""
+    sb = tantivy.SchemaBuilder()
+    for name in RAW_FIELDS:
+        sb.add_text_field(
+            name, stored=True, tokenizer_name="raw", fast=name in FAST_RAW_FIELDS,
+            index_option="basic",
+        )
+    sb.add_text_field(TEXT, stored=True, tokenizer_name=CODE_TOKENIZER, index_option="position")
+    sb.add_text_field(TITLE, stored=True, tokenizer_name=CODE_TOKENIZER, index_option="position")
+    sb.add_text_field(FILES, stored=True, tokenizer_name=CODE_TOKENIZER, index_option="position")
+    sb.add_date_field(TS, stored=True, indexed=True, fast=True)
+    sb.add_date_field(TS_START, stored=True, indexed=True, fast=True)
+    for name in UNSIGNED_FIELDS:
+        sb.add_unsigned_field(name, stored=True, indexed=True, fast=True)
+    sb.add_bytes_field(BLOB, stored=True, indexed=False)
+    return sb.build()
