@@ -65,6 +65,8 @@ TOKENS = "tokens"  # session docs: total tokens (deduplicated by API message id)
 MESSAGES = "messages"  # session docs: user + assistant messages
 GEN = "gen"  # commit generation that added the document (stable paging)
 STATE = "state"  # session docs: "on_disk" | "gone"
+FLAGS = "flags"  # markers on transcript entries: rewind, compact, error, sidechain, queued
+BYTES = "bytes"  # session docs: bytes of its transcripts on disk
 BLOB = "blob"  # stored JSON: session summaries and file checkpoints
 
 # ---- kinds -------------------------------------------------------------------------
@@ -92,12 +94,12 @@ private reasoning drown what people mean."""
 
 RAW_FIELDS = (
     ID, KIND, ROLE, PROJECT, SESSION, AGENT, UUID, PARENT, MODEL, BRANCH, TOOL, TOOL_USE_ID,
-    LINK_AGENT, SLUG, PATH, STATE,
+    LINK_AGENT, SLUG, PATH, STATE, FLAGS,
 )
 FAST_RAW_FIELDS = frozenset(
-    {KIND, ROLE, PROJECT, SESSION, AGENT, MODEL, BRANCH, TOOL, SLUG, PATH, STATE}
+    {KIND, ROLE, PROJECT, SESSION, AGENT, MODEL, BRANCH, TOOL, SLUG, PATH, STATE, FLAGS}
 )
-UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN)
+UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN, BYTES)
 
 
 def build_schema() -> tantivy.Schema:

@@ -1,0 +1,209 @@
+"""Streaming, fault-tolerant reading of JSONL files, from any byte offset.
+
+Claude Code's files are messy (FORMAT.md §3): two objects glued on one line, a torn last
+line, invalid UTF-8, raw U+2028 inside strings, lines of tens of megabytes. This module
+turns bytes into JSON objects and never gives up on a file because of one line: each
+bad line is skipped and counted under a reason, every good line is kept.
+
+Memory stays bounded by `HUGE_LINE` whatever the file or line size: a line longer than
+that is not parsed whole; its first `HUGE_HEAD` bytes are kept so the caller can still
+say what it was (see `HugeLine`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import orjson
+
+CHUNK = 4 << 20
+"""Read size. Large enough that splitting dominates system calls, small enough to be
+irrelevant next to the index writer's heap."""
+
+HUGE_LINE = 32 << 20
+"""A line longer than this is not parsed (FORMAT.md §15 reports 15 MB lines; a fault
+archive holds a 20 MB one, which is still parsed whole)."""
+
+HUGE_HEAD = 256 << 10
+"""How much of a huge line is kept, so that it can still be indexed by its head."""
+
+# Skip reasons, as counted in `LineStats.skipped` and shown by `ccarchive status`.
+BLANK = "blank"
+INVALID_JSON = "invalid_json"
+INCOMPLETE_LAST_LINE = "incomplete_last_line"
+NOT_AN_OBJECT = "not_an_object"
+# Counted, but the line is kept:
+INVALID_UTF8 = "invalid_utf8"
+GLUED = "glued"
+HUGE = "huge_line"
+
+_decoder = json.JSONDecoder()
+
+
+@dataclass(slots=True)
+class HugeLine:
+    """A line too long to parse: its length and its first bytes."""
+
+    head: bytes
+    length: int
+
+
+@dataclass(slots=True)
+class LineStats:
+    """What a read saw; `skipped` and `repaired` are counted by reason."""
+
+    lines: int = 0
+    objects: int = 0
+    skipped: Counter[str] | None = None
+    repaired: Counter[str] | None = None
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        if self.skipped is None:
+            self.skipped = Counter()
+        self.skipped[reason] += n
+
+    def repair(self, reason: str, n: int = 1) -> None:
+        if self.repaired is None:
+            self.repaired = Counter()
+        self.repaired[reason] += n
+
+
+def iter_raw_lines(
+    f: BinaryIO, start: int, end: int | None = None
+) -> Iterator[tuple[int, bytes | HugeLine]]:
+    """Yield `(offset, line)` for every complete (newline-terminated) line from `start`.
+
+    A trailing piece without a newline is not yielded: it is either being written right
+    now (a live file) or was torn by a crash. The caller's checkpoint stays before it, so
+    it is read again, whole, once its newline arrives.
+
+    Args:
+        f: a file opened in binary mode.
+        start: byte offset to start at; must be the start of a line.
+        end: stop at this offset (the size seen when the read began), so that bytes
+            appended during the read wait for the next pass instead of racing it.
+    """
+    f.seek(start)
+    pos = start
+    carry: list[bytes] = []
+    carry_len = 0
+    huge: HugeLine | None = None
+    remaining = None if end is None else max(0, end - start)
+    while remaining is None or remaining > 0:
+        size = CHUNK if remaining is None else min(CHUNK, remaining)
+        chunk = f.read(size)
+        if not chunk:
+            break
+        if remaining is not None:
+            remaining -= len(chunk)
+        parts = chunk.split(b"\n")
+        last = parts.pop()
+        for i, part in enumerate(parts):
+            if i == 0 and (carry or huge is not None):
+                if huge is not None:
+                    huge.length += len(part)
+                    line: bytes | HugeLine = huge
+                    length = huge.length
+                    huge = None
+                else:
+                    carry.append(part)
+                    line = b"".join(carry)
+                    length = len(line)
+                carry, carry_len = [], 0
+            else:
+                line, length = part, len(part)
+            yield pos, line
+            pos += length + 1
+        if last:
+            if huge is not None:
+                huge.length += len(last)
+            elif carry_len + len(last) > HUGE_LINE:
+                head = b"".join([*carry, last])[:HUGE_HEAD]
+                huge = HugeLine(head=head, length=carry_len + len(last))
+                carry, carry_len = [], 0
+            else:
+                carry.append(last)
+                carry_len += len(last)
+
+
+def decode_line(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
+    """Parse one line into the JSON objects it holds (usually one).
+
+    Returns an empty list for a line that holds nothing usable, after counting why.
+    Invalid UTF-8 is replaced (U+FFFD) rather than losing the line; two or more objects
+    glued on one line are all returned.
+    """
+    stats.lines += 1
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _decode_slow(line, stats)
+    if isinstance(obj, dict):
+        stats.objects += 1
+        return [obj]
+    stats.skip(NOT_AN_OBJECT)
+    return []
+
+
+def _decode_slow(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
+    """The rare paths: blank, invalid UTF-8, glued objects, or plain broken JSON."""
+    if not line.strip():
+        stats.skip(BLANK)
+        return []
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = line.decode("utf-8", errors="replace")
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if isinstance(obj, dict):
+                stats.repair(INVALID_UTF8)
+                stats.objects += 1
+                return [obj]
+            stats.skip(NOT_AN_OBJECT)
+            return []
+    objects: list[dict[str, Any]] = []
+    idx, n = 0, len(text)
+    try:
+        while idx < n:
+            while idx < n and text[idx] in " \t\r":
+                idx += 1
+            if idx >= n:
+                break
+            obj, idx = _decoder.raw_decode(text, idx)
+            if not isinstance(obj, dict):
+                raise ValueError("not an object")
+            objects.append(obj)
+    except ValueError:
+        stats.skip(INVALID_JSON)
+        return []
+    if len(objects) > 1:
+        stats.repair(GLUED, len(objects) - 1)
+    if "\ufffd" in text and objects:
+        stats.repair(INVALID_UTF8)
+    stats.objects += len(objects)
+    return objects
+
+
+def read_tail_piece(path: str | os.PathLike[str], offset: int) -> bytes:
+    """The bytes after the last newline, from `offset` (a torn or still-growing last line)."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return f.read()
+
+
+def read_span(path: str | os.PathLike[str], offset: int, length: int) -> bytes:
+    """Read one line back by offset, as a viewer does (no seek races: `os.pread`)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.pread(fd, length, offset)
+    finally:
+        os.close(fd)

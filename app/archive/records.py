@@ -1,0 +1,508 @@
+"""From parsed transcript records to indexable units, following FORMAT.md §4–§9.
+
+`extract` turns one JSON object into zero or more `Unit`s (a prompt, an assistant text
+block, a tool call, ...), and folds what the record says about its session (titles,
+models, token usage, subagent links) into a `FileSummary`. Nothing here touches the
+index, so the rules can be tested on their own and read in one place.
+
+Every field is optional and every shape is tolerated: unknown record types are counted
+and skipped, `content` may be a string or a list, `toolUseResult` may be anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+
+from app.archive.lines import LineStats
+
+# ---- caps: what the index keeps of a text (the full text is read back by offset) -----
+PROSE_CAP = 32_000
+"""Prompts, assistant prose, plans and memory: whole in nearly every real case."""
+TOOL_CAP = 2_000
+"""Tool inputs and outputs: the head (and tail) is what people search for (the command,
+the error); the rest is 60% of archive bytes and would triple the index."""
+TITLE_CAP = 200
+
+KNOWN_TYPES = frozenset({
+    "user", "assistant", "system", "attachment", "progress", "summary",
+    "file-history-snapshot", "queue-operation", "custom-title", "agent-name", "agent-color",
+    "ai-title", "agent-setting", "last-prompt", "permission-mode", "mode", "pr-link",
+    "bridge-session", "atis-latch", "cost-state", "worktree-state",
+})
+UNKNOWN_TYPE = "unknown_type"
+
+EVENT_SUBTYPES = frozenset({
+    "compact_boundary", "microcompact_boundary", "api_error", "local_command",
+    "informational", "bridge_status",
+})
+EVENT_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<task-notification>")
+COMPACT_PREFIX = "This session is being continued from a previous conversation"
+INTERRUPT_PREFIX = "[Request interrupted by user"
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+
+_COMMAND_RE = re.compile(
+    r"<command-name>\s*(/?[^<]*?)\s*</command-name>.*?(?:<command-args>(.*?)</command-args>)?",
+    re.S,
+)
+
+
+@dataclass(slots=True)
+class Unit:
+    """One indexable unit of a transcript: becomes one search document."""
+
+    kind: str
+    text: str
+    block: int = 0
+    role: str = ""
+    tool: str = ""
+    tool_use_id: str = ""
+    link_agent: str = ""
+    files: list[str] = field(default_factory=list)
+    text_len: int = 0
+    flags: tuple[str, ...] = ()
+
+
+@dataclass
+class FileSummary:
+    """What one transcript file says about its session, accumulated line by line.
+
+    It is saved with the file's checkpoint, so an append is folded in without reading
+    the file again. Token usage is kept per API message id because Claude Code repeats
+    a message's usage on every entry of that message (2-4 entries): summing entries
+    would count it 2-2.5 times (FORMAT.md §6.2).
+    """
+
+    session_id: str = ""
+    agent_id: str = ""
+    cwd: str = ""
+    first_ts: str = ""
+    last_ts: str = ""
+    version: str = ""
+    branches: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    slugs: list[str] = field(default_factory=list)
+    prompts: int = 0
+    assistant_messages: int = 0
+    tool_calls: int = 0
+    entries: int = 0
+    first_prompt: str = ""
+    custom_title: str = ""
+    agent_name: str = ""
+    ai_title: str = ""
+    last_prompt: str = ""
+    summaries: dict[str, str] = field(default_factory=dict)  # leafUuid -> summary text
+    usage: dict[str, list[int]] = field(default_factory=dict)  # msg id -> [in, out, cw, cr]
+    agent_links: dict[str, str] = field(default_factory=dict)  # tool_use_id -> agent id
+    agent_calls: dict[str, str] = field(default_factory=dict)  # tool_use_id -> description
+    pr_links: list[str] = field(default_factory=list)
+    compactions: int = 0
+    sidechain_entries: int = 0
+    warmup: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)  # subagent .meta.json
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileSummary:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def token_totals(self) -> tuple[int, int, int, int]:
+        """(input, output, cache creation, cache read), deduplicated by message id."""
+        i = o = cw = cr = 0
+        for u in self.usage.values():
+            i += u[0]
+            o += u[1]
+            cw += u[2]
+            cr += u[3]
+        return i, o, cw, cr
+
+    def title(self) -> str:
+        """Claude Code's own precedence: custom title, agent name, AI title, first prompt.
+
+        Summaries are matched to sessions by `leafUuid` across files, so the caller
+        slots a resolved summary in before the first prompt (see the indexer).
+        """
+        return self.custom_title or self.agent_name or self.ai_title or ""
+
+
+def _add_unique(items: list[str], value: str, limit: int = 20) -> None:
+    if value and value not in items and len(items) < limit:
+        items.append(value)
+
+
+def cap(text: str, limit: int) -> str:
+    """Keep the head (and a little of the tail, where errors and results usually are)."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 5
+    return f"{text[: limit - tail]}\n…\n{text[-tail:]}"
+
+
+def content_text(content: Any) -> str:
+    """The text of a message `content` (string, or list of blocks), images left out."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict):
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") == "tool_reference":
+                    parts.append(str(block.get("tool_name", "")))
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""
+
+
+_CONTEXT_TAGS = re.compile(
+    r"<(ide_opened_file|ide_selection|ide_diagnostics|system-reminder|local-command-caveat)>"
+    r".*?</\1>\s*", re.S)
+_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+
+
+def prompt_display(text: str) -> str:
+    """A prompt as the person typed it: `/model sonnet` instead of the command's XML
+    tags, `!ls` for shell mode, and the IDE context and reminders the harness
+    attached left out."""
+    if "<command-name>" in text:
+        m = _COMMAND_RE.search(text)
+        if m:
+            args = (m.group(2) or "").strip()
+            name = m.group(1).strip()
+            return f"{name} {args}".strip()
+    if "<" not in text:
+        return text
+    if "<bash-input>" in text:
+        m = _BASH_INPUT.search(text)
+        if m:
+            return "!" + m.group(1).strip()
+    cleaned = _CONTEXT_TAGS.sub("", text).strip()
+    return cleaned or text
+
+
+def parse_ts(value: Any) -> datetime | None:
+    """An ISO-8601 timestamp (`…Z`, ms or µs) or epoch milliseconds, as aware UTC."""
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+_FILE_KEYS = ("file_path", "filePath", "notebook_path", "path")
+
+
+def _tool_files(data: Any) -> list[str]:
+    files: list[str] = []
+    if isinstance(data, dict):
+        for key in _FILE_KEYS:
+            v = data.get(key)
+            if isinstance(v, str) and v:
+                _add_unique(files, v[:500], 8)
+        f = data.get("file")
+        if isinstance(f, dict) and isinstance(f.get("filePath"), str):
+            _add_unique(files, f["filePath"][:500], 8)
+    return files
+
+
+def _compact_json(value: Any, limit: int) -> str:
+    try:
+        return orjson.dumps(value).decode()[:limit]
+    except TypeError:
+        return str(value)[:limit]
+
+
+def tool_input_text(name: str, data: Any) -> str:
+    """The key input of a tool call: what a person would search for."""
+    if not isinstance(data, dict):
+        return _compact_json(data, TOOL_CAP)
+    parts: list[str] = [name]
+    for key in ("description", "command", "file_path", "notebook_path", "path", "pattern",
+                "query", "url", "subagent_type", "skill", "plan"):
+        v = data.get(key)
+        if isinstance(v, str) and v:
+            parts.append(v)
+    for key in ("prompt", "new_string", "content", "todos", "questions"):
+        v = data.get(key)
+        if isinstance(v, str) and v:
+            parts.append(v)
+        elif isinstance(v, list) and v:
+            parts.append(_compact_json(v, TOOL_CAP))
+    if len(parts) == 1 and data:
+        parts.append(_compact_json(data, TOOL_CAP))
+    return "\n".join(parts)
+
+
+class Extractor:
+    """Turns the records of one transcript file into units, updating its `FileSummary`.
+
+    Args:
+        summary: the file's accumulated summary (restored from its checkpoint).
+        is_agent_file: subagent transcripts: "Warmup" probes are not user work.
+    """
+
+    def __init__(self, summary: FileSummary, *, is_agent_file: bool = False,
+                 full_text: bool = False) -> None:
+        self.summary = summary
+        self.is_agent_file = is_agent_file
+        self.full_text = full_text
+        """Read-back for a viewer: keep whole texts instead of the index caps."""
+        self._last_uuid = ""
+        self._seen: set[str] = set()
+        """Uuids of this read (bounded): a prompt whose parent is an earlier entry, not
+        the one just before it, starts a new branch: the user rewound (FORMAT.md §8.2)."""
+
+    def extract(self, obj: dict[str, Any], stats: LineStats) -> list[Unit]:
+        """Units of one record; an unknown record type is counted and yields nothing."""
+        rtype = obj.get("type")
+        s = self.summary
+        if rtype not in KNOWN_TYPES:
+            stats.skip(UNKNOWN_TYPE)
+            return []
+        s.entries += 1
+        self._envelope(obj)
+        uuid = obj.get("uuid")
+        try:
+            if rtype == "assistant":
+                return self._assistant(obj)
+            if rtype == "user":
+                units = self._user(obj)
+                if units and units[0].kind == "prompt" and self._is_rewind(obj):
+                    units[0].flags = ("rewind",)
+                return units
+            if rtype == "system":
+                return self._system(obj)
+        finally:
+            if isinstance(uuid, str) and uuid:
+                self._last_uuid = uuid
+                if len(self._seen) < 200_000:
+                    self._seen.add(uuid)
+        if rtype == "summary":
+            text = obj.get("summary")
+            if isinstance(text, str) and text:
+                leaf = obj.get("leafUuid")
+                if isinstance(leaf, str) and leaf:
+                    s.summaries[leaf] = text[:TITLE_CAP]
+                return [Unit("summary", self._cap(text, PROSE_CAP), role="system",
+                             text_len=len(text))]
+            return []
+        if rtype == "attachment":
+            att = obj.get("attachment")
+            if isinstance(att, dict) and att.get("type") == "queued_command":
+                text = content_text(att.get("prompt"))
+                if text.strip():
+                    s.prompts += 1
+                    return [Unit("prompt", self._cap(text, PROSE_CAP), role="user", text_len=len(text),
+                                 flags=("queued",))]
+            return []
+        if rtype == "custom-title":
+            s.custom_title = str(obj.get("customTitle") or "")[:TITLE_CAP] or s.custom_title
+        elif rtype == "agent-name":
+            s.agent_name = str(obj.get("agentName") or "")[:TITLE_CAP] or s.agent_name
+        elif rtype == "ai-title":
+            s.ai_title = str(obj.get("aiTitle") or "")[:TITLE_CAP] or s.ai_title
+        elif rtype == "last-prompt":
+            lp = obj.get("lastPrompt")
+            if isinstance(lp, str):
+                s.last_prompt = lp[:TITLE_CAP]
+        elif rtype == "pr-link":
+            url = obj.get("prUrl")
+            if isinstance(url, str):
+                _add_unique(s.pr_links, url)
+        return []
+
+    def _cap(self, text: str, limit: int) -> str:
+        return text if self.full_text else cap(text, limit)
+
+    def _is_rewind(self, obj: dict[str, Any]) -> bool:
+        parent = obj.get("parentUuid")
+        return (isinstance(parent, str) and bool(parent) and parent != self._last_uuid
+                and parent in self._seen)
+
+    def _envelope(self, obj: dict[str, Any]) -> None:
+        s = self.summary
+        ts = obj.get("timestamp")
+        if isinstance(ts, str) and ts:
+            if not s.first_ts or ts < s.first_ts:
+                s.first_ts = ts
+            if ts > s.last_ts:
+                s.last_ts = ts
+        cwd = obj.get("cwd")
+        if not s.cwd and isinstance(cwd, str) and cwd:
+            s.cwd = cwd
+        branch = obj.get("gitBranch")
+        if isinstance(branch, str):
+            _add_unique(s.branches, branch)
+        slug = obj.get("slug")
+        if isinstance(slug, str):
+            _add_unique(s.slugs, slug)
+        version = obj.get("version")
+        if isinstance(version, str) and version:
+            s.version = version
+        sid = obj.get("sessionId")
+        if not s.session_id and isinstance(sid, str) and sid:
+            s.session_id = sid
+        aid = obj.get("agentId")
+        if not s.agent_id and self.is_agent_file and isinstance(aid, str) and aid:
+            s.agent_id = aid
+        if obj.get("isSidechain") is True and not self.is_agent_file:
+            s.sidechain_entries += 1
+
+    def _assistant(self, obj: dict[str, Any]) -> list[Unit]:
+        s = self.summary
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            return []
+        model = msg.get("model")
+        if isinstance(model, str) and model and model != "<synthetic>":
+            _add_unique(s.models, model)
+        mid = msg.get("id")
+        usage = msg.get("usage")
+        if isinstance(mid, str) and mid:
+            if isinstance(usage, dict):
+                row = [_int(usage.get("input_tokens")), _int(usage.get("output_tokens")),
+                       _int(usage.get("cache_creation_input_tokens")),
+                       _int(usage.get("cache_read_input_tokens"))]
+                old = s.usage.get(mid)
+                if old is None:
+                    s.assistant_messages += 1
+                    s.usage[mid] = row
+                else:  # the same message's usage, repeated or grown: keep the largest
+                    s.usage[mid] = [max(a, b) for a, b in zip(old, row, strict=True)]
+            elif mid not in s.usage:
+                s.assistant_messages += 1
+                s.usage[mid] = [0, 0, 0, 0]
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return []
+        units: list[Unit] = []
+        for i, block in enumerate(content):
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text":
+                text = block.get("text")
+                if isinstance(text, str) and text.strip():
+                    units.append(Unit("assistant", self._cap(text, PROSE_CAP), i, "assistant",
+                                      text_len=len(text)))
+            elif btype == "thinking":
+                text = block.get("thinking")
+                if isinstance(text, str) and text.strip():
+                    units.append(Unit("thinking", self._cap(text, PROSE_CAP), i, "assistant",
+                                      text_len=len(text)))
+            elif btype == "tool_use":
+                name = str(block.get("name") or "")
+                tid = str(block.get("id") or "")
+                data = block.get("input")
+                text = tool_input_text(name, data)
+                s.tool_calls += 1
+                if name in SUBAGENT_TOOLS and tid:
+                    desc = data.get("description") if isinstance(data, dict) else None
+                    s.agent_calls[tid] = str(desc or "")[:TITLE_CAP]
+                units.append(Unit("tool_call", self._cap(text, TOOL_CAP), i, "assistant", tool=name,
+                                  tool_use_id=tid, files=_tool_files(data), text_len=len(text)))
+        return units
+
+    def _user(self, obj: dict[str, Any]) -> list[Unit]:
+        s = self.summary
+        if obj.get("isMeta") is True:
+            return []
+        msg = obj.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+        ):
+            return self._tool_results(obj, content)
+        text = content_text(content)
+        if obj.get("isCompactSummary") is True or text.startswith(COMPACT_PREFIX):
+            s.compactions += 1
+            return [Unit("summary", self._cap(text, PROSE_CAP), role="user", text_len=len(text))]
+        stripped = text.lstrip()
+        if stripped.startswith(EVENT_PREFIXES):
+            return [Unit("event", self._cap(text, TOOL_CAP), role="user", text_len=len(text))]
+        if stripped.startswith(INTERRUPT_PREFIX):
+            return []
+        if self.is_agent_file and stripped == "Warmup":
+            s.warmup = True
+            return []
+        if not stripped:
+            return []
+        shown = prompt_display(text)
+        if not self.is_agent_file:
+            s.prompts += 1
+            if not s.first_prompt and not shown.startswith(("/", "!", "<")):
+                s.first_prompt = " ".join(shown.split())[:TITLE_CAP]
+        return [Unit("prompt", self._cap(shown, PROSE_CAP), role="agent" if self.is_agent_file
+                     else "user", text_len=len(text))]
+
+    def _tool_results(self, obj: dict[str, Any], content: list[Any]) -> list[Unit]:
+        s = self.summary
+        tur = obj.get("toolUseResult")
+        linked = ""
+        if isinstance(tur, dict):
+            aid = tur.get("agentId")
+            if isinstance(aid, str) and aid:
+                linked = aid
+        files = _tool_files(tur)
+        units: list[Unit] = []
+        for i, block in enumerate(content):
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            tid = str(block.get("tool_use_id") or "")
+            text = content_text(block.get("content"))
+            error = block.get("is_error") is True
+            if linked and tid:
+                s.agent_links[tid] = linked
+            units.append(Unit("tool_result", self._cap(text, TOOL_CAP), i, "user", tool_use_id=tid,
+                              link_agent=linked, files=files, text_len=len(text),
+                              flags=("error",) if error else ()))
+        return units
+
+    def _system(self, obj: dict[str, Any]) -> list[Unit]:
+        sub = obj.get("subtype")
+        text = obj.get("content")
+        text = text if isinstance(text, str) else ""
+        if sub == "away_summary":
+            return [Unit("summary", self._cap(text, PROSE_CAP), role="system", text_len=len(text))]
+        if sub in EVENT_SUBTYPES or (not sub and text.strip()):
+            flags: tuple[str, ...] = ()
+            if sub == "compact_boundary":
+                meta = obj.get("compactMetadata")
+                pre = meta.get("preTokens") if isinstance(meta, dict) else None
+                text = text or "Conversation compacted"
+                if pre:
+                    text = f"{text} ({pre} tokens before)"
+                flags = ("compact",)
+            elif sub == "microcompact_boundary":
+                flags = ("compact",)
+            elif sub == "api_error":
+                flags = ("error",)
+                if not text:
+                    err = obj.get("error")
+                    text = f"API error: {_compact_json(err, 500)}"
+            if not text:
+                text = str(sub)
+            return [Unit("event", self._cap(text, TOOL_CAP), role="system", text_len=len(text),
+                         flags=flags)]
+        return []
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0

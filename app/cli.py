@@ -1,0 +1,382 @@
+"""The `ccarchive` command: the app by default, and commands for scripts.
+
+Every command is a thin shell over `ArchiveService` (the same calls the app and the MCP
+server make). Heavy modules (Textual, the MCP SDK, rich) are imported inside the
+commands that need them: `ccarchive search --json` must start in well under 100 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from app import __version__
+from app.config import Settings
+
+
+class DefaultGroup(click.Group):
+    """A group that runs `tui` when no command is given (`ccarchive` opens the app)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h",
+                                                                    "--version")):
+            args = ["tui", *args]
+        return super().parse_args(ctx, args)
+
+
+def archive_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--archive and --data-dir, shared by every command."""
+    f = click.option("--data-dir", type=click.Path(file_okay=False), envvar="CCARCHIVE_HOME",
+                     help="Where ccarchive keeps its index (default: the user cache dir).")(f)
+    f = click.option("--archive", type=click.Path(file_okay=False),
+                     help="The Claude Code folder (default: $CLAUDE_CONFIG_DIR or ~/.claude).")(f)
+    return f
+
+
+def _settings(archive: str | None, data_dir: str | None) -> Settings:
+    settings = Settings.resolve(archive, data_dir)
+    try:
+        settings.check_outside_archive()
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return settings
+
+
+def _require_archive(settings: Settings) -> None:
+    if not (settings.archive_root / "projects").is_dir() and \
+            not (settings.archive_root / "history.jsonl").is_file():
+        raise click.ClickException(
+            f"no Claude Code archive at {settings.archive_root} (no projects/ folder).\n"
+            "  Point at one with --archive PATH or $CLAUDE_CONFIG_DIR, or try the demo:"
+            " `ccarchive demo`.")
+
+
+def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
+    """The service over an up-to-date-enough index: built first if it never was."""
+    from app.index.store import IndexStore
+    from app.service import ArchiveService
+
+    _require_archive(settings)
+    store = IndexStore(settings.archive_data_dir)
+    if not store.complete:
+        _run_index(settings, store, quiet=quiet)
+    return ArchiveService(store, settings.archive_root)
+
+
+def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
+    from app.index.indexer import Indexer
+    from app.index.store import IndexLocked
+
+    try:
+        writer = store.try_writer()
+    except IndexLocked:
+        click.echo("another ccarchive process is indexing this archive; using what it has "
+                   "indexed so far", err=True)
+        return None
+    if rebuild:
+        writer.delete_all_documents()
+        writer.commit()
+        store.reload()
+    indexer = Indexer(store, settings.archive_root, writer)
+    try:
+        show = not quiet and sys.stderr.isatty()
+        if show:
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+            with Progress("[progress.description]{task.description}", BarColumn(),
+                          DownloadColumn(), TimeRemainingColumn(),
+                          console=_console(err=True), transient=True) as bar:
+                task = bar.add_task("indexing", total=None)
+
+                def progress(p: Any) -> None:
+                    bar.update(task, total=p.bytes_total, completed=p.bytes_done,
+                               description=f"indexing {p.files_done}/{p.files_total} files, "
+                                           f"{p.docs:,} docs")
+
+                report = indexer.run(progress=progress)
+        else:
+            report = indexer.run()
+    finally:
+        indexer.close()
+    store.mark_complete()
+    return report
+
+
+def _console(err: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=err, highlight=False)
+
+
+def _dump(obj: Any) -> None:
+    import orjson
+
+    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def _fail(exc: Exception) -> None:
+    raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ccarchive")
+def main() -> None:
+    """Search, browse and replay your Claude Code archive (~/.claude).
+
+    With no command, opens the app. Example:
+
+        ccarchive search "migration project:billing after:7d"
+    """
+
+
+@main.command()
+@archive_options
+@click.option("--demo", is_flag=True, help="Open the demo archive instead of yours.")
+def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
+    """Open the terminal app (the default command)."""
+    settings = _settings(archive, data_dir)
+    if demo or not _has_archive(settings):
+        if not demo:
+            click.echo(f"No Claude Code archive at {settings.archive_root}.", err=True)
+            if sys.stdin.isatty() and not click.confirm(
+                    "Open a demo archive (written by ccarchive into its data dir)?",
+                    default=True, err=True):
+                raise SystemExit(1)
+            if not sys.stdin.isatty():
+                click.echo("Opening the demo archive (ccarchive demo).", err=True)
+        settings = _demo_settings(settings)
+    from app.tui.app import run_app  # deferred: Textual is only needed here
+
+    run_app(settings)
+
+
+def _has_archive(settings: Settings) -> bool:
+    return (settings.archive_root / "projects").is_dir() or \
+        (settings.archive_root / "history.jsonl").is_file()
+
+
+def _demo_settings(settings: Settings) -> Settings:
+    """Write (once) the demo archive into the data dir and point at it."""
+    from app.archive.demo import write_demo_archive
+
+    root = settings.data_dir / "demo-archive"
+    if not (root / "projects").is_dir():
+        write_demo_archive(root)
+    return Settings(archive_root=root.resolve(), data_dir=settings.data_dir)
+
+
+@main.command()
+@archive_options
+@click.option("--open/--no-open", "open_app", default=True,
+              help="Open the app on it (default), or only print where it is.")
+@click.option("--fresh", is_flag=True, help="Write it again (timestamps relative to now).")
+def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool) -> None:
+    """Write a small demo archive and open the app on it.
+
+    The demo is shaped like a real ~/.claude: sessions with tool calls and subagents,
+    plans with agent subplans, memory files and prompt history.
+    """
+    import shutil
+
+    settings = _settings(archive, data_dir)
+    root = settings.data_dir / "demo-archive"
+    if fresh and root.exists():
+        shutil.rmtree(root)
+        shutil.rmtree(Settings(root.resolve(), settings.data_dir).archive_data_dir,
+                      ignore_errors=True)
+    demo_settings = _demo_settings(settings)
+    click.echo(f"demo archive: {demo_settings.archive_root}", err=True)
+    if open_app:
+        from app.tui.app import run_app
+
+        run_app(demo_settings)
+
+
+@main.command()
+@archive_options
+@click.option("--rebuild", is_flag=True, help="Drop the index and read everything again.")
+@click.option("--watch", is_flag=True, help="Stay running and index changes as they happen.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
+          as_json: bool) -> None:
+    """Index the archive (only what changed since the last run)."""
+    from app.index.store import IndexStore
+
+    settings = _settings(archive, data_dir)
+    _require_archive(settings)
+    store = IndexStore(settings.archive_data_dir)
+    if store.recovered:
+        click.echo(store.recovered, err=True)
+    if watch:
+        from app.live.watch import watch_forever
+
+        watch_forever(settings, rebuild=rebuild)
+        return
+    report = _run_index(settings, store, quiet=as_json, rebuild=rebuild)
+    if report is None:
+        raise SystemExit(1)
+    if as_json:
+        _dump({"files_seen": report.files_seen, "files_read": report.files_read,
+               "bytes_read": report.bytes_read, "documents_added": report.docs_added,
+               "seconds": round(report.seconds, 3), "skipped": dict(report.skipped),
+               "files_gone": report.files_gone})
+        return
+    mb = report.bytes_read / 1e6
+    rate = mb / report.seconds if report.seconds else 0
+    click.echo(f"indexed {report.files_read:,} of {report.files_seen:,} files, {mb:,.1f} MB, "
+               f"{report.docs_added:,} documents in {report.seconds:.1f}s ({rate:,.0f} MB/s)")
+    if report.files_gone:
+        click.echo(f"{report.files_gone} files gone from disk (kept in the index)")
+    if report.skipped:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items()))
+        click.echo(f"skipped lines: {parts}")
+
+
+@main.command()
+@archive_options
+@click.argument("query", nargs=-1)
+@click.option("--project", help="Only this project (a part of its path).")
+@click.option("--kind", multiple=True, help="prompt, assistant, thinking, tool_call, "
+              "tool_result, summary, event, plan, memory, history (repeatable).")
+@click.option("--since", help="From this date: 2026-02-01, 7d, 2w, yesterday.")
+@click.option("--until", help="Before this date.")
+@click.option("--limit", default=20, show_default=True, type=int)
+@click.option("--group", is_flag=True, help="One row per session, its best hits beneath.")
+@click.option("--all-kinds", is_flag=True, help="Include tool results and thinking.")
+@click.option("--recent", is_flag=True, help="Favour recent hits.")
+@click.option("--no-redact", is_flag=True, help="Show credentials as they are in the archive.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"hits": [...]} as JSON.')
+def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
+           project: str | None, kind: tuple[str, ...], since: str | None, until: str | None,
+           limit: int, group: bool, all_kinds: bool, recent: bool, no_redact: bool,
+           as_json: bool) -> None:
+    """Search the archive. QUERY uses the search language:
+
+    words, "exact phrases", AND/OR/NOT, (groups), migra*, and filters project: session:
+    kind: role: tool: file: model: branch: after: before:.
+
+    Example:
+
+        ccarchive search 'tool:Bash "npm test" after:2026-02-01' --json
+    """
+    from app.service import ServiceError
+    from app.service.models import to_jsonable
+
+    settings = _settings(archive, data_dir)
+    svc = _open(settings, quiet=as_json)
+    svc.redact_secrets = not no_redact
+    try:
+        page = svc.search(" ".join(query), project=project, kind=list(kind) or None,
+                          since=since, until=until, limit=limit, group_by_session=group,
+                          include_tool_results=all_kinds, include_thinking=all_kinds,
+                          recency=recent)
+    except ServiceError as exc:
+        _fail(exc)
+    if as_json:
+        data = to_jsonable(page)
+        out = {"hits": data["hits"], "total": data["total"], "warnings": data["warnings"],
+               "next_cursor": data["next_cursor"]}
+        if group:
+            out["groups"] = data["groups"]
+        _dump(out)
+        return
+    from app.cli_format import print_search
+
+    print_search(_console(), page)
+
+
+@main.command()
+@archive_options
+@click.option("--json", "as_json", is_flag=True)
+def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
+    """Archive and index figures: what is indexed, what was skipped and why."""
+    from app.service.models import to_jsonable
+
+    settings = _settings(archive, data_dir)
+    svc = _open(settings, quiet=as_json)
+    st = svc.status()
+    if as_json:
+        _dump(to_jsonable(st))
+        return
+    from app.cli_format import print_status
+
+    print_status(_console(), st)
+
+
+@main.command()
+@archive_options
+@click.argument("ident")
+@click.option("--limit", default=200, show_default=True, help="Entries of a session to show.")
+@click.option("--json", "as_json", is_flag=True)
+def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
+         as_json: bool) -> None:
+    """Show a session (id or unique prefix) or a single entry (an id from search)."""
+    from app.service import ServiceError
+    from app.service.models import to_jsonable
+
+    settings = _settings(archive, data_dir)
+    svc = _open(settings, quiet=as_json)
+    from app.cli_format import print_entry, print_transcript
+
+    try:
+        if ":" in ident:
+            entry = svc.entries([ident])[0]
+            if as_json:
+                _dump(to_jsonable(entry))
+            else:
+                print_entry(_console(), entry)
+            return
+        page = svc.transcript(ident, limit=limit)
+    except ServiceError as exc:
+        _fail(exc)
+    if as_json:
+        _dump(to_jsonable(page))
+    else:
+        print_transcript(_console(), page)
+
+
+@main.command()
+@archive_options
+@click.option("--project")
+@click.option("--since")
+@click.option("--limit", default=30, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def sessions(archive: str | None, data_dir: str | None, project: str | None,
+             since: str | None, limit: int, as_json: bool) -> None:
+    """List sessions, most recent first."""
+    from app.service import ServiceError
+    from app.service.models import to_jsonable
+
+    svc = _open(_settings(archive, data_dir), quiet=as_json)
+    try:
+        page = svc.sessions(project=project, since=since, limit=limit)
+    except ServiceError as exc:
+        _fail(exc)
+    if as_json:
+        _dump(to_jsonable(page))
+        return
+    from app.cli_format import print_sessions
+
+    print_sessions(_console(), page)
+
+
+def _register_optional_commands() -> None:
+    """`serve` and `hook` live with the MCP server; they add themselves when present."""
+    try:
+        from app.mcp_server.commands import register
+    except ImportError:
+        return
+    register(main, archive_options, _settings, _open)
+
+
+_register_optional_commands()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,831 @@
+"""Incremental indexing of an archive: read only what changed, commit checkpoints with data.
+
+Each source file has a checkpoint (identity, size, offset consumed, its `FileSummary`),
+stored as a document in the same index and committed in the same Tantivy commit as the
+documents it accounts for. A commit is atomic, so whenever a run is killed (even by
+SIGKILL) the index holds exactly the documents of the checkpoints it holds, and the next
+run resumes from them: nothing lost, nothing doubled.
+
+A file that grew is read from its offset; one that shrank, changed identity or changed
+its first bytes was rewritten, so its documents are deleted and it is read again. A file
+that disappeared (Claude Code's 30-day sweep) keeps its documents; its session is marked
+as gone from disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+import tantivy
+
+from app.archive import discovery as D
+from app.archive.lines import (
+    HUGE,
+    INCOMPLETE_LAST_LINE,
+    HugeLine,
+    LineStats,
+    decode_line,
+    iter_raw_lines,
+)
+from app.archive.records import (
+    PROSE_CAP,
+    TITLE_CAP,
+    Extractor,
+    FileSummary,
+    Unit,
+    cap,
+    parse_ts,
+)
+from app.index import schema as S
+from app.index.store import IndexStore
+
+log = logging.getLogger(__name__)
+
+COMMIT_DOCS = 150_000
+"""Commit after this many documents: bounds what a kill loses (it is re-read, not lost)
+and the writer's memory, while keeping commits (≈0.1-0.3 s each) a small share of a run."""
+COMMIT_BYTES = 384 << 20
+HEAD_BYTES = 1024
+"""The first bytes of a file are fingerprinted: same inode and size-or-larger but other
+first bytes means the file was rewritten in place, not appended to."""
+
+_CWD_RE = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
+_SID_RE = re.compile(rb'"sessionId":"([0-9A-Za-z_-]+)"')
+
+ProgressFn = Callable[["Progress"], None]
+CommitFn = Callable[["CommitInfo"], None]
+
+
+@dataclass
+class Progress:
+    """Where a run is, for a progress bar."""
+
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    docs: int
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What one commit changed, for views that refresh on commits."""
+
+    opstamp: int
+    docs: int
+    sessions: frozenset[str]
+    kinds: frozenset[str]
+    files: frozenset[str]
+
+
+@dataclass
+class FileState:
+    """The checkpoint of one source file."""
+
+    rel: str
+    kind: str
+    dev: int = 0
+    ino: int = 0
+    size: int = 0
+    mtime_ns: int = 0
+    offset: int = 0
+    head: str = ""
+    head_len: int = 0
+    gone: bool = False
+    docs: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    repaired: dict[str, int] = field(default_factory=dict)
+    pending: int = 0  # bytes of a last line still without its newline
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> bytes:
+        return orjson.dumps({k: getattr(self, k) for k in self.__dataclass_fields__})
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> FileState:
+        data = orjson.loads(raw)
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class RunReport:
+    """What one indexing run did."""
+
+    files_seen: int = 0
+    files_read: int = 0
+    files_reset: int = 0
+    files_gone: int = 0
+    bytes_read: int = 0
+    docs_added: int = 0
+    commits: int = 0
+    seconds: float = 0.0
+    skipped: Counter[str] = field(default_factory=Counter)
+    discovery_skipped: dict[str, int] = field(default_factory=dict)
+
+
+def _head_hash(path: Path, length: int) -> str:
+    """Fingerprint of the first `length` bytes."""
+    if length <= 0:
+        return ""
+    with open(path, "rb") as f:
+        return hashlib.blake2b(f.read(length), digest_size=8).hexdigest()
+
+
+def _peek_envelope(path: Path) -> tuple[str, str]:
+    """(cwd, sessionId) from the first entries that carry them: records at the top of a
+    file (summaries, snapshots) come before them, and their documents need a project."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256 << 10)
+    except OSError:
+        return "", ""
+    m = _CWD_RE.search(head)
+    cwd = ""
+    if m:
+        try:
+            cwd = orjson.loads(b'"' + m.group(1) + b'"')
+        except orjson.JSONDecodeError:
+            cwd = ""
+    s = _SID_RE.search(head)
+    return cwd, s.group(1).decode() if s else ""
+
+
+def _ts_or(value: Any, fallback: datetime | None) -> datetime | None:
+    return parse_ts(value) or fallback
+
+
+class Indexer:
+    """The single writer of an archive's index.
+
+    Args:
+        store: the opened index.
+        archive_root: the archive (read only).
+        writer: the writer taken with `store.try_writer()` (raises `IndexLocked` if busy).
+        on_commit: called after every commit, from the indexing thread.
+    """
+
+    def __init__(self, store: IndexStore, archive_root: Path, writer: tantivy.IndexWriter,
+                 on_commit: CommitFn | None = None) -> None:
+        self.store = store
+        self.root = archive_root
+        self.writer = writer
+        self.on_commit = on_commit
+        self.schema = store.schema
+        self.states: dict[str, FileState] = {}
+        self.leaf_sessions: dict[str, str] = {}
+        """Summary `leafUuid` -> the session it titles (resolved through the index)."""
+        self.leaf_tried: set[str] = set()
+        self._load_states()
+        self._pending_docs = 0
+        self._pending_bytes = 0
+        self._touched_files: set[str] = set()
+        self._touched_sessions: set[str] = set()
+        self._touched_kinds: set[str] = set()
+        self._gen = int(time.time() * 1000)
+        self._maps: _Maps | None = None
+
+    # ---- checkpoints ---------------------------------------------------------------
+    def _load_states(self) -> None:
+        self.store.reload()
+        searcher = self.store.searcher()
+        q = tantivy.Query.term_query(self.schema, S.KIND, S.STATE_DOC)
+        n = searcher.search(q, 1, count=True).count
+        if not n:
+            return
+        for _score, addr in searcher.search(q, n + 1, count=False).hits:
+            doc = searcher.doc(addr)
+            blob = doc.get_first(S.BLOB)
+            if blob is None:
+                continue
+            if doc.get_first(S.ID) == "state:_meta":
+                meta = orjson.loads(blob)
+                self.leaf_sessions = meta.get("leaf_sessions", {})
+                continue
+            st = FileState.from_json(blob)
+            self.states[st.rel] = st
+
+    def _state_doc(self, st: FileState) -> tantivy.Document:
+        doc = tantivy.Document()
+        doc.add_text(S.ID, f"state:{st.rel}")
+        doc.add_text(S.KIND, S.STATE_DOC)
+        doc.add_text(S.PATH, st.rel)
+        doc.add_bytes(S.BLOB, st.to_json())
+        return doc
+
+    # ---- the run -------------------------------------------------------------------
+    def run(self, progress: ProgressFn | None = None,
+            only: Iterable[str] | None = None) -> RunReport:
+        """Bring the index up to date with the archive.
+
+        Args:
+            progress: called now and then with a `Progress`.
+            only: archive-relative paths to look at (live updates); None walks everything.
+        """
+        t0 = time.perf_counter()
+        report = RunReport()
+        disc = D.DiscoveryReport({})
+        sources = list(D.discover(self.root, disc))
+        report.discovery_skipped = disc.skipped
+        seen = {s.rel for s in sources}
+        if only is not None:
+            wanted = set(only)
+            sources = [s for s in sources if s.rel in wanted]
+        report.files_seen = len(sources)
+        todo = [s for s in sources if self._changed(s)]
+        total = sum(max(0, s.size - self._resume_offset(s)) for s in todo)
+        done_bytes = 0
+        for i, src in enumerate(todo):
+            try:
+                read = self._index_file(src, report)
+            except OSError as exc:  # vanished or unreadable between walk and read
+                log.warning("cannot read %s: %s", src.rel, exc)
+                report.skipped["unreadable"] += 1
+                read = 0
+            done_bytes += read
+            report.bytes_read += read
+            report.files_read += 1
+            if progress:
+                progress(Progress(i + 1, len(todo), done_bytes, total, report.docs_added))
+        gone_scope = seen if only is None else (set(only) - seen)
+        for rel, st in self.states.items():
+            missing = rel not in seen if only is None else rel in gone_scope
+            if missing and not st.gone:
+                st.gone = True
+                report.files_gone += 1
+                self._touch_state(st)
+        self._commit(report)
+        if self._resolve_leaves():
+            self._commit(report)
+        report.seconds = time.perf_counter() - t0
+        for st in self.states.values():
+            for reason, n in st.skipped.items():
+                report.skipped[reason] += n
+        return report
+
+    def _resume_offset(self, src: D.SourceFile) -> int:
+        st = self.states.get(src.rel)
+        if st is None or st.gone or (st.dev, st.ino) != src.identity or src.size < st.offset:
+            return 0
+        return st.offset
+
+    def _changed(self, src: D.SourceFile) -> bool:
+        st = self.states.get(src.rel)
+        if st is None or st.gone:
+            return True
+        return (src.size, src.mtime_ns, (src.dev, src.ino)) != (st.size, st.mtime_ns,
+                                                                 (st.dev, st.ino))
+
+    def _index_file(self, src: D.SourceFile, report: RunReport) -> int:
+        st = self.states.get(src.rel)
+        whole_file = src.kind in (D.PLAN, D.MEMORY)
+        if st is not None:
+            rewritten = (
+                (st.dev, st.ino) != src.identity
+                or src.size < st.offset
+                or _head_hash(src.path, min(st.head_len, src.size)) != st.head
+                or whole_file
+            )
+            if rewritten:
+                self.writer.delete_documents_by_term(S.PATH, src.rel)
+                report.files_reset += 1 if not whole_file else 0
+                st = None
+        if st is None:
+            st = FileState(rel=src.rel, kind=src.kind)
+            self.states[src.rel] = st
+        st.dev, st.ino, st.size, st.mtime_ns, st.gone = src.dev, src.ino, src.size, \
+            src.mtime_ns, False
+        st.head_len = min(src.size, HEAD_BYTES)
+        st.head = _head_hash(src.path, st.head_len)
+        if whole_file:
+            read = self._index_document_file(src, st, report)
+        elif src.kind == D.HISTORY:
+            read = self._index_lines(src, st, report, self._history_docs)
+        else:
+            read = self._index_lines(src, st, report, None)
+        self._touch_state(st)
+        return read
+
+    def _touch_state(self, st: FileState) -> None:
+        self._touched_files.add(st.rel)
+        sid = st.summary.get("session_id") if st.summary else None
+        if sid:
+            self._touched_sessions.add(sid)
+
+    # ---- transcripts and history ---------------------------------------------------
+    def _index_lines(self, src: D.SourceFile, st: FileState, report: RunReport,
+                     history: Callable[..., list[tantivy.Document]] | None) -> int:
+        summary = FileSummary.from_json(st.summary) if st.summary else FileSummary()
+        if history is None:
+            if not summary.session_id:
+                summary.session_id = src.session_id
+            if src.kind == D.AGENT:
+                summary.agent_id = summary.agent_id or src.agent_id
+                if not summary.meta:
+                    summary.meta = _read_meta(src)
+            if st.offset == 0 and (not summary.cwd or not summary.session_id):
+                cwd, sid = _peek_envelope(src.path)
+                summary.cwd = summary.cwd or cwd
+                summary.session_id = summary.session_id or sid
+        extractor = Extractor(summary, is_agent_file=src.kind == D.AGENT)
+        stats = LineStats()
+        start = first_offset = st.offset
+        last_ts = parse_ts(summary.last_ts)
+        fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc)
+        add = self.writer.add_document
+        with open(src.path, "rb") as f:
+            for offset, line in iter_raw_lines(f, start, end=src.size):
+                if isinstance(line, HugeLine):
+                    objs = [_huge_envelope(line)]
+                    stats.repair(HUGE)
+                    length = line.length
+                else:
+                    objs = decode_line(line, stats)
+                    length = len(line)
+                for j, obj in enumerate(objs):
+                    if history is not None:
+                        docs = history(src, obj, offset, length, j)
+                    else:
+                        units = extractor.extract(obj, stats)
+                        if not units:
+                            continue
+                        ts = _ts_or(obj.get("timestamp"), last_ts)
+                        if ts is not None:
+                            last_ts = ts
+                        docs = self._unit_docs(src, summary, obj, units, offset, length, j,
+                                               ts or fallback_ts)
+                    for doc in docs:
+                        add(doc)
+                    st.docs += len(docs)
+                    self._pending_docs += len(docs)
+                    report.docs_added += len(docs)
+                st.offset = offset + length + 1
+                if self._pending_docs >= COMMIT_DOCS or \
+                        self._pending_bytes + st.offset - start >= COMMIT_BYTES:
+                    self._pending_bytes += st.offset - start
+                    self._save_file(st, summary, stats, history is None)
+                    stats = LineStats()
+                    start = st.offset
+                    self._commit(report)
+        self._pending_bytes += st.offset - start
+        st.pending = max(0, src.size - st.offset)
+        self._save_file(st, summary, stats, history is None)
+        self._maps = None
+        return st.offset - first_offset
+
+    def _save_file(self, st: FileState, summary: FileSummary, stats: LineStats,
+                   transcript: bool) -> None:
+        if transcript:
+            st.summary = summary.to_json()
+        for reason, n in (stats.skipped or {}).items():
+            st.skipped[reason] = st.skipped.get(reason, 0) + n
+        for reason, n in (stats.repaired or {}).items():
+            st.repaired[reason] = st.repaired.get(reason, 0) + n
+        self._touch_state(st)
+
+    def _unit_docs(self, src: D.SourceFile, summary: FileSummary, obj: dict[str, Any],
+                   units: list[Unit], offset: int, length: int, j: int,
+                   ts: datetime) -> list[tantivy.Document]:
+        uuid = obj.get("uuid")
+        uuid = uuid if isinstance(uuid, str) else ""
+        parent = obj.get("parentUuid") or obj.get("logicalParentUuid") or ""
+        parent = parent if isinstance(parent, str) else ""
+        branch = obj.get("gitBranch")
+        model = ""
+        msg = obj.get("message")
+        if isinstance(msg, dict) and isinstance(msg.get("model"), str):
+            model = msg["model"]
+        agent = summary.agent_id if src.kind == D.AGENT else ""
+        if not agent and obj.get("isSidechain") is True and src.kind == D.SESSION:
+            agent = "sidechain"
+        project = summary.cwd or _decode_dir(src.project_dir)
+        session = summary.session_id or src.session_id
+        slug = obj.get("slug")
+        docs = []
+        for u in units:
+            block = j * 16 + min(u.block, 15)
+            doc = tantivy.Document()
+            doc.add_text(S.ID, f"{src.rel}:{offset}:{block}")
+            doc.add_text(S.KIND, u.kind)
+            doc.add_text(S.ROLE, u.role)
+            doc.add_text(S.PROJECT, project)
+            doc.add_text(S.SESSION, session)
+            doc.add_text(S.AGENT, agent)
+            doc.add_text(S.UUID, uuid)
+            doc.add_text(S.PARENT, parent)
+            doc.add_date(S.TS, ts)
+            if model:
+                doc.add_text(S.MODEL, model)
+            if isinstance(branch, str) and branch:
+                doc.add_text(S.BRANCH, branch)
+            if isinstance(slug, str) and slug:
+                doc.add_text(S.SLUG, slug)
+            if u.tool:
+                doc.add_text(S.TOOL, u.tool)
+            if u.tool_use_id:
+                doc.add_text(S.TOOL_USE_ID, u.tool_use_id)
+            if u.link_agent:
+                doc.add_text(S.LINK_AGENT, u.link_agent)
+            for path in u.files:
+                doc.add_text(S.FILES, path)
+            for flag in u.flags:
+                doc.add_text(S.FLAGS, flag)
+            if agent == "sidechain":
+                doc.add_text(S.FLAGS, "sidechain")
+            doc.add_text(S.PATH, src.rel)
+            doc.add_unsigned(S.OFFSET, offset)
+            doc.add_unsigned(S.LENGTH, length)
+            doc.add_unsigned(S.SEQ, offset * 256 + block)
+            doc.add_unsigned(S.TEXT_LEN, u.text_len or len(u.text))
+            doc.add_unsigned(S.GEN, self._gen)
+            doc.add_text(S.TEXT, u.text)
+            docs.append(doc)
+            self._touched_kinds.add(u.kind)
+        return docs
+
+    def _history_docs(self, src: D.SourceFile, obj: dict[str, Any], offset: int, length: int,
+                      j: int) -> list[tantivy.Document]:
+        display = obj.get("display")
+        if not isinstance(display, str) or not display.strip():
+            return []
+        text = display
+        pasted = obj.get("pastedContents")
+        if isinstance(pasted, dict):
+            for item in pasted.values():
+                if isinstance(item, dict) and isinstance(item.get("content"), str):
+                    text += "\n" + item["content"]
+        doc = tantivy.Document()
+        doc.add_text(S.ID, f"{src.rel}:{offset}:{j}")
+        doc.add_text(S.KIND, S.HISTORY)
+        doc.add_text(S.ROLE, "user")
+        project = obj.get("project")
+        doc.add_text(S.PROJECT, project if isinstance(project, str) else "")
+        sid = obj.get("sessionId")
+        doc.add_text(S.SESSION, sid if isinstance(sid, str) else "")
+        ts = parse_ts(obj.get("timestamp"))
+        if ts is not None:
+            doc.add_date(S.TS, ts)
+        doc.add_text(S.PATH, src.rel)
+        doc.add_unsigned(S.OFFSET, offset)
+        doc.add_unsigned(S.LENGTH, length)
+        doc.add_unsigned(S.SEQ, offset * 256 + j)
+        doc.add_unsigned(S.TEXT_LEN, len(text))
+        doc.add_unsigned(S.GEN, self._gen)
+        doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+        self._touched_kinds.add(S.HISTORY)
+        return [doc]
+
+    # ---- plans and memory ------------------------------------------------------------
+    def _index_document_file(self, src: D.SourceFile, st: FileState, report: RunReport) -> int:
+        raw = src.path.read_bytes()
+        text = raw.decode("utf-8", errors="replace")
+        stem = src.path.stem
+        doc = tantivy.Document()
+        doc.add_text(S.ID, f"{src.kind}:{src.rel}")
+        doc.add_text(S.PATH, src.rel)
+        doc.add_unsigned(S.OFFSET, 0)
+        doc.add_unsigned(S.LENGTH, len(raw))
+        doc.add_unsigned(S.SEQ, 0)
+        doc.add_unsigned(S.TEXT_LEN, len(text))
+        doc.add_unsigned(S.GEN, self._gen)
+        doc.add_date(S.TS, datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc))
+        title = _markdown_title(text)
+        session = ""
+        if src.kind == D.PLAN:
+            slug, aid = D.agent_plan_parts(stem)
+            doc.add_text(S.KIND, S.PLAN)
+            doc.add_text(S.SLUG, slug)
+            doc.add_text(S.AGENT, aid)
+            sessions = self.sessions_for_slug(slug)
+            session = sessions[0] if sessions else ""
+            project = self._session_project(session)
+            title = title or slug
+            st.summary = {"slug": slug, "agent_id": aid, "sessions": sessions[:20]}
+        else:
+            doc.add_text(S.KIND, S.MEMORY)
+            session = src.session_id
+            project = self._project_for_dir(src.project_dir)
+            title = f"{src.path.name}: {title}" if title else src.path.name
+            if src.session_id:
+                title = f"session memory: {title}"
+            st.summary = {"project_dir": src.project_dir, "session_id": src.session_id}
+        doc.add_text(S.PROJECT, project)
+        doc.add_text(S.SESSION, session)
+        doc.add_text(S.TITLE, title[:TITLE_CAP])
+        doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+        self.writer.add_document(doc)
+        self._touched_kinds.add(S.PLAN if src.kind == D.PLAN else S.MEMORY)
+        st.docs = 1
+        st.offset = src.size
+        self._pending_docs += 1
+        report.docs_added += 1
+        return src.size
+
+    @property
+    def maps(self) -> _Maps:
+        """Lookups derived from all checkpoints, rebuilt after transcripts change."""
+        if self._maps is None:
+            self._maps = _Maps.build(self.states)
+        return self._maps
+
+    def sessions_for_slug(self, slug: str) -> list[str]:
+        """Main sessions whose entries carry this plan codename, most recent first."""
+        return self.maps.slug_sessions.get(slug, [])
+
+    def _session_project(self, sid: str) -> str:
+        return self.maps.session_cwd.get(sid, "") if sid else ""
+
+    def _project_for_dir(self, project_dir: str) -> str:
+        """The real path of a project folder: the commonest `cwd` of its sessions."""
+        counts = self.maps.dir_cwds.get(project_dir)
+        if counts:
+            return counts.most_common(1)[0][0]
+        return _decode_dir(project_dir)
+
+    # ---- sessions --------------------------------------------------------------------
+    def _session_docs(self, sids: Iterable[str]) -> list[tuple[str, tantivy.Document]]:
+        by_session: dict[str, list[FileState]] = {}
+        wanted = set(sids)
+        for st in self.states.values():
+            sid = st.summary.get("session_id") if st.summary else None
+            if sid in wanted and st.kind in D.TRANSCRIPT_KINDS:
+                by_session.setdefault(sid, []).append(st)
+        out = []
+        for sid, files in by_session.items():
+            out.append((sid, build_session_doc(sid, files, self._summary_title(sid),
+                                               self._gen)))
+        return out
+
+    def _summary_title(self, sid: str) -> str:
+        return self.maps.summary_titles(self.leaf_sessions).get(sid, "")
+
+    def _resolve_leaves(self) -> bool:
+        """Match summary records to the sessions they title, through the uuid field.
+
+        Summaries are written at the top of *later* files and point (`leafUuid`) at the
+        last entry of the conversation they name (FORMAT.md §6.4).
+        """
+        leaves = set()
+        for st in self.states.values():
+            if st.summary:
+                leaves.update(st.summary.get("summaries", {}).keys())
+        todo = [leaf for leaf in leaves
+                if leaf not in self.leaf_sessions and leaf not in self.leaf_tried]
+        if not todo:
+            return False
+        self.leaf_tried.update(todo)
+        searcher = self.store.searcher()
+        changed: set[str] = set()
+        for i in range(0, len(todo), 512):
+            chunk = todo[i:i + 512]
+            q = tantivy.Query.term_set_query(self.schema, S.UUID, chunk)
+            for _score, addr in searcher.search(q, len(chunk) * 4, count=False).hits:
+                doc = searcher.doc(addr)
+                uuid, sid = doc.get_first(S.UUID), doc.get_first(S.SESSION)
+                if uuid and sid and uuid not in self.leaf_sessions:
+                    self.leaf_sessions[uuid] = sid
+                    changed.add(sid)
+        if changed:
+            self._maps = None
+            self._touched_sessions.update(changed)
+            self._touched_files.add("_meta")
+            return True
+        return False
+
+    # ---- commits ---------------------------------------------------------------------
+    def _commit(self, report: RunReport) -> None:
+        if not (self._touched_files or self._pending_docs):
+            return
+        w = self.writer
+        for rel in self._touched_files:
+            if rel == "_meta":
+                continue
+            w.delete_documents_by_term(S.ID, f"state:{rel}")
+            w.add_document(self._state_doc(self.states[rel]))
+        w.delete_documents_by_term(S.ID, "state:_meta")
+        meta = tantivy.Document()
+        meta.add_text(S.ID, "state:_meta")
+        meta.add_text(S.KIND, S.STATE_DOC)
+        meta.add_bytes(S.BLOB, orjson.dumps({"leaf_sessions": self.leaf_sessions}))
+        w.add_document(meta)
+        for sid, doc in self._session_docs(self._touched_sessions):
+            w.delete_documents_by_term(S.ID, f"session:{sid}")
+            w.add_document(doc)
+        opstamp = w.commit()
+        self.store.reload()
+        report.commits += 1
+        info = CommitInfo(opstamp=opstamp, docs=self._pending_docs,
+                          sessions=frozenset(self._touched_sessions),
+                          kinds=frozenset(self._touched_kinds),
+                          files=frozenset(self._touched_files - {"_meta"}))
+        self._pending_docs = 0
+        self._pending_bytes = 0
+        self._touched_files = set()
+        self._touched_sessions = set()
+        self._touched_kinds = set()
+        self._gen = int(time.time() * 1000)
+        if self.on_commit:
+            self.on_commit(info)
+
+    def close(self) -> None:
+        """Release the writer (and its lock) after merges settle."""
+        writer, self.writer = self.writer, None  # type: ignore[assignment]
+        if writer is not None:
+            try:
+                writer.wait_merging_threads()
+            except (RuntimeError, ValueError):
+                pass
+
+
+@dataclass
+class _Maps:
+    slug_sessions: dict[str, list[str]]
+    session_cwd: dict[str, str]
+    dir_cwds: dict[str, Counter[str]]
+    leaf_text: dict[str, str]
+    _titles: dict[str, str] | None = None
+
+    @classmethod
+    def build(cls, states: dict[str, FileState]) -> _Maps:
+        slugs: dict[str, list[tuple[str, str]]] = {}
+        session_cwd: dict[str, str] = {}
+        dir_cwds: dict[str, Counter[str]] = {}
+        leaf_text: dict[str, str] = {}
+        for rel, st in states.items():
+            s = st.summary
+            if not s or st.kind not in D.TRANSCRIPT_KINDS:
+                continue
+            leaf_text.update(s.get("summaries", {}))
+            if st.kind != D.SESSION:
+                continue
+            sid, cwd = s.get("session_id", ""), s.get("cwd", "")
+            if sid and cwd:
+                session_cwd.setdefault(sid, cwd)
+                parts = rel.split("/")
+                if len(parts) > 2:
+                    dir_cwds.setdefault(parts[1], Counter())[cwd] += 1
+            for slug in s.get("slugs", ()):
+                slugs.setdefault(slug, []).append((s.get("last_ts", ""), sid))
+        slug_sessions = {k: [sid for _, sid in sorted(v, reverse=True) if sid]
+                         for k, v in slugs.items()}
+        return cls(slug_sessions, session_cwd, dir_cwds, leaf_text)
+
+    def summary_titles(self, leaf_sessions: dict[str, str]) -> dict[str, str]:
+        if self._titles is None:
+            self._titles = {}
+            for leaf, sid in leaf_sessions.items():
+                text = self.leaf_text.get(leaf)
+                if text:
+                    self._titles[sid] = text
+        return self._titles
+
+
+def build_session_doc(sid: str, files: list[FileState], summary_title: str,
+                      gen: int) -> tantivy.Document:
+    """The session's figures, from its main transcript and its subagents' checkpoints."""
+    main = [f for f in files if f.kind == D.SESSION]
+    agents = [f for f in files if f.kind == D.AGENT]
+    m = FileSummary.from_json(main[0].summary) if main else FileSummary(session_id=sid)
+    for extra in main[1:]:  # rare: the same session id in two project folders
+        e = FileSummary.from_json(extra.summary)
+        m.usage.update(e.usage)
+        m.prompts += e.prompts
+    tin, tout, tcw, tcr = m.token_totals()
+    agent_rows = []
+    agent_tokens = 0
+    first, last = m.first_ts, m.last_ts
+    for a in sorted(agents, key=lambda s: s.summary.get("first_ts", "")):
+        s = FileSummary.from_json(a.summary)
+        at = sum(s.token_totals())
+        agent_tokens += at
+        meta = s.meta or {}
+        tool_use_id = meta.get("toolUseId", "")
+        if not tool_use_id:
+            for tid, aid in m.agent_links.items():
+                if aid == s.agent_id:
+                    tool_use_id = tid
+        agent_rows.append({
+            "agent_id": s.agent_id, "path": a.rel, "warmup": s.warmup,
+            "agent_type": meta.get("agentType", ""),
+            "description": meta.get("description", "") or m.agent_calls.get(tool_use_id, ""),
+            "tool_use_id": tool_use_id, "entries": s.entries, "tokens": at,
+            "first_ts": s.first_ts, "last_ts": s.last_ts, "gone": a.gone,
+        })
+        if not first or (s.first_ts and s.first_ts < first):
+            first = s.first_ts or first
+        if s.last_ts > last:
+            last = s.last_ts
+    title = m.title() or summary_title or m.first_prompt or sid[:8]
+    gone = bool(main) and all(f.gone for f in main)
+    real_agents = [r for r in agent_rows if not r["warmup"]]
+    first_dt, last_dt = parse_ts(first), parse_ts(last)
+    duration = (last_dt - first_dt).total_seconds() if first_dt and last_dt else 0.0
+    blob = {
+        "session_id": sid, "title": title, "first_prompt": m.first_prompt,
+        "project": m.cwd, "branches": m.branches, "models": m.models, "slugs": m.slugs,
+        "version": m.version, "prompts": m.prompts, "assistant_messages": m.assistant_messages,
+        "messages": m.prompts + m.assistant_messages, "tool_calls": m.tool_calls,
+        "tokens": {"input": tin, "output": tout, "cache_creation": tcw, "cache_read": tcr,
+                   "total": tin + tout + tcw + tcr, "subagents": agent_tokens},
+        "first_ts": first, "last_ts": last, "duration_s": duration,
+        "subagents": agent_rows, "subagent_count": len(real_agents),
+        "sidechain_entries": m.sidechain_entries, "pr_links": m.pr_links,
+        "compactions": m.compactions, "on_disk": not gone,
+        "path": main[0].rel if main else "", "skipped": _merged_skips(files),
+        "bytes": sum(f.size for f in files),
+        "custom_title": m.custom_title, "ai_title": m.ai_title, "summary_title": summary_title,
+    }
+    doc = tantivy.Document()
+    doc.add_text(S.ID, f"session:{sid}")
+    doc.add_text(S.KIND, S.SESSION_DOC)
+    doc.add_text(S.SESSION, sid)
+    doc.add_text(S.PROJECT, m.cwd)
+    doc.add_text(S.STATE, "gone" if gone else "on_disk")
+    doc.add_text(S.PATH, f"session:{sid}")
+    for v in m.models:
+        doc.add_text(S.MODEL, v)
+    for v in m.branches:
+        doc.add_text(S.BRANCH, v)
+    for v in m.slugs:
+        doc.add_text(S.SLUG, v)
+    if last_dt:
+        doc.add_date(S.TS, last_dt)
+    if first_dt:
+        doc.add_date(S.TS_START, first_dt)
+    doc.add_text(S.TITLE, title[:TITLE_CAP])
+    doc.add_unsigned(S.TOKENS, tin + tout + tcw + tcr)
+    doc.add_unsigned(S.MESSAGES, m.prompts + m.assistant_messages)
+    doc.add_unsigned(S.BYTES, sum(f.size for f in files))
+    doc.add_unsigned(S.GEN, gen)
+    doc.add_bytes(S.BLOB, orjson.dumps(blob))
+    return doc
+
+
+def _merged_skips(files: list[FileState]) -> dict[str, int]:
+    out: Counter[str] = Counter()
+    for f in files:
+        out.update(f.skipped)
+        if f.pending:
+            out[INCOMPLETE_LAST_LINE] += 1
+    return dict(out)
+
+
+def _read_meta(src: D.SourceFile) -> dict[str, Any]:
+    path = D.meta_path(src)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+_HUGE_FIELDS = {
+    key: re.compile(rb'"' + key.encode() + rb'":"((?:[^"\\]|\\.){0,200})"')
+    for key in ("type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd", "tool_use_id")
+}
+
+
+def _huge_envelope(line: HugeLine) -> dict[str, Any]:
+    """A stand-in record for a line too big to parse: its envelope, read from its head,
+    and a tool result (what such lines are) holding the head of its text."""
+    found: dict[str, Any] = {}
+    for key, rx in _HUGE_FIELDS.items():
+        m = rx.search(line.head)
+        if m:
+            found[key] = m.group(1).decode("utf-8", errors="replace")
+    note = f"[a {line.length / 1e6:.1f} MB line, indexed by its first {len(line.head) // 1024} kB]"
+    head_text = line.head.decode("utf-8", errors="replace")
+    body = {"type": "tool_result", "tool_use_id": found.get("tool_use_id", ""),
+            "content": f"{note}\n{head_text[:4000]}"}
+    return {"type": "user", "uuid": found.get("uuid", ""),
+            "parentUuid": found.get("parentUuid"), "sessionId": found.get("sessionId", ""),
+            "timestamp": found.get("timestamp", ""), "cwd": found.get("cwd", ""),
+            "message": {"role": "user", "content": [body]}}
+
+
+def _markdown_title(text: str) -> str:
+    for line in text.splitlines()[:40]:
+        s = line.strip()
+        if s.startswith("#"):
+            return s.lstrip("#").strip()[:TITLE_CAP]
+    return ""
+
+
+def _decode_dir(name: str) -> str:
+    """Last resort only: the folder name is a lossy encoding of the path (FORMAT.md §2)."""
+    return name.replace("-", "/") if name.startswith("-") else name
+
+
+def file_stats(path: os.PathLike[str]) -> os.stat_result:
+    return os.stat(path)
