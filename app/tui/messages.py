@@ -1,0 +1,32 @@
+"""Messages that cross screens. Widget-specific messages live inside their widget class."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from app.index.indexer import CommitInfo
+
+
+@dataclass
+class IndexUpdated(Message):
+    """The index committed (this process or the writer we follow): views re-run queries.
+
+    A newer commit supersedes a pending one, so `info` is only a hint of what changed:
+    a view re-runs its query on any IndexUpdated unless it is provably unaffected.
+    """
+
+    info: CommitInfo
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexUpdated)
+
+
+@dataclass
+class OpenSession(Message):
+    """Open a session in transcript replay, at an entry if given (from any pane)."""
+
+    session_id: str
+    entry_id: str | None = None
+    agent_id: str | None = None
