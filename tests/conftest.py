@@ -1,0 +1,103 @@
+"""Shared fixtures: real archives on disk, real indexes in temp dirs.
+
+The demo archive (what `ccarchive demo` writes) is the common fixture: it holds every
+source and record type. Read-only tests share one indexed copy per test session;
+tests that append or delete get their own copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+"""../shared beside the checkout (present in CI): the real corpus and make_archive.py."""
+REAL_CORPUS = SHARED / "corpus" / "real"
+MAKE_ARCHIVE = SHARED / "corpus" / "make_archive.py"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=timezone.utc)
+"""A fixed "now" for the demo archive, so snapshots and counts never depend on the day."""
+
+
+def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
+    """Index `archive` into `data_dir` and return a service over it (writer released)."""
+    from app.index.indexer import Indexer
+    from app.index.store import IndexStore
+    from app.service import ArchiveService
+
+    store = IndexStore(Settings(archive, data_dir).archive_data_dir)
+    indexer = Indexer(store, archive, store.try_writer())
+    try:
+        indexer.run()
+    finally:
+        indexer.close()
+    store.mark_complete()
+    return ArchiveService(store, archive)
+
+
+@pytest.fixture(scope="session")
+def demo_archive_ro(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo archive, shared by read-only tests (do not write to it)."""
+    from app.archive.demo import write_demo_archive
+
+    root = tmp_path_factory.mktemp("demo") / "claude"
+    write_demo_archive(root, now=DEMO_NOW)
+    return root
+
+
+@pytest.fixture(scope="session")
+def demo_service(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory):
+    """A service over the indexed demo archive, shared by read-only tests."""
+    return build_index(demo_archive_ro, tmp_path_factory.mktemp("demo-data"))
+
+
+@pytest.fixture
+def demo_archive(demo_archive_ro: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo archive, safe to append to or delete from."""
+    dst = tmp_path / "claude"
+    shutil.copytree(demo_archive_ro, dst, symlinks=True)
+    return dst
+
+
+@pytest.fixture
+def demo_settings(demo_archive: Path, tmp_path: Path) -> Settings:
+    return Settings(archive_root=demo_archive, data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def make_archive(tmp_path_factory: pytest.TempPathFactory):
+    """Run ../shared/corpus/make_archive.py; skips where ../shared is absent."""
+    import subprocess
+    import sys
+
+    if not MAKE_ARCHIVE.exists():
+        pytest.skip("../shared/corpus/make_archive.py is not present")
+
+    def make(*args: str) -> Path:
+        out = tmp_path_factory.mktemp("gen")
+        root = out / "claude"
+        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), *args],
+                       check=True, capture_output=True)
+        return root
+
+    return make
+
+
+@pytest.fixture
+def wait_for_workers():
+    """Wait until an app's workers are done (cancelled exclusive workers included)."""
+    from textual.worker import WorkerCancelled
+
+    async def wait(app) -> None:  # noqa: ANN001
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+
+    return wait
