@@ -932,6 +932,43 @@ class ArchiveService:
             message=self.message)
 
 
+    # ---- panes of the app (timeline day list, live tail) ---------------------------
+    def sessions_started(self, *, since: str | datetime | None = None,
+                         until: str | datetime | None = None, project: str | None = None,
+                         limit: int = 200) -> M.SessionPage:
+        """Sessions that started in [since, until), newest first: a timeline bucket's list.
+
+        `timeline()` counts a session on the day it started; this lists the same sessions
+        (where `sessions()` filters on last activity).
+        """
+        _check_limit(limit)
+        must = [self._term(S.KIND, S.SESSION_DOC), self._project_query(project),
+                self._date_range(self._date_arg(since, "since"),
+                                 self._date_arg(until, "until"), S.TS_START),
+                tantivy.Query.range_query(self.schema, S.MESSAGES,
+                                          tantivy.FieldType.Unsigned, 1, 2**63)]
+        searcher = self._searcher()
+        res = searcher.search(self._all(*must), limit, count=True, order_by_field=S.TS_START,
+                              order=tantivy.Order.Desc)
+        return M.SessionPage(sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
+                             total=res.count or 0)
+
+    def tail_last(self, session_id: str, *, count: int = 100, agent_id: str | None = None,
+                  max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:
+        """The last `count` entries of a session, in order, and the last seq.
+
+        Where a live view starts; it then follows with `tail(after_seq=last)`.
+        """
+        _check_limit(count)
+        info = self.session(session_id)
+        q = self._transcript_query(info, agent_id, None)
+        searcher = self._searcher()
+        rows = searcher.search(q, count, count=False, order_by_field=S.SEQ,
+                               order=tantivy.Order.Desc).hits
+        docs = [searcher.doc(a) for _, a in reversed(rows)]
+        last = max([-1] + [int(_first(d, S.SEQ, 0)) for d in docs])
+        return [self._entry(d, max_chars) for d in docs], last
+
 def _ns(v: Any) -> datetime | None:
     return datetime.fromtimestamp(v / 1e9, tz=timezone.utc) if v else None
 
