@@ -304,8 +304,10 @@ class Indexer:
         if st is None:
             st = FileState(rel=src.rel, kind=src.kind)
             self.states[src.rel] = st
-        st.dev, st.ino, st.size, st.mtime_ns, st.gone = src.dev, src.ino, src.size, \
-            src.mtime_ns, False
+        # size and mtime are recorded only once the file is read to the end: a checkpoint
+        # committed mid-file must still look "changed" to the next run, which resumes it
+        # from its offset.
+        st.dev, st.ino, st.gone = src.dev, src.ino, False
         st.head_len = min(src.size, HEAD_BYTES)
         st.head = _head_hash(src.path, st.head_len)
         if whole_file:
@@ -314,6 +316,7 @@ class Indexer:
             read = self._index_lines(src, st, report, self._history_docs)
         else:
             read = self._index_lines(src, st, report, None)
+        st.size, st.mtime_ns = src.size, src.mtime_ns
         self._touch_state(st)
         return read
 

@@ -1,0 +1,181 @@
+"""Incremental indexing: checkpoints, appends, rewrites, deletions and kills."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import tantivy
+
+from app.config import Settings
+from app.index import schema as S
+from app.index.indexer import Indexer
+from app.index.store import IndexStore
+from app.service import ArchiveService
+
+PROJECT = "-home-me-proj"
+
+
+def entry(i: int, sid: str, text: str, *, kind: str = "user", parent: str | None = None) -> dict:
+    base = {"type": kind, "uuid": f"{sid[:8]}-u{i}", "parentUuid": parent, "sessionId": sid,
+            "timestamp": f"2026-03-01T10:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+            "cwd": "/home/me/proj", "gitBranch": "main", "version": "2.1.40"}
+    if kind == "user":
+        base["message"] = {"role": "user", "content": text}
+    else:
+        base["message"] = {"id": f"msg_{sid[:4]}_{i}", "role": "assistant", "model": "claude-x",
+                           "content": [{"type": "text", "text": text}],
+                           "usage": {"input_tokens": 10, "output_tokens": 5}}
+    return base
+
+
+def write_session(root: Path, sid: str, n: int, word: str = "alpha", *, start: int = 0,
+                  mode: str = "w") -> Path:
+    path = root / "projects" / PROJECT / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, mode) as f:
+        for i in range(start, start + n):
+            kind = "user" if i % 2 == 0 else "assistant"
+            f.write(json.dumps(entry(i, sid, f"{word} message number {i}", kind=kind)) + "\n")
+    return path
+
+
+def index(root: Path, data: Path) -> tuple[ArchiveService, object]:
+    store = IndexStore(Settings(root, data).archive_data_dir)
+    ix = Indexer(store, root, store.try_writer())
+    try:
+        report = ix.run()
+    finally:
+        ix.close()
+    return ArchiveService(store, root, redact_secrets=False), report
+
+
+def all_ids(svc: ArchiveService) -> list[str]:
+    searcher = svc.store.searcher()
+    q = tantivy.Query.term_set_query(svc.schema, S.KIND, list(S.SEARCHABLE_KINDS))
+    n = searcher.search(q, 1).count
+    return sorted(searcher.doc(a).get_first(S.ID) for _, a in searcher.search(q, n + 1).hits)
+
+
+def test_second_run_reads_nothing_and_appends_read_only_new_bytes(tmp_path: Path) -> None:
+    root, data = tmp_path / "claude", tmp_path / "data"
+    path = write_session(root, "11111111-aaaa", 10)
+    svc, r1 = index(root, data)
+    assert r1.docs_added == 10 and r1.bytes_read == path.stat().st_size
+    _, r2 = index(root, data)
+    assert r2.files_read == 0 and r2.docs_added == 0 and r2.bytes_read == 0
+    before = path.stat().st_size
+    write_session(root, "11111111-aaaa", 4, "omega", start=10, mode="a")
+    svc, r3 = index(root, data)
+    assert r3.bytes_read == path.stat().st_size - before and r3.docs_added == 4
+    assert svc.search("omega").total == 4
+    assert len(all_ids(svc)) == 14
+    info = svc.session("11111111-aaaa")
+    assert info.messages == 14 and info.tokens.input == 70
+
+
+def test_a_torn_last_line_waits_for_its_newline(tmp_path: Path) -> None:
+    root, data = tmp_path / "claude", tmp_path / "data"
+    path = write_session(root, "22222222-bbbb", 2)
+    line = json.dumps(entry(2, "22222222-bbbb", "zanzibar arrives late"))
+    with open(path, "a") as f:
+        f.write(line[:25])
+    svc, _ = index(root, data)
+    assert svc.search("zanzibar").total == 0
+    assert svc.status().skipped_by_reason.get("incomplete_last_line") == 1
+    with open(path, "a") as f:
+        f.write(line[25:] + "\n")
+    svc, _ = index(root, data)
+    assert svc.search("zanzibar").total == 1
+    assert "incomplete_last_line" not in svc.status().skipped_by_reason
+    assert len(all_ids(svc)) == 3
+
+
+def test_a_rewritten_file_is_read_again_without_duplicates(tmp_path: Path) -> None:
+    root, data = tmp_path / "claude", tmp_path / "data"
+    write_session(root, "33333333-cccc", 8, "before")
+    index(root, data)
+    write_session(root, "33333333-cccc", 3, "after")  # truncated and rewritten, shorter
+    svc, report = index(root, data)
+    assert report.files_reset == 1
+    assert svc.search("before").total == 0 and svc.search("after").total == 3
+    assert len(all_ids(svc)) == 3
+    # rewritten in place to a larger size (same inode, other first bytes)
+    write_session(root, "33333333-cccc", 12, "again")
+    svc, report = index(root, data)
+    assert report.files_reset == 1 and len(all_ids(svc)) == 12
+    assert svc.search("after").total == 0
+
+
+def test_a_deleted_session_stays_searchable_and_is_marked_gone(tmp_path: Path) -> None:
+    root, data = tmp_path / "claude", tmp_path / "data"
+    path = write_session(root, "44444444-dddd", 4, "ephemeral")
+    write_session(root, "55555555-eeee", 2, "keeper")
+    index(root, data)
+    path.unlink()
+    svc, report = index(root, data)
+    assert report.files_gone == 1
+    assert svc.search("ephemeral").total == 4
+    assert svc.session("44444444-dddd").on_disk is False
+    assert svc.session("55555555-eeee").on_disk is True
+    assert svc.status().sessions_gone == 1
+
+
+def test_the_index_never_lives_in_the_archive(tmp_path: Path) -> None:
+    settings = Settings(tmp_path / "claude", tmp_path / "claude" / "cache")
+    try:
+        settings.check_outside_archive()
+    except ValueError as exc:
+        assert "never writes into the archive" in str(exc)
+    else:
+        raise AssertionError("a data dir inside the archive was accepted")
+
+
+KILL_SCRIPT = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from app.config import Settings
+    from app.index.indexer import Indexer
+    from app.index import indexer as I
+    from app.index.store import IndexStore
+    I.COMMIT_DOCS = 150  # many small commits, so a kill lands between and inside them
+    root, data = Path(sys.argv[1]), Path(sys.argv[2])
+    store = IndexStore(Settings(root, data).archive_data_dir)
+    ix = Indexer(store, root, store.try_writer())
+    print("started", flush=True)
+    ix.run()
+    ix.close()
+""")
+
+
+def test_kill_minus_9_at_any_moment_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "claude"
+    for i in range(12):
+        write_session(root, f"{i:08d}-kill", 120, f"w{i}")
+    clean_svc, _ = index(root, tmp_path / "clean")
+    expected = all_ids(clean_svc)
+    data = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    delays = [0.05, 0.15, 0.3, 0.45, 0.6]
+    for delay in delays:
+        proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), str(data)],
+                                stdout=subprocess.PIPE, env=env)
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        # the index opens after every kill, with no document twice
+        store = IndexStore(Settings(root, data).archive_data_dir)
+        ids = all_ids(ArchiveService(store, root))
+        assert len(ids) == len(set(ids))
+        assert set(ids) <= set(expected)
+        del store
+    svc, _ = index(root, data)
+    assert all_ids(svc) == expected
