@@ -1,0 +1,210 @@
+"""`ccarchive serve` (the MCP server) and `ccarchive hook ...` (Claude Code hooks).
+
+`app.cli` calls `register()` at import, so this module imports nothing heavy at module
+level: the MCP SDK, uvicorn and the index are imported inside the commands (the SDK
+alone takes ~0.9 s to import, and `ccarchive search --json` must start in < 100 ms).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+TOKEN_ENV = "CCARCHIVE_TOKEN"
+"""Environment variable holding the bearer token for `serve --http`."""
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+log = logging.getLogger("ccarchive.serve")
+
+
+def register(main: click.Group, archive_options: Callable[..., Any],
+             settings_of: Callable[..., Any], open_service: Callable[..., Any]) -> None:
+    """Add `serve` and `hook` to the `ccarchive` group."""
+
+    @main.command()
+    @archive_options
+    @click.option("--http", "use_http", is_flag=True,
+                  help="Serve streamable HTTP instead of stdio.")
+    @click.option("--host", default="127.0.0.1", show_default=True,
+                  help="Address to bind with --http. Anything but loopback needs a token.")
+    @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+                  help="Port for --http.")
+    @click.option("--token", envvar=TOKEN_ENV, show_envvar=True,
+                  help="Bearer token HTTP clients must send (required off loopback).")
+    @click.option("--allow-host", multiple=True, metavar="HOST[:PORT]",
+                  help="Extra Host header value to accept over HTTP (repeatable; "
+                       "HOST:* for any port).")
+    @click.option("--allow-origin", multiple=True, metavar="ORIGIN",
+                  help="Browser Origin to accept over HTTP (repeatable).")
+    @click.option("--no-redact", is_flag=True,
+                  help="Serve credentials as they are in the archive (redacted by default).")
+    @click.option("--active-minutes", default=10.0, show_default=True, type=float,
+                  help="Leave the most recently active session (within this many minutes: "
+                       "the caller's own) out of searches; 0 keeps it in.")
+    @click.option("--no-watch", is_flag=True,
+                  help="Serve the index as it is: do not index the archive's changes.")
+    @click.option("-v", "--verbose", count=True, help="Log more to stderr (-vv: debug).")
+    def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
+              port: int, token: str | None, allow_host: tuple[str, ...],
+              allow_origin: tuple[str, ...], no_redact: bool, active_minutes: float,
+              no_watch: bool, verbose: int) -> None:
+        """Serve the archive to agents over MCP (stdio by default).
+
+        Tools: search, context, get_entries, get_session, list_projects, list_sessions,
+        timeline, list_plans, get_plan, list_memory_files, get_memory_file,
+        search_history, status. All read-only. The index is kept current while serving.
+
+        Examples:
+
+            claude mcp add ccarchive -- ccarchive serve
+
+            ccarchive serve --http --port 8765
+        """
+        # stdout belongs to the protocol on stdio: every log line goes to stderr.
+        logging.basicConfig(stream=sys.stderr, format="%(asctime)s %(name)s %(message)s",
+                            level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
+        for noisy in ("httpx2", "mcp.server.lowlevel.server", "uvicorn.access"):
+            logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+        settings = settings_of(archive, data_dir)
+        if use_http:
+            if not token and host not in LOOPBACK:
+                raise click.UsageError(
+                    f"--host {host} is not loopback: give a bearer token with --token or "
+                    f"${TOKEN_ENV} (anyone who can reach the port could read the archive)")
+            if token and len(token) < 16:
+                raise click.UsageError("the token must be at least 16 characters")
+        from app.live.runtime import LiveArchive, archive_exists
+
+        if not archive_exists(settings.archive_root):
+            raise click.ClickException(
+                f"no Claude Code archive at {settings.archive_root} (no projects/ folder); "
+                "point at one with --archive PATH or $CLAUDE_CONFIG_DIR")
+        # deferred: the MCP SDK is only needed here
+        from app.mcp_server.server import build_server
+
+        live = LiveArchive(settings, watch=not no_watch).start()
+        try:
+            server = build_server(live.service, redact_secrets=not no_redact,
+                                  active_minutes=active_minutes,
+                                  project_hint=None if use_http else os.getcwd())
+            if use_http:
+                run_http(server, host=host, port=port, token=token,
+                         allow_hosts=list(allow_host), allow_origins=list(allow_origin),
+                         log_level=("warning", "info", "debug")[min(verbose, 2)])
+            else:
+                log.info("serving %s over stdio (%s)", settings.archive_root,
+                         live.service.role)
+                server.run()
+        finally:
+            live.stop()
+
+    @main.group()
+    def hook() -> None:
+        """Claude Code hooks: add relevant past work to a session's context.
+
+        Each reads the hook's JSON on stdin and prints hook output on stdout. They only
+        read the existing index (never index, never wait): with no index they print
+        nothing. Install them in ~/.claude/settings.json (see the README).
+        """
+
+    @hook.command("user-prompt-submit")
+    @archive_options
+    @click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 10),
+                  help="Past items to add.")
+    @click.option("--max-chars", default=1500, show_default=True,
+                  type=click.IntRange(200, 10_000), help="Size of the added context.")
+    def user_prompt_submit(archive: str | None, data_dir: str | None, limit: int,
+                           max_chars: int) -> None:
+        """Add the few past items most relevant to the prompt (UserPromptSubmit)."""
+        from app.mcp_server import hooks
+
+        hooks.run_hook("UserPromptSubmit", settings_of(archive, data_dir), limit=limit,
+                       max_chars=max_chars)
+
+    @hook.command("session-start")
+    @archive_options
+    @click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 10),
+                  help="Recent sessions to list.")
+    @click.option("--max-chars", default=1500, show_default=True,
+                  type=click.IntRange(200, 10_000), help="Size of the added context.")
+    def session_start(archive: str | None, data_dir: str | None, limit: int,
+                      max_chars: int) -> None:
+        """Add the project's recent activity at session start (SessionStart)."""
+        from app.mcp_server import hooks
+
+        hooks.run_hook("SessionStart", settings_of(archive, data_dir), limit=limit,
+                       max_chars=max_chars)
+
+
+# ---- HTTP ---------------------------------------------------------------------------
+class BearerAuth:
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`.
+
+    A static token compared in constant time; enough for one user's own machines
+    (OAuth would need an authorization server).
+    """
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            got = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
+            if not hmac.compare_digest(got, self.expected):
+                body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"www-authenticate", b'Bearer realm="ccarchive"'),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
+             allow_hosts: list[str] | None = None,
+             allow_origins: list[str] | None = None) -> Any:
+    """The streamable-HTTP ASGI app: Host/Origin checks always on, bearer token if given.
+
+    The SDK checks Host and Origin (DNS rebinding) only for a loopback host unless told
+    otherwise; here the check is on for every host, with the bound host accepted.
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    if host not in LOOPBACK and host not in ("0.0.0.0", "::"):
+        name = f"[{host}]" if ":" in host else host
+        hosts.append(f"{name}:*")
+        origins += [f"http://{name}:*", f"https://{name}:*"]
+    for h in allow_hosts or []:
+        hosts.append(h if ":" in h.rsplit("]", 1)[-1] else f"{h}:*")
+    origins += list(allow_origins or [])
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=hosts, allowed_origins=origins)
+    app = server.streamable_http_app(transport_security=security, host=host,
+                                     json_response=True)
+    return BearerAuth(app, token) if token else app
+
+
+def run_http(server: Any, *, host: str, port: int, token: str | None,
+             allow_hosts: list[str], allow_origins: list[str], log_level: str) -> None:
+    import uvicorn
+
+    app = http_app(server, host=host, token=token, allow_hosts=allow_hosts,
+                   allow_origins=allow_origins)
+    if host in ("0.0.0.0", "::") and not allow_hosts:
+        click.echo("note: bound to all interfaces; clients must reach it by an address "
+                   "given with --allow-host (Host header check)", err=True)
+    click.echo(f"ccarchive MCP server on http://{host}:{port}/mcp"
+               f"{' (bearer token required)' if token else ''}", err=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
+                lifespan="on")
