@@ -1,15 +1,258 @@
-"""Plans pane (placeholder; being built out)."""
+"""Plans pane: the plan tree (by recency or project) beside the selected plan as Markdown.
+
+Typing in the search line narrows the tree to plans matching the query (the service's
+query language); Enter on a linked session opens it in replay.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Markdown, Static, Tree
+
+from app.service.models import PlanTree as PlanDoc
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
+from app.tui.widgets.timeline_format import human_bytes, local, short_project
+
+PLAN_LIMIT = 500
+"""Plans listed at most (the service's page cap); a search narrows beyond that."""
 
 
 class PlansScreen(Screen[None]):
-    """Plans pane."""
+    """What was planned: plans with their agent subplans and sessions, read as Markdown."""
+
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search", tooltip="Search within plans"),
+        Binding("g", "toggle_grouping", "By project", tooltip="Group plans by project or not"),
+        Binding("o", "open_session", "Open session",
+                tooltip="Open the selected (or the plan's latest) session in replay"),
+        Binding("escape", "clear_search", "Clear", show=False),
+    ]
+
+    @dataclass
+    class PlansLoaded(Message):
+        request: int
+        groups: list[PlanGroup]
+        total: int
+        warnings: list[str]
+        error: str | None = None
+
+    @dataclass
+    class PlanLoaded(Message):
+        request: int
+        key: NodeKey
+        doc: PlanDoc | None
+        error: str | None = None
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.query_text = ""
+        self.by_project = False
+        self._list_request = 0
+        self._doc_request = 0
+        self._shown: NodeKey | None = None
+        self._generation = -1
+        self._loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Static("Plans", id="plans-placeholder")
+        with Vertical(id="plans-left"):
+            yield Input(placeholder="search plans…  (/ to focus)", id="plans-search")
+            yield Static("", id="plans-count")
+            yield PlanTree(id="plans-tree")
+        with Vertical(id="plans-right"):
+            yield Static("", id="plan-meta")
+            with VerticalScroll(id="plan-scroll"):
+                yield Markdown("", id="plan-markdown")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(PlanTree).focus()
+        self.reload()
+
+    @property
+    def service(self):  # noqa: ANN201
+        return self.app.service  # type: ignore[attr-defined]
+
+    # ---- the list ------------------------------------------------------------------
+    def reload(self) -> None:
+        self._list_request += 1
+        self._load_plans(self._list_request, self.query_text)
+
+    @work(thread=True, group="plans", exclusive=True, exit_on_error=False)
+    def _load_plans(self, request: int, query: str) -> None:
+        svc = self.service
+        gen = svc.generation
+        try:
+            page = svc.plans(include_agent_plans=True, limit=PLAN_LIMIT,
+                             query=query or None)
+            groups = group_plans(page.plans)
+            if query:  # a match in a subplan shows its whole plan
+                for g in groups:
+                    if g.plan.agent_id:
+                        try:
+                            head = svc.plans(codename=g.plan.codename, limit=5).plans
+                        except Exception:
+                            head = []
+                        main = [p for p in head if p.codename == g.plan.codename]
+                        if main:
+                            g.subplans.insert(0, g.plan)
+                            g.plan = main[0]
+            for g in groups:
+                g.sessions = [(sid, svc.session_title(sid)[0]) for sid in g.plan.sessions]
+        except Exception as exc:
+            self.post_message(self.PlansLoaded(request, [], 0, [], str(exc)))
+            return
+        self._generation = gen
+        self.post_message(self.PlansLoaded(request, groups, page.total, []))
+
+    @on(PlansLoaded)
+    def _plans_loaded(self, msg: PlansLoaded) -> None:
+        if msg.request != self._list_request:
+            return
+        self._loaded = True
+        count = self.query_one("#plans-count", Static)
+        if msg.error:
+            count.update(f"[b]Error:[/] {msg.error}")
+            return
+        n = len(msg.groups)
+        subs = sum(len(g.subplans) for g in msg.groups)
+        what = f"{n} plan{'s' * (n != 1)} · {subs} subplan{'s' * (subs != 1)}"
+        if self.query_text:
+            what += f" matching [b]{self.query_text}[/]"
+        what += "  [dim]by project[/]" if self.by_project else "  [dim]newest first[/]"
+        count.update(what)
+        tree = self.query_one(PlanTree)
+        groups = msg.groups
+        if self.by_project:
+            groups = sorted(groups, key=lambda g: (short_project(g.plan.project).lower()))
+        tree.show(groups, self.by_project)
+        if not groups:
+            self._show_doc(None, None)
+        else:
+            # after the cursor settles: a rebuild that keeps the cursor's line posts no
+            # NodeHighlighted, so look at the cursor node ourselves
+            self.call_after_refresh(lambda: self.call_after_refresh(self._doc_for_cursor))
+
+    def _doc_for_cursor(self) -> None:
+        node = self.query_one(PlanTree).cursor_node
+        if node is not None:
+            self._highlighted(Tree.NodeHighlighted(node))
+
+    # ---- the document ---------------------------------------------------------------
+    @on(Tree.NodeHighlighted, "#plans-tree")
+    def _highlighted(self, event: Tree.NodeHighlighted[NodeKey]) -> None:
+        key = event.node.data
+        if key is None:
+            return
+        if key.kind == "session":
+            parent = event.node.parent
+            key = parent.data if parent is not None and parent.data else key
+        if key.kind != "plan" or key == self._shown:
+            return
+        self._shown = key
+        self._doc_request += 1
+        self._load_plan(self._doc_request, key)
+
+    @work(thread=True, group="plan-doc", exclusive=True, exit_on_error=False)
+    def _load_plan(self, request: int, key: NodeKey) -> None:
+        try:
+            doc = self.service.plan(key.ident)
+        except Exception as exc:
+            self.post_message(self.PlanLoaded(request, key, None, str(exc)))
+            return
+        self.post_message(self.PlanLoaded(request, key, doc))
+
+    @on(PlanLoaded)
+    def _plan_loaded(self, msg: PlanLoaded) -> None:
+        if msg.request != self._doc_request:
+            return
+        if msg.doc is None:
+            self.query_one("#plan-meta", Static).update(f"[b]Error:[/] {msg.error}")
+            return
+        self._show_doc(msg.key, msg.doc)
+
+    def _show_doc(self, key: NodeKey | None, doc: PlanDoc | None) -> None:
+        meta = self.query_one("#plan-meta", Static)
+        md = self.query_one("#plan-markdown", Markdown)
+        if doc is None or key is None:
+            meta.update("[dim]no plan selected[/]")
+            md.update("")
+            return
+        part = doc
+        if key.agent:
+            part = next((s for s in doc.subplans if s.plan.agent_id == key.agent), doc)
+        p = part.plan
+        kind = f"agent subplan [b]{p.agent_id[:10]}[/] of " if p.agent_id else ""
+        sessions = ", ".join(s.title or s.session_id[:8] for s in doc.sessions[:3]) or "–"
+        meta.update(
+            f"[b]{p.title or p.codename}[/]\n"
+            f"{kind}[b]{p.codename}[/] · {short_project(p.project)} · "
+            f"{local(p.modified, '%d %b %Y %H:%M')} · {human_bytes(p.size)}"
+            f"{'  [dim](truncated)[/]' if part.truncated else ''}\n"
+            f"[dim]sessions:[/] {sessions}")
+        scroll = self.query_one("#plan-scroll", VerticalScroll)
+        same = md.source == part.text if hasattr(md, "source") else False
+        if not same:
+            md.update(part.text)
+            scroll.scroll_home(animate=False)
+
+    # ---- events and actions -----------------------------------------------------------
+    @on(Input.Changed, "#plans-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        self.reload()
+
+    @on(Input.Submitted, "#plans-search")
+    def _search_submitted(self) -> None:
+        self.query_one(PlanTree).focus()
+
+    @on(Tree.NodeSelected, "#plans-tree")
+    def _selected(self, event: Tree.NodeSelected[NodeKey]) -> None:
+        key = event.node.data
+        if key is not None and key.kind == "session":
+            self.post_message(OpenSession(key.ident))
+
+    def action_open_session(self) -> None:
+        node = self.query_one(PlanTree).cursor_node
+        if node is None or node.data is None:
+            return
+        key = node.data
+        if key.kind == "session":
+            self.post_message(OpenSession(key.ident))
+            return
+        plan_node = node if key.agent == "" else node.parent
+        for child in (plan_node.children if plan_node is not None else []):
+            if child.data is not None and child.data.kind == "session":
+                self.post_message(OpenSession(child.data.ident))
+                return
+        self.notify("No session is linked to this plan", severity="warning")
+
+    def action_focus_search(self) -> None:
+        self.query_one("#plans-search", Input).focus()
+
+    def action_clear_search(self) -> None:
+        search = self.query_one("#plans-search", Input)
+        if search.value:
+            search.value = ""
+        self.query_one(PlanTree).focus()
+
+    def action_toggle_grouping(self) -> None:
+        self.by_project = not self.by_project
+        self.reload()
+
+    def on_index_updated(self, _msg: IndexUpdated) -> None:
+        self._shown = None  # the selected plan may have changed on disk
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self._loaded and self.service.generation != self._generation:
+            self._shown = None
+            self.reload()

@@ -1,15 +1,277 @@
-"""Timeline pane (placeholder; being built out)."""
+"""Timeline pane: activity per day, week or month, and the sessions of the selected bucket.
+
+The screen only wires things: the chart (`ActivityChart`) and the session table
+(`DaySessions`) own their drawing; queries run in thread workers and come back as
+messages, tagged with a request number so that an older answer never overwrites a
+newer one.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Select, Static
+
+from app.service.models import DayActivity, SessionInfo, Timeline
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets.timeline_chart import ActivityChart
+from app.tui.widgets.timeline_format import human_count, now, short_project
+from app.tui.widgets.timeline_sessions import DaySessions
+
+WINDOWS = {"day": 30, "week": 26, "month": 12}
+"""Buckets shown per bucket kind: a month of days, half a year of weeks, a year of months."""
+
+
+def _day(d: str) -> datetime:
+    return datetime.combine(date.fromisoformat(d), time(), tzinfo=timezone.utc)
+
+
+def _next_bucket(start: datetime, kind: str) -> datetime:
+    if kind == "day":
+        return start + timedelta(days=1)
+    if kind == "week":
+        return start + timedelta(days=7)
+    return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+
+def _window(end: date, kind: str) -> tuple[datetime, datetime]:
+    """[since, until) of `WINDOWS[kind]` buckets ending with the bucket holding `end`."""
+    hi = datetime.combine(end, time(), tzinfo=timezone.utc) + timedelta(days=1)
+    n = WINDOWS[kind]
+    if kind == "day":
+        return hi - timedelta(days=n), hi
+    if kind == "week":
+        monday = hi - timedelta(days=1) - timedelta(days=(end.weekday()))
+        lo = monday - timedelta(weeks=n - 1)
+        return lo, monday + timedelta(weeks=1)
+    first = end.replace(day=1)
+    lo = first
+    for _ in range(n - 1):
+        lo = (lo - timedelta(days=1)).replace(day=1)
+    return datetime.combine(lo, time(), tzinfo=timezone.utc), _next_bucket(
+        datetime.combine(first, time(), tzinfo=timezone.utc), "month")
 
 
 class TimelineScreen(Screen[None]):
-    """Timeline pane."""
+    """When things happened: an activity chart and the sessions of the selected bucket."""
 
+    BINDINGS = [
+        Binding("d", "bucket('day')", "Days", tooltip="One bar per day (30 days)"),
+        Binding("w", "bucket('week')", "Weeks", tooltip="One bar per week (26 weeks)"),
+        Binding("m", "bucket('month')", "Months", tooltip="One bar per month (12 months)"),
+        Binding("left_square_bracket", "shift(-1)", "Earlier",
+                tooltip="Move the range one window back"),
+        Binding("right_square_bracket", "shift(1)", "Later",
+                tooltip="Move the range one window forward"),
+        Binding("t", "today", "Today", tooltip="Range ending today"),
+        Binding("f", "focus_project", "Project", tooltip="Filter by project"),
+        Binding("o", "open_session", "Open", tooltip="Open the selected session in replay"),
+    ]
+
+    @dataclass
+    class TimelineLoaded(Message):
+        """A timeline query came back."""
+
+        request: int
+        timeline: Timeline | None
+        projects: list[str]
+        error: str | None = None
+
+    @dataclass
+    class SessionsLoaded(Message):
+        """The sessions of one bucket came back."""
+
+        request: int
+        sessions: list[SessionInfo]
+        total: int
+        error: str | None = None
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.bucket_kind = "day"
+        self.end: date | None = None
+        """Last day of the range; None: today (follows the clock)."""
+        self.project: str | None = None
+        self.selected_key: str | None = None
+        """The selected bucket's first day: kept across reloads."""
+        self._tl_request = 0
+        self._ss_request = 0
+        self._timeline: Timeline | None = None
+        self._generation = -1
+        self._projects_known: list[str] = []
+
+    # ---- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static("Timeline", id="timeline-placeholder")
+        with Horizontal(id="timeline-bar"):
+            yield Static("Timeline", id="timeline-title")
+            yield Static("", id="timeline-range")
+            yield Select[str]([], prompt="All projects", id="timeline-project",
+                              allow_blank=True)
+        yield ActivityChart(id="timeline-chart")
+        yield Static("", id="timeline-day")
+        yield DaySessions(id="timeline-sessions")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ActivityChart).focus()
+        self.reload()
+
+    @property
+    def service(self):  # noqa: ANN201 - the app's ArchiveService
+        return self.app.service  # type: ignore[attr-defined]
+
+    # ---- queries -------------------------------------------------------------------
+    def reload(self) -> None:
+        """Re-run the timeline query (keeps the selected bucket and session)."""
+        self._tl_request += 1
+        end = self.end or now().date()
+        since, until = _window(end, self.bucket_kind)
+        self._load_timeline(self._tl_request, since, until, self.bucket_kind, self.project)
+
+    @work(thread=True, group="timeline", exclusive=True, exit_on_error=False)
+    def _load_timeline(self, request: int, since: datetime, until: datetime, kind: str,
+                       project: str | None) -> None:
+        svc = self.service
+        gen = svc.generation
+        try:
+            tl = svc.timeline(since=since, until=until, bucket=kind, project=project)
+            projects = [p.path for p in svc.projects()]
+        except Exception as exc:  # shown in place, never a crash
+            self.post_message(self.TimelineLoaded(request, None, [], str(exc)))
+            return
+        self._generation = gen
+        self.post_message(self.TimelineLoaded(request, tl, projects))
+
+    @on(TimelineLoaded)
+    def _timeline_loaded(self, msg: TimelineLoaded) -> None:
+        if msg.request != self._tl_request:
+            return  # a newer query is on its way
+        if msg.timeline is None:
+            self.query_one("#timeline-day", Static).update(f"[b]Error:[/] {msg.error}")
+            return
+        tl = self._timeline = msg.timeline
+        self._update_projects(msg.projects)
+        keys = [b.day for b in tl.days]
+        if self.selected_key in keys:
+            sel = keys.index(self.selected_key)
+        else:
+            active = [i for i, b in enumerate(tl.days) if b.sessions or b.prompts]
+            sel = active[-1] if active else len(keys) - 1
+        chart = self.query_one(ActivityChart)
+        chart.set_data(tl.days, tl.bucket, sel)
+        self._show_range(tl)
+        if 0 <= sel < len(tl.days):
+            self._select_bucket(tl.days[sel])
+
+    def _update_projects(self, projects: list[str]) -> None:
+        if projects == self._projects_known:
+            return
+        self._projects_known = projects
+        select = self.query_one("#timeline-project", Select)
+        with self.prevent(Select.Changed):
+            select.set_options([(short_project(p), p) for p in projects])
+            if self.project in projects:
+                select.value = self.project
+
+    def _show_range(self, tl: Timeline) -> None:
+        sessions = sum(b.sessions for b in tl.days)
+        messages = sum(b.messages for b in tl.days)
+        tokens = sum(b.tokens for b in tl.days)
+        last = (tl.until - timedelta(days=1)).strftime("%d %b %Y")
+        first = tl.since.strftime("%d %b")
+        per = {"day": "days", "week": "weeks", "month": "months"}[tl.bucket]
+        self.query_one("#timeline-range", Static).update(
+            f"{first} – {last}  [dim]by {per[:-1]}[/]   "
+            f"[b]{sessions}[/] sessions  [b]{human_count(messages)}[/] messages  "
+            f"[b]{human_count(tokens)}[/] tokens")
+
+    def _select_bucket(self, b: DayActivity) -> None:
+        self.selected_key = b.day
+        start = _day(b.day)
+        end = _next_bucket(start, self.bucket_kind)
+        if self._timeline is not None:
+            start = max(start, self._timeline.since)
+            end = min(end, self._timeline.until)
+        label = {"day": start.strftime("%a %d %b %Y"),
+                 "week": f"Week of {start.strftime('%d %b %Y')}",
+                 "month": start.strftime("%B %Y")}[self.bucket_kind]
+        self.query_one("#timeline-day", Static).update(
+            f"[b]{label}[/]   {b.sessions} sessions · {b.prompts} prompts · "
+            f"{human_count(b.messages)} messages · {human_count(b.tokens)} tokens")
+        self._ss_request += 1
+        self._load_sessions(self._ss_request, start, end, self.project)
+
+    @work(thread=True, group="timeline-sessions", exclusive=True, exit_on_error=False)
+    def _load_sessions(self, request: int, since: datetime, until: datetime,
+                       project: str | None) -> None:
+        try:
+            page = self.service.sessions_started(since=since, until=until, project=project,
+                                                 limit=500)
+        except Exception as exc:
+            self.post_message(self.SessionsLoaded(request, [], 0, str(exc)))
+            return
+        self.post_message(self.SessionsLoaded(request, page.sessions, page.total))
+
+    @on(SessionsLoaded)
+    def _sessions_loaded(self, msg: SessionsLoaded) -> None:
+        if msg.request != self._ss_request:
+            return
+        self.query_one(DaySessions).show(msg.sessions)
+
+    # ---- events ----------------------------------------------------------------------
+    @on(ActivityChart.Selected)
+    def _bucket_selected(self, msg: ActivityChart.Selected) -> None:
+        self._select_bucket(msg.bucket)
+
+    @on(Select.Changed, "#timeline-project")
+    def _project_changed(self, event: Select.Changed) -> None:
+        value = event.value
+        self.project = value if isinstance(value, str) else None
+        self.reload()
+
+    @on(DaySessions.Opened)
+    def _opened(self, msg: DaySessions.Opened) -> None:
+        self.post_message(OpenSession(msg.session_id))
+
+    def on_index_updated(self, _msg: IndexUpdated) -> None:
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self._timeline is not None and self.service.generation != self._generation:
+            self.reload()
+
+    # ---- actions ---------------------------------------------------------------------
+    def action_bucket(self, kind: str) -> None:
+        if kind != self.bucket_kind:
+            self.bucket_kind = kind
+            self.selected_key = None
+            self.reload()
+
+    def action_shift(self, step: int) -> None:
+        kind = self.bucket_kind
+        end = self.end or now().date()
+        days = {"day": WINDOWS["day"], "week": WINDOWS["week"] * 7, "month": 365}[kind]
+        new_end = end + timedelta(days=step * days)
+        today = now().date()
+        self.end = None if new_end >= today else new_end
+        self.selected_key = None
+        self.reload()
+
+    def action_today(self) -> None:
+        self.end = None
+        self.selected_key = None
+        self.reload()
+
+    def action_focus_project(self) -> None:
+        self.query_one("#timeline-project", Select).focus()
+
+    def action_open_session(self) -> None:
+        self.query_one(DaySessions).open_selected()

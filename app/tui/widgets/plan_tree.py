@@ -1,0 +1,139 @@
+"""The plan tree: plans by recency or by project, agent subplans and linked sessions beneath.
+
+Rebuilding keeps the reader's place: expanded plans stay expanded and the cursor stays on
+the same plan, subplan or session (matched by key, not by line number).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from app.service.models import PlanInfo
+from app.tui.widgets.timeline_format import local, one_line, short_project
+
+
+@dataclass
+class PlanGroup:
+    """A plan and what hangs beneath it."""
+
+    plan: PlanInfo
+    subplans: list[PlanInfo] = field(default_factory=list)
+    sessions: list[tuple[str, str]] = field(default_factory=list)  # (id, title)
+
+
+@dataclass(frozen=True)
+class NodeKey:
+    """What a tree node stands for: ("plan", codename, agent) or ("session", id, "")."""
+
+    kind: str
+    ident: str
+    agent: str = ""
+    project: str = ""
+
+
+def group_plans(plans: list[PlanInfo]) -> list[PlanGroup]:
+    """Main plans in the given order, each with its agent subplans (a subplan whose main
+    plan is missing stands in for it)."""
+    groups: dict[str, PlanGroup] = {}
+    orphans: dict[str, list[PlanInfo]] = defaultdict(list)
+    for p in plans:
+        if not p.agent_id:
+            groups.setdefault(p.codename, PlanGroup(p))
+    for p in plans:
+        if p.agent_id:
+            if p.codename in groups:
+                groups[p.codename].subplans.append(p)
+            else:
+                orphans[p.codename].append(p)
+    for code, subs in orphans.items():
+        groups[code] = PlanGroup(subs[0], subplans=subs[1:])
+    order = {id(g.plan): i for i, g in enumerate(groups.values())}
+    return sorted(groups.values(), key=lambda g: order[id(g.plan)])
+
+
+class PlanTree(Tree[NodeKey]):
+    """Plans, their agent subplans and the sessions that wrote or used them."""
+
+    COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | {
+        "plan-tree--meta",
+        "plan-tree--agent",
+        "plan-tree--session",
+        "plan-tree--project",
+    }
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("plans", id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 3
+        self.by_project = False
+        self.groups: list[PlanGroup] = []
+
+    def _style(self, name: str) -> Style:
+        """A component's colour and weight only, so the cursor line keeps its background."""
+        st = self.get_component_rich_style(f"plan-tree--{name}")
+        return Style(color=st.color, bold=st.bold, italic=st.italic)
+
+    def _plan_label(self, p: PlanInfo, subs: int, sessions: int) -> Text:
+        title = one_line(p.title or p.codename, 40 if self.by_project else 34)
+        label = Text(title, style="bold")
+        meta = f"  {local(p.modified, '%d %b')}"
+        if not self.by_project:
+            meta += f" · {one_line(short_project(p.project), 12)}"
+        label.append(meta, style=self._style("meta"))
+        return label
+
+    def show(self, groups: list[PlanGroup], by_project: bool) -> None:
+        """Rebuild the tree, keeping expanded plans and the cursor's node."""
+        keep = self.cursor_node.data if self.cursor_node is not None else None
+        expanded = {n.data for n in self._tree_nodes.values() if n.is_expanded and n.data}
+        first = not self.groups
+        self.groups = groups
+        self.by_project = by_project
+        self.clear()
+        parent_for: dict[str, TreeNode[NodeKey]] = {}
+        for g in groups:
+            parent: TreeNode[NodeKey] = self.root
+            if by_project:
+                proj = g.plan.project or "(no project)"
+                if proj not in parent_for:
+                    pk = NodeKey("project", proj)
+                    parent_for[proj] = self.root.add(
+                        Text(short_project(proj), style=self._style("project")),
+                        data=pk, expand=True)
+                parent = parent_for[proj]
+            key = NodeKey("plan", g.plan.codename, g.plan.agent_id, g.plan.project)
+            node = parent.add(self._plan_label(g.plan, len(g.subplans), len(g.sessions)),
+                              data=key, expand=key in expanded or (first and not expanded
+                                                                   and g is groups[0]))
+            for sp in g.subplans:
+                node.add_leaf(Text.assemble(("◆ ", self._style("agent")),
+                                            one_line(sp.title.removeprefix("Subplan: ") or sp.agent_id, 40),
+                                            ("  subplan", self._style("meta"))),
+                              data=NodeKey("plan", sp.codename, sp.agent_id, sp.project))
+            for sid, title in g.sessions:
+                node.add_leaf(Text.assemble(("▶ ", self._style("session")),
+                                            one_line(title or sid, 40),
+                                            (f"  {sid[:8]}", self._style("meta"))),
+                              data=NodeKey("session", sid, "", g.plan.project))
+        target = self._find(keep) if keep is not None else None
+        if target is None and keep is None:
+            plans = [n for n in self._tree_nodes.values() if n.data and n.data.kind == "plan"]
+            target = plans[0] if plans else None
+        if target is not None:
+            self.call_after_refresh(self._move_to, target)
+
+    def _find(self, key: NodeKey) -> TreeNode[NodeKey] | None:
+        for n in self._tree_nodes.values():
+            if n.data == key:
+                return n
+        return None
+
+    def _move_to(self, node: TreeNode[NodeKey]) -> None:
+        if node.line >= 0:
+            self.move_cursor(node, animate=False)
