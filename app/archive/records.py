@@ -450,7 +450,7 @@ class Extractor:
             if not s.first_prompt and not shown.startswith(("/", "!", "<")):
                 s.first_prompt = " ".join(shown.split())[:TITLE_CAP]
         return [Unit("prompt", self._cap(shown, PROSE_CAP), role="agent" if self.is_agent_file
-                     else "user", text_len=len(text))]
+                     else "user", text_len=len(shown))]
 
     def _tool_results(self, obj: dict[str, Any], content: list[Any]) -> list[Unit]:
         s = self.summary

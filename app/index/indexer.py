@@ -621,6 +621,7 @@ class Indexer:
         meta.add_text(S.ID, "state:_meta")
         meta.add_text(S.KIND, S.STATE_DOC)
         meta.add_bytes(S.BLOB, orjson.dumps({"leaf_sessions": self.leaf_sessions}))
+        meta.add_unsigned(S.GEN, self._gen)  # what a search cursor pins its pages to
         w.add_document(meta)
         for sid, doc in self._session_docs(self._touched_sessions):
             w.delete_documents_by_term(S.ID, f"session:{sid}")
@@ -637,7 +638,7 @@ class Indexer:
         self._touched_files = set()
         self._touched_sessions = set()
         self._touched_kinds = set()
-        self._gen = int(time.time() * 1000)
+        self._gen = max(int(time.time() * 1000), self._gen + 1)  # strictly increasing
         if self.on_commit:
             self.on_commit(info)
 

@@ -24,7 +24,7 @@ import tantivy
 
 from app.archive import discovery as D
 from app.archive.lines import LineStats, decode_line, read_span
-from app.archive.records import Extractor, FileSummary, parse_ts
+from app.archive.records import SUBAGENT_TOOLS, Extractor, FileSummary, parse_ts
 from app.index import schema as S
 from app.index.query import CompiledQuery, compile_query, parse_date_bound
 from app.index.store import IndexStore
@@ -109,6 +109,8 @@ class ArchiveService:
         self.message: str | None = store.recovered
         self._titles: dict[str, tuple[str, str]] = {}
         self._titles_gen = -1
+        self._links: dict[str, dict[str, str]] = {}
+        self._links_gen = -1
         self._lock = threading.Lock()
         self.generation = 0
         """Bumped on every `refresh()`: caches keyed on it drop stale answers."""
@@ -216,7 +218,9 @@ class ArchiveService:
             query = query[:20_000]
         state = decode_cursor(cursor)
         offset = int(state.get("o", 0))
-        gen_max = int(state.get("g", 0)) or int(time.time() * 1000) + 1
+        # pages after the first see only what was committed when the first was asked
+        # for, so documents committed in between do not shift them
+        gen_max = int(state.get("g", 0)) or None
         cq = compile_query(query, self.schema, self.analyzer, now=datetime.now(timezone.utc))
         warnings = list(cq.warnings)
         kinds = self._kinds(cq, kind, include_tool_results, include_thinking, warnings)
@@ -229,7 +233,7 @@ class ArchiveService:
         page = M.SearchPage(query=query, warnings=warnings)
         if group_by_session:
             self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
-                          snippet_chars, page)
+                          snippet_chars, page, gen_max)
         else:
             fetch = limit + offset
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
@@ -239,7 +243,8 @@ class ArchiveService:
             page.hits = [self._hit(searcher.doc(addr), score, snip, snippet_chars)
                          for score, addr in rows]
             if offset + limit < page.total:
-                page.next_cursor = encode_cursor({"o": offset + limit, "g": gen_max})
+                page.next_cursor = encode_cursor(
+                    {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
         if facets:
             page.facets = self._facets(searcher, self._all(base, self._terms(
                 S.KIND, self._kinds(cq, None, True, True, []))))
@@ -262,7 +267,9 @@ class ArchiveService:
         if cq.kinds:
             asked = (asked & set(cq.kinds)) if asked else set(cq.kinds)
             if not asked:
-                warnings.append("the kind option and the kind: filter exclude each other")
+                warnings.append("the kind option and the kind: filter exclude each other; "
+                                "nothing can match both")
+                return []
         if asked:
             return sorted(asked)
         excluded = set(S.DEFAULT_EXCLUDED_KINDS)
@@ -274,16 +281,38 @@ class ArchiveService:
 
     def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
                  session_id: str | None, exclude_sessions: Iterable[str],
-                 gen_max: int) -> tantivy.Query:
+                 gen_max: int | None) -> tantivy.Query:
         must: list[tantivy.Query | None] = [cq.query, self._project_query(project)]
         lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
         must.append(self._date_range(lo, hi))
         if session_id:
             must.append(self._term(S.SESSION, session_id))
-        must.append(tantivy.Query.range_query(self.schema, S.GEN, tantivy.FieldType.Unsigned,
-                                              0, gen_max))
+        if gen_max:
+            must.append(tantivy.Query.range_query(self.schema, S.GEN,
+                                                  tantivy.FieldType.Unsigned, 0, gen_max,
+                                                  include_upper=True))
+        # filters select, they do not rank: scored, they would add to each hit a constant
+        # that the kind weights then scale differently, and page 2 (gen filter) would
+        # rank otherwise than page 1
+        must = [must[0]] + [tantivy.Query.const_score_query(q, 0.0) for q in must[1:]
+                            if q is not None]
         excl = [s for s in exclude_sessions if s]
         return self._all(*must, must_not=[self._terms(S.SESSION, excl)] if excl else [])
+
+    def _visible_gen(self, searcher: tantivy.Searcher) -> int:
+        """The commit generation of the newest documents this searcher sees.
+
+        The indexer stamps it on its `state:_meta` document at every commit; an index
+        written before that falls back to the largest `gen` of any document.
+        """
+        hits = searcher.search(self._term(S.ID, "state:_meta"), 1, count=False).hits
+        if hits:
+            g = searcher.doc(hits[0][1]).get_first(S.GEN)
+            if g:
+                return int(g)
+        top = searcher.search(tantivy.Query.all_query(), 1, count=False, order_by_field=S.GEN,
+                              order=tantivy.Order.Desc).hits
+        return int(top[0][0]) if top else 1
 
     def _ranked(self, searcher: tantivy.Searcher, q: tantivy.Query, scored: bool,
                 recency: bool, fetch: int, count: bool) -> tuple[int, list[tuple[float, Any]]]:
@@ -301,10 +330,12 @@ class ArchiveService:
         rows = [(float(s), a) for s, a in res.hits]
         if recency and rows:
             now = time.time()
-            ts = searcher.fast_field_values(S.TS, [a for _, a in rows])
+            # date fast fields cannot be read by address (tantivy-py reads numeric ones
+            # only), so the pool's stored timestamps are read: the pool is small.
+            ts = [_dt(searcher.doc(a).get_first(S.TS)) for _, a in rows]
             boosted = []
             for (score, addr), t in zip(rows, ts, strict=True):
-                age_days = max(0.0, (now - (t or 0) / 1e9) / 86400) if t else 3650
+                age_days = max(0.0, (now - t.timestamp()) / 86400) if t else 3650
                 boosted.append((score * (1 + 0.5 * math.exp(-age_days / 30)), addr))
             rows = sorted(boosted, key=lambda r: -r[0])[:fetch]
         return (res.count or 0), rows
@@ -361,25 +392,28 @@ class ArchiveService:
 
     def _grouped(self, searcher: tantivy.Searcher, cq: CompiledQuery, q: tantivy.Query,
                  scored: bool, recency: bool, offset: int, limit: int, per_group: int,
-                 chars: int, page: M.SearchPage) -> None:
+                 chars: int, page: M.SearchPage, gen: int | None = None) -> None:
         want = offset + limit
-        fetch = min(2000, max(200, want * 8))
+        fetch = min(1000, max(100, want * 5))
         total, rows = self._ranked(searcher, q, scored, recency, fetch, count=True)
         page.total = total
         order: list[str] = []
         groups: dict[str, list[tuple[float, Any]]] = {}
-        sessions = searcher.fast_field_values(S.SESSION, [a for _, a in rows]) if rows else []
-        for (score, addr), sid in zip(rows, sessions, strict=True):
+        # text fast fields cannot be read by address in tantivy-py: read the stored docs
+        # of the pool (kept for the hits below)
+        docs = [searcher.doc(a) for _, a in rows]
+        for (score, addr), doc in zip(rows, docs, strict=True):
+            sid = _first(doc, S.SESSION)
             key = sid or f"~{addr.segment_ord}:{addr.doc}"
             if key not in groups:
                 groups[key] = []
                 order.append(key)
-            groups[key].append((score, addr))
+            groups[key].append((score, doc))
         snip = self._snippets(searcher, cq)
         out = []
         for key in order[offset:want]:
             members = groups[key]
-            hits = [self._hit(searcher.doc(a), s, snip, chars) for s, a in members[:per_group]]
+            hits = [self._hit(d, s, snip, chars) for s, d in members[:per_group]]
             first = hits[0]
             sid = first.session_id
             title = first.title
@@ -390,7 +424,7 @@ class ArchiveService:
         page.groups = out
         page.hits = [g.hits[0] for g in out]
         if want < len(order):
-            page.next_cursor = encode_cursor({"o": want, "g": int(time.time() * 1000) + 1})
+            page.next_cursor = encode_cursor({"o": want, "g": gen or self._visible_gen(searcher)})
 
     def _facets(self, searcher: tantivy.Searcher, q: tantivy.Query) -> M.Facets:
         agg = searcher.aggregate(q, {
@@ -418,24 +452,57 @@ class ArchiveService:
         text_len = int(_first(doc, S.TEXT_LEN, 0)) or len(text)
         path = _first(doc, S.PATH)
         offset, length = int(_first(doc, S.OFFSET, 0)), int(_first(doc, S.LENGTH, 0))
+        readable = True
         if full or (text_len > len(text) and char_offset):
             full_text = self._read_back(doc, path, offset, length)
+            readable = full_text is not None
             if full_text is not None:
                 text, text_len = full_text, len(full_text)
+        if text_len > len(text) > 3:
+            # the index keeps head + "\n…\n" + tail (records.cap); only the head is a
+            # prefix of the whole text, so only the head is shown and read on from
+            limit = len(text) - 3
+            text = text[:limit - limit // 5]
         piece = text[char_offset:char_offset + max_chars]
         end = char_offset + len(piece)
         truncated = end < max(text_len, len(text))
+        kind, tool = _first(doc, S.KIND), _first(doc, S.TOOL)
+        subagent = _first(doc, S.LINK_AGENT)
+        if not subagent and kind == S.TOOL_CALL and tool in SUBAGENT_TOOLS:
+            subagent = self._subagent_links(_first(doc, S.SESSION)).get(
+                _first(doc, S.TOOL_USE_ID), "")
         return M.Entry(
-            id=_first(doc, S.ID), kind=_first(doc, S.KIND), role=_first(doc, S.ROLE),
+            id=_first(doc, S.ID), kind=kind, role=_first(doc, S.ROLE),
             uuid=_first(doc, S.UUID), parent_uuid=_first(doc, S.PARENT),
             session_id=_first(doc, S.SESSION), agent_id=_first(doc, S.AGENT),
             timestamp=_dt(doc.get_first(S.TS)), text=self._red(piece), text_len=text_len,
-            truncated=truncated, next_char=end if truncated and end < len(text) else None,
-            tool=_first(doc, S.TOOL), tool_use_id=_first(doc, S.TOOL_USE_ID),
-            subagent_id=_first(doc, S.LINK_AGENT), files=doc.to_dict().get(S.FILES, []),
-            model=_first(doc, S.MODEL), flags=doc.to_dict().get(S.FLAGS, []), path=path,
+            truncated=truncated,
+            next_char=end if truncated and (end < len(text) or readable) else None,
+            tool=tool, tool_use_id=_first(doc, S.TOOL_USE_ID),
+            subagent_id=subagent, files=doc.get_all(S.FILES),
+            model=_first(doc, S.MODEL), flags=doc.get_all(S.FLAGS), path=path,
             offset=offset, length=length, project=_first(doc, S.PROJECT),
         )
+
+    def _subagent_links(self, sid: str) -> dict[str, str]:
+        """Spawning tool_use id -> subagent id of a session, cached until the next commit:
+        the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""
+        with self._lock:
+            if self._links_gen != self.generation:
+                self._links = {}
+                self._links_gen = self.generation
+            hit = self._links.get(sid)
+        if hit is not None:
+            return hit
+        doc = self._session_doc(sid) if sid else None
+        hit = {}
+        if doc is not None:
+            blob = orjson.loads(_first(doc, S.BLOB, b"{}"))
+            hit = {r["tool_use_id"]: r.get("agent_id", "") for r in blob.get("subagents", [])
+                   if r.get("tool_use_id")}
+        with self._lock:
+            self._links[sid] = hit
+        return hit
 
     def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
                    length: int) -> str | None:
@@ -453,10 +520,12 @@ class ArchiveService:
         objs = decode_line(raw, LineStats())
         block = int(_first(doc, S.SEQ, 0)) % 256
         j, b = divmod(block, 16)
+        if kind == S.HISTORY:  # history documents number the objects of a line directly
+            if block >= len(objs):
+                return None
+            return _history_text(objs[block])
         if j >= len(objs):
             return None
-        if kind == S.HISTORY:
-            return str(objs[j].get("display", ""))
         is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
         units = Extractor(FileSummary(), is_agent_file=is_agent, full_text=True).extract(
             objs[j], LineStats())
@@ -675,7 +744,12 @@ class ArchiveService:
             hour=0, minute=0, second=0, microsecond=0)
         if days is not None:
             _check_limit(days, "days", 3660)
+        # whole (UTC) days: a partial first or last day would undercount its bucket
+        midnight = hi.astimezone(timezone.utc).replace(hour=0, minute=0, second=0,
+                                                       microsecond=0)
+        hi = midnight if midnight == hi else midnight + timedelta(days=1)
         lo = self._date_arg(since, "since") or (hi - timedelta(days=days or 30))
+        lo = lo.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
         if lo >= hi:
             raise ServiceError("since must be before until")
         searcher = self._searcher()
@@ -971,6 +1045,17 @@ class ArchiveService:
 
 def _ns(v: Any) -> datetime | None:
     return datetime.fromtimestamp(v / 1e9, tz=timezone.utc) if v else None
+
+
+def _history_text(obj: dict[str, Any]) -> str:
+    """A history line's prompt with its pasted contents, as the indexer reads it."""
+    text = str(obj.get("display", ""))
+    pasted = obj.get("pastedContents")
+    if isinstance(pasted, dict):
+        for item in pasted.values():
+            if isinstance(item, dict) and isinstance(item.get("content"), str):
+                text += "\n" + item["content"]
+    return text
 
 
 def _regex_escape(text: str) -> str:
