@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, Static, Tree
@@ -19,6 +19,7 @@ from textual.widgets import Footer, Input, Markdown, Static, Tree
 from app.service.models import PlanTree as PlanDoc
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
+from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import human_bytes, local, short_project
 
 PLAN_LIMIT = 500
@@ -63,14 +64,16 @@ class PlansScreen(Screen[None]):
         self._loaded = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="plans-left"):
-            yield Input(placeholder="search plans…  (/ to focus)", id="plans-search")
-            yield Static("", id="plans-count")
-            yield PlanTree(id="plans-tree")
-        with Vertical(id="plans-right"):
-            yield Static("", id="plan-meta")
-            with VerticalScroll(id="plan-scroll"):
-                yield Markdown("", id="plan-markdown")
+        yield ArchiveHeader("Plans")
+        with Horizontal(id="plans-body"):
+            with Vertical(id="plans-left"):
+                yield Input(placeholder="search plans…  (/ to focus)", id="plans-search")
+                yield Static("", id="plans-count")
+                yield PlanTree(id="plans-tree")
+            with Vertical(id="plans-right"):
+                yield Static("", id="plan-meta")
+                with VerticalScroll(id="plan-scroll"):
+                    yield Markdown("", id="plan-markdown")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -1,15 +1,220 @@
-"""Projects and memory pane (placeholder; being built out)."""
+"""Projects pane: projects with their figures, their memory files rendered as Markdown.
+
+Session-memory summaries are listed under their project with their session's title;
+Enter (or o) on one opens that session in replay.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import DataTable, Footer, Markdown, OptionList, Static
+
+from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets.project_list import MemoryList, ProjectTable
+from app.tui.widgets.status_header import ArchiveHeader
+from app.tui.widgets.timeline_format import ago, human_bytes, human_count, local, short_project
 
 
 class ProjectsScreen(Screen[None]):
-    """Projects and memory pane."""
+    """What was remembered: projects, their memory files and session summaries."""
+
+    BINDINGS = [
+        Binding("o", "open_session", "Open session",
+                tooltip="Open the session of a session-memory summary (or the project's "
+                        "latest session)"),
+        Binding("tab", "app.focus_next", "Next list", show=False),
+    ]
+
+    @dataclass
+    class ProjectsLoaded(Message):
+        request: int
+        projects: list[ProjectInfo]
+        memory: dict[str, list[MemoryFileInfo]]
+        titles: dict[str, str] = field(default_factory=dict)
+        error: str | None = None
+
+    @dataclass
+    class FileLoaded(Message):
+        request: int
+        file: MemoryFile | None
+        error: str | None = None
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._request = 0
+        self._file_request = 0
+        self._memory: dict[str, list[MemoryFileInfo]] = {}
+        self._titles: dict[str, str] = {}
+        self._shown: tuple[str, str] | None = None
+        self._generation = -1
+        self._loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Static("Projects and memory", id="projects-placeholder")
+        yield ArchiveHeader("Projects")
+        with Horizontal(id="projects-body"):
+            with Vertical(id="projects-left"):
+                yield Static("Projects", id="projects-caption", classes="caption")
+                yield ProjectTable(id="projects-table")
+                yield Static("Memory", id="memory-caption", classes="caption")
+                yield MemoryList(id="memory-list")
+            with Vertical(id="projects-right"):
+                yield Static("", id="memory-meta")
+                with VerticalScroll(id="memory-scroll"):
+                    yield Markdown("", id="memory-markdown")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ProjectTable).focus()
+        self.reload()
+
+    @property
+    def service(self):  # noqa: ANN201
+        return self.app.service  # type: ignore[attr-defined]
+
+    def reload(self) -> None:
+        self._request += 1
+        self._load(self._request)
+
+    @work(thread=True, group="projects", exclusive=True, exit_on_error=False)
+    def _load(self, request: int) -> None:
+        svc = self.service
+        gen = svc.generation
+        try:
+            projects = svc.projects()
+            memory: dict[str, list[MemoryFileInfo]] = {}
+            for f in svc.memory_files():
+                memory.setdefault(f.project, []).append(f)
+            titles = {f.session_id: svc.session_title(f.session_id)[0]
+                      for files in memory.values() for f in files if f.session_id}
+        except Exception as exc:
+            self.post_message(self.ProjectsLoaded(request, [], {}, {}, str(exc)))
+            return
+        self._generation = gen
+        self.post_message(self.ProjectsLoaded(request, projects, memory, titles))
+
+    @on(ProjectsLoaded)
+    def _loaded_projects(self, msg: ProjectsLoaded) -> None:
+        if msg.request != self._request:
+            return
+        self._loaded = True
+        if msg.error:
+            self.query_one("#memory-meta", Static).update(f"[b]Error:[/] {msg.error}")
+            return
+        self._memory, self._titles = msg.memory, msg.titles
+        table = self.query_one(ProjectTable)
+        table.show(msg.projects, {k: len(v) for k, v in msg.memory.items()})
+        n = len(msg.projects)
+        self.query_one("#projects-caption", Static).update(
+            f"Projects [dim]{n} · {sum(p.sessions for p in msg.projects)} sessions · "
+            f"{human_bytes(sum(p.archive_bytes for p in msg.projects))}[/]")
+        self._show_memory_list()
+
+    def _show_memory_list(self) -> None:
+        project = self.query_one(ProjectTable).selected
+        files = self._memory.get(project or "", [])
+        self.query_one(MemoryList).show(files, self._titles)
+        summaries = sum(1 for f in files if f.session_id)
+        self.query_one("#memory-caption", Static).update(
+            f"Memory [dim]{short_project(project or '')} · {len(files) - summaries} files"
+            f"{f' · {summaries} session summar' + ('ies' if summaries > 1 else 'y') if summaries else ''}[/]")
+        self._load_selected_file(force=True)
+
+    @on(DataTable.RowHighlighted, "#projects-table")
+    def _project_highlighted(self) -> None:
+        self._show_memory_list()
+
+    @on(OptionList.OptionHighlighted, "#memory-list")
+    def _file_highlighted(self) -> None:
+        self._load_selected_file()
+
+    def _load_selected_file(self, force: bool = False) -> None:
+        f = self.query_one(MemoryList).selected_file
+        if f is None:
+            self._shown = None
+            project = self.query_one(ProjectTable).selected
+            self._show_project_only(project)
+            return
+        key = (f.project, f.path)
+        if key == self._shown and not force:
+            return
+        self._shown = key
+        self._file_request += 1
+        self._load_file(self._file_request, f)
+
+    def _show_project_only(self, project: str | None) -> None:
+        self.query_one("#memory-meta", Static).update(
+            f"[b]{short_project(project or '')}[/]\n[dim]no memory files[/]"
+            if project else "[dim]no project[/]")
+        self.query_one("#memory-markdown", Markdown).update("")
+
+    @work(thread=True, group="memory-file", exclusive=True, exit_on_error=False)
+    def _load_file(self, request: int, info: MemoryFileInfo) -> None:
+        try:
+            mf = self.service.memory_file(info.project, info.path)
+        except Exception as exc:
+            self.post_message(self.FileLoaded(request, None, str(exc)))
+            return
+        self.post_message(self.FileLoaded(request, mf))
+
+    @on(FileLoaded)
+    def _file_loaded(self, msg: FileLoaded) -> None:
+        if msg.request != self._file_request:
+            return
+        meta = self.query_one("#memory-meta", Static)
+        if msg.file is None:
+            meta.update(f"[b]Error:[/] {msg.error}")
+            return
+        info = msg.file.info
+        where = f"{short_project(info.project)} · {info.filename}"
+        if info.session_id:
+            title = self._titles.get(info.session_id) or info.session_id[:8]
+            where = (f"session memory of [b]{title}[/] ({info.session_id[:8]}) · "
+                     f"[dim]o or Enter opens the session[/]")
+        heading = "Session memory" if info.session_id else (info.title.split(': ', 1)[-1]
+                                                             or info.filename)
+        meta.update(f"[b]{heading}[/]\n{where}\n"
+                    f"[dim]{info.path} · {human_bytes(info.size)} · "
+                    f"changed {local(info.modified, '%d %b %Y %H:%M')} "
+                    f"({ago(info.modified)})[/]")
+        md = self.query_one("#memory-markdown", Markdown)
+        if getattr(md, "source", None) != msg.file.text:
+            md.update(msg.file.text)
+            self.query_one("#memory-scroll", VerticalScroll).scroll_home(animate=False)
+
+    @on(MemoryList.OpenSummarySession)
+    def _open_summary(self, msg: MemoryList.OpenSummarySession) -> None:
+        self.post_message(OpenSession(msg.session_id))
+
+    def action_open_session(self) -> None:
+        f = self.query_one(MemoryList).selected_file
+        if f is not None and f.session_id:
+            self.post_message(OpenSession(f.session_id))
+            return
+        project = self.query_one(ProjectTable).selected
+        if project:
+            self._open_latest(project)
+
+    @work(thread=True, group="projects-open", exclusive=True, exit_on_error=False)
+    def _open_latest(self, project: str) -> None:
+        page = self.service.sessions(project=project, limit=1)
+        if page.sessions:
+            self.post_message(OpenSession(page.sessions[0].session_id))
+
+    def on_index_updated(self, _msg: IndexUpdated) -> None:
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self._loaded and self.service.generation != self._generation:
+            self.reload()
+
+
+__all__ = ["ProjectsScreen", "human_count"]

@@ -1,15 +1,254 @@
-"""Prompts pane (placeholder; being built out)."""
+"""Prompts pane: what was asked (history.jsonl), newest first, searchable and filtered by
+project, session and date, growing live; Enter opens the prompt's session."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Select, Static
+from textual.timer import Timer
+
+from app.service.models import HistoryItem
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets.prompt_list import PromptTable
+from app.tui.widgets.status_header import ArchiveHeader
+from app.tui.widgets.timeline_format import ago, local, short_project
+
+PAGE = 200
+"""Prompts per query; more load as the cursor nears the end."""
+DEBOUNCE = 0.15
+"""Seconds of quiet typing before the query runs."""
+
+
+@dataclass(frozen=True)
+class PromptFilter:
+    query: str = ""
+    project: str | None = None
+    session: str | None = None
+    since: str = ""
 
 
 class PromptsScreen(Screen[None]):
-    """Prompts pane."""
+    """The prompt history, newest first (ranked when searching)."""
+
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search", tooltip="Search the prompts"),
+        Binding("f", "focus_project", "Project", tooltip="Filter by project"),
+        Binding("s", "toggle_session", "This session",
+                tooltip="Only the prompts of the selected prompt's session (again: all)"),
+        Binding("o", "open_session", "Open", tooltip="Open the prompt's session in replay"),
+        Binding("escape", "clear", "Clear", show=False),
+    ]
+
+    @dataclass
+    class PromptsLoaded(Message):
+        request: int
+        items: list[HistoryItem]
+        total: int
+        append: bool = False
+        warnings: list[str] = field(default_factory=list)
+        error: str | None = None
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.filter = PromptFilter()
+        self._request = 0
+        self._total = 0
+        self._loading_more = False
+        self._debounce: Timer | None = None
+        self._generation = -1
+        self._loaded = False
+        self._new_above = 0
 
     def compose(self) -> ComposeResult:
-        yield Static("Prompts", id="prompts-placeholder")
+        yield ArchiveHeader("Prompts")
+        with Horizontal(id="prompts-bar"):
+            yield Input(placeholder="search prompts…  (/)", id="prompts-search")
+            yield Select[str]([], prompt="All projects", id="prompts-project")
+            yield Input(placeholder="since: 7d, 2026-11-01", id="prompts-since")
+        yield Static("", id="prompts-status")
+        yield PromptTable(id="prompts-table")
+        yield Static("", id="prompt-preview")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(PromptTable).focus()
+        self.reload()
+        self._load_projects()
+
+    @property
+    def service(self):  # noqa: ANN201
+        return self.app.service  # type: ignore[attr-defined]
+
+    # ---- queries -------------------------------------------------------------------
+    def reload(self, *, live: bool = False) -> None:
+        self._request += 1
+        table = self.query_one(PromptTable)
+        # a live refresh re-reads everything loaded so far, so nobody loses their page
+        limit = min(500, max(PAGE, len(table.items))) if live else PAGE
+        self._load(self._request, self.filter, limit, 0, False)
+
+    @work(thread=True, group="prompts", exclusive=True, exit_on_error=False)
+    def _load(self, request: int, flt: PromptFilter, limit: int, offset: int,
+              append: bool) -> None:
+        svc = self.service
+        gen = svc.generation
+        try:
+            page = svc.history(query=flt.query or None, project=flt.project,
+                               session_id=flt.session, since=flt.since or None,
+                               limit=limit, offset=offset)
+        except Exception as exc:
+            self.post_message(self.PromptsLoaded(request, [], 0, append, [], str(exc)))
+            return
+        if not append:
+            self._generation = gen
+        self.post_message(self.PromptsLoaded(request, page.items, page.total, append,
+                                             page.warnings))
+
+    @work(thread=True, group="prompts-projects", exclusive=True, exit_on_error=False)
+    def _load_projects(self) -> None:
+        projects = [p.path for p in self.service.projects()]
+        self.app.call_from_thread(self._set_projects, projects)
+
+    def _set_projects(self, projects: list[str]) -> None:
+        select = self.query_one("#prompts-project", Select)
+        with self.prevent(Select.Changed):
+            select.set_options([(short_project(p), p) for p in projects])
+            if self.filter.project in projects:
+                select.value = self.filter.project
+
+    @on(PromptsLoaded)
+    def _loaded_prompts(self, msg: PromptsLoaded) -> None:
+        if msg.request != self._request:
+            return
+        self._loaded = True
+        status = self.query_one("#prompts-status", Static)
+        if msg.error:
+            status.update(f"[b]Can't search:[/] {msg.error}")
+            return
+        table = self.query_one(PromptTable)
+        self._total = msg.total
+        if msg.append:
+            self._loading_more = False
+            table.append(msg.items)
+        else:
+            new = table.show(msg.items)
+            self._new_above = new if table.cursor_row > 0 else 0
+        self._show_status(msg.warnings)
+        self._show_preview()
+
+    def _show_status(self, warnings: list[str] | None = None) -> None:
+        table = self.query_one(PromptTable)
+        f = self.filter
+        parts = [f"[b]{self._total}[/] prompt{'s' * (self._total != 1)}"]
+        parts.append("best match first" if f.query else "newest first")
+        if f.project:
+            parts.append(f"project [b]{short_project(f.project)}[/]")
+        if f.session:
+            parts.append(f"session [b]{f.session[:8]}[/] [dim](s: all sessions)[/]")
+        if f.since:
+            parts.append(f"since [b]{f.since}[/]")
+        if len(table.items) < self._total:
+            parts.append(f"[dim]{len(table.items)} loaded[/]")
+        if self._new_above:
+            parts.append(f"[reverse] ↑ {self._new_above} new [/]")
+        if warnings:
+            parts.append(f"[dim]ignored: {'; '.join(warnings)}[/]")
+        self.query_one("#prompts-status", Static).update("  ·  ".join(parts))
+
+    def _show_preview(self) -> None:
+        it = self.query_one(PromptTable).selected
+        preview = self.query_one("#prompt-preview", Static)
+        if it is None:
+            preview.update("")
+            return
+        title = self.service.session_title(it.session_id)[0] if it.session_id else ""
+        head = (f"[b]{short_project(it.project)}[/] · {local(it.timestamp, '%a %d %b %Y %H:%M')}"
+                f" ({ago(it.timestamp)})")
+        if it.session_id:
+            head += f" · session [b]{title or it.session_id[:8]}[/] [dim]{it.session_id[:8]}[/]"
+        from rich.markup import escape
+
+        preview.update(f"{head}\n{escape(it.text.strip())}")
+
+    # ---- events --------------------------------------------------------------------
+    @on(PromptTable.NearEnd)
+    def _more(self) -> None:
+        table = self.query_one(PromptTable)
+        if self._loading_more or len(table.items) >= self._total:
+            return
+        self._loading_more = True
+        self._load(self._request, self.filter, PAGE, len(table.items), True)
+
+    @on(PromptTable.RowHighlighted)
+    def _row_highlighted(self, event: PromptTable.RowHighlighted) -> None:
+        if event.cursor_row == 0 and self._new_above:
+            self._new_above = 0
+            self._show_status()
+        self._show_preview()
+
+    @on(PromptTable.Opened)
+    def _opened(self, msg: PromptTable.Opened) -> None:
+        if msg.item.session_id:
+            self.post_message(OpenSession(msg.item.session_id))
+
+    @on(Input.Changed, "#prompts-search")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self._set_filter(query=event.value.strip())
+
+    @on(Input.Changed, "#prompts-since")
+    def _since_changed(self, event: Input.Changed) -> None:
+        self._set_filter(since=event.value.strip())
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.query_one(PromptTable).focus()
+
+    @on(Select.Changed, "#prompts-project")
+    def _project_changed(self, event: Select.Changed) -> None:
+        self._set_filter(project=event.value if isinstance(event.value, str) else None)
+
+    def _set_filter(self, **changes: object) -> None:
+        self.filter = PromptFilter(**{**self.filter.__dict__, **changes})
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self.reload)
+
+    def on_index_updated(self, _msg: IndexUpdated) -> None:
+        self.reload(live=True)
+
+    def on_screen_resume(self) -> None:
+        if self._loaded and self.service.generation != self._generation:
+            self.reload(live=True)
+
+    # ---- actions ---------------------------------------------------------------------
+    def action_focus_search(self) -> None:
+        self.query_one("#prompts-search", Input).focus()
+
+    def action_focus_project(self) -> None:
+        self.query_one("#prompts-project", Select).focus()
+
+    def action_toggle_session(self) -> None:
+        if self.filter.session:
+            self._set_filter(session=None)
+            return
+        it = self.query_one(PromptTable).selected
+        if it is not None and it.session_id:
+            self._set_filter(session=it.session_id)
+
+    def action_open_session(self) -> None:
+        it = self.query_one(PromptTable).selected
+        if it is not None and it.session_id:
+            self.post_message(OpenSession(it.session_id))
+
+    def action_clear(self) -> None:
+        for sel in ("#prompts-search", "#prompts-since"):
+            self.query_one(sel, Input).value = ""
+        self.query_one(PromptTable).focus()

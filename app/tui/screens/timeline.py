@@ -22,6 +22,7 @@ from textual.widgets import Footer, Select, Static
 from app.service.models import DayActivity, SessionInfo, Timeline
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.timeline_chart import ActivityChart
+from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import human_count, now, short_project
 from app.tui.widgets.timeline_sessions import DaySessions
 
@@ -110,6 +111,7 @@ class TimelineScreen(Screen[None]):
 
     # ---- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        yield ArchiveHeader("Timeline")
         with Horizontal(id="timeline-bar"):
             yield Static("Timeline", id="timeline-title")
             yield Static("", id="timeline-range")
