@@ -931,3 +931,89 @@ def test_tail_returns_what_follows(demo_service: ArchiveService) -> None:
     assert [e.id for e in half] == [e.id for e in entries[:3]]
     rest, _ = demo_service.tail(sid, after_seq=last3)
     assert [e.id for e in rest] == [e.id for e in entries[3:]]
+
+
+# ---- paging stays put while the indexer commits ----------------------------------------
+def _append_prompts(root: Path, sid_path: Path, text: str, n: int) -> None:
+    objs = _jsonl(sid_path)
+    last = next(o for o in reversed(objs) if o.get("uuid"))
+    stamp = datetime(2027, 1, 1, tzinfo=timezone.utc)
+    lines = []
+    parent = last["uuid"]
+    for i in range(n):
+        uuid = f"appended-{i:04d}-{stamp.timestamp():.0f}"
+        lines.append({"type": "user", "uuid": uuid, "parentUuid": parent,
+                      "sessionId": last.get("sessionId"), "cwd": last.get("cwd"),
+                      "timestamp": (stamp + timedelta(minutes=i)).isoformat(),
+                      "message": {"role": "user", "content": f"{text} number {i}"}})
+        parent = uuid
+    with open(sid_path, "a", encoding="utf-8") as f:
+        f.write("".join(json.dumps(x) + "\n" for x in lines))
+
+
+@pytest.mark.parametrize("query,grouped", [("kind:prompt", False), ("test", False),
+                                           ("the", True)])
+def test_cursor_does_not_shift_when_documents_are_committed(
+        demo_archive: Path, tmp_path: Path, query: str, grouped: bool) -> None:
+    """A live indexer commits between page 1 and page 2 (newer and matching entries):
+    page 2 continues page 1 as it was, and a new search sees the new entries."""
+    from app.config import Settings
+    from app.index.indexer import Indexer
+    from app.index.store import IndexStore
+
+    store = IndexStore(Settings(demo_archive, tmp_path / "data").archive_data_dir)
+    indexer = Indexer(store, demo_archive, store.try_writer())
+    try:
+        indexer.run()
+        svc = ArchiveService(store, demo_archive)
+
+        def ids(page: M.SearchPage) -> list[str]:
+            if grouped:
+                return [g.session_id or g.hits[0].id for g in page.groups]
+            return [h.id for h in page.hits]
+
+        before = ids(svc.search(query, limit=8, group_by_session=grouped))
+        page1 = svc.search(query, limit=4, group_by_session=grouped)
+        assert ids(page1) == before[:4] and page1.next_cursor
+        target = svc.session(svc.sessions(limit=1).sessions[0].session_id)
+        _append_prompts(demo_archive, demo_archive / target.path,
+                        "test the appended prompt", 6)
+        # a second session gains matches too, so grouped pages would shift
+        other = svc.sessions(limit=3).sessions[-1]
+        _append_prompts(demo_archive, demo_archive / other.path, "test the other one", 3)
+        report = indexer.run()
+        assert report.docs_added >= 9
+        svc.refresh()
+        page2 = svc.search(query, limit=4, group_by_session=grouped,
+                           cursor=page1.next_cursor)
+        assert ids(page2) == before[4:8]
+        fresh = svc.search(query, limit=50, group_by_session=grouped)
+        if not grouped:
+            assert any(h.uuid.startswith("appended-") for h in fresh.hits)
+            assert fresh.total == page1.total + 9
+    finally:
+        indexer.close()
+
+
+# ---- bounded outputs -----------------------------------------------------------------
+def test_every_big_text_is_capped_and_says_so(tmp_path: Path) -> None:
+    root, body = _long_entry_archive(tmp_path, 300_000)
+    svc = build_index(root, tmp_path / "data")
+    sid = "31111111-2222-3333-4444-555555555555"
+    for e in svc.transcript(sid, max_chars=500).entries:
+        assert len(e.text) <= 500
+        assert e.truncated == (e.text_len > len(e.text))
+        if e.truncated:
+            assert e.next_char == len(e.text)
+    hits = svc.search("line", include_tool_results=True, snippet_chars=60).hits
+    assert hits and all(len(h.snippet) <= 200 for h in hits)
+    (e,) = svc.entries([hits[0].id])
+    assert len(e.text) == 20_000 and e.truncated and e.next_char == 20_000
+    ctx = svc.context(hits[0].id, max_chars=50)
+    assert len(ctx.target.text) <= 200 and ctx.target.truncated
+    tail, _ = svc.tail(sid, max_chars=100)
+    assert all(len(x.text) <= 100 for x in tail)
+    assert any(x.truncated and x.next_char == 100 for x in tail)
+    # the title of a session made of a huge prompt is capped too
+    info = svc.session(sid)
+    assert len(info.title) <= 200 and len(info.first_prompt) <= 200
