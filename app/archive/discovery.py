@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,3 +205,82 @@ def agent_plan_parts(stem: str) -> tuple[str, str]:
 def meta_path(src: SourceFile) -> Path:
     """The `.meta.json` beside a subagent transcript (it may not exist)."""
     return src.path.with_name(src.path.name[: -len(".jsonl")] + ".meta.json")
+
+
+def sources_for(root: Path, rels: Iterable[str],
+                report: DiscoveryReport | None = None) -> list[SourceFile]:
+    """The `SourceFile`s of just these archive-relative paths, classified as `discover`
+    would (live updates: no walk of the whole archive).
+
+    A path that does not exist, is not a regular file, lies under a symlink, or is not a
+    source `discover` would yield (a `.meta.json`, a set-aside copy) is left out: the
+    caller treats a known file that is left out as gone.
+    """
+    report = report if report is not None else DiscoveryReport({})
+    out: list[SourceFile] = []
+    for rel in sorted(set(rels)):
+        kind_kw = _classify(rel)
+        if kind_kw is None:
+            continue
+        kind, kw = kind_kw
+        path = root.joinpath(*rel.split("/"))
+        if not _plain_path(root, path):
+            continue
+        src = _stat_file(path, rel, kind, report, **kw)
+        if src is not None:
+            out.append(src)
+    return out
+
+
+def _plain_path(root: Path, path: Path) -> bool:
+    """A regular file reached without following any symlink below `root`."""
+    import stat as _stat
+
+    p = path
+    try:
+        if not _stat.S_ISREG(p.lstat().st_mode):
+            return False
+        p = p.parent
+        while p != root:
+            if not _stat.S_ISDIR(p.lstat().st_mode):
+                return False
+            p = p.parent
+    except OSError:
+        return False
+    return True
+
+
+def _classify(rel: str) -> tuple[str, dict[str, str]] | None:
+    """(kind, SourceFile fields) of an archive-relative path, by `discover`'s rules."""
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return None
+    if parts == ["history.jsonl"]:
+        return HISTORY, {}
+    if len(parts) == 2 and parts[0] == "plans" and parts[1].endswith(".md"):
+        return PLAN, {}
+    if len(parts) < 3 or parts[0] != "projects":
+        return None
+    project, rest = parts[1], parts[2:]
+    name = rest[-1]
+    if len(rest) == 1:
+        if not name.endswith(".jsonl"):
+            return None
+        if _SET_ASIDE.search(name):
+            return None
+        stem = name[: -len(".jsonl")]
+        if stem.startswith("agent-"):
+            return AGENT, {"project_dir": project, "agent_id": stem[len("agent-"):]}
+        return SESSION, {"project_dir": project, "session_id": stem}
+    if rest[0] == "memory":
+        if len(rest) == 2 and name.endswith(".md"):
+            return MEMORY, {"project_dir": project}
+        return None
+    sid = rest[0]
+    if rest[1:] == ["session-memory", "summary.md"]:
+        return MEMORY, {"project_dir": project, "session_id": sid}
+    if len(rest) >= 3 and rest[1] == "subagents" and name.startswith("agent-") \
+            and name.endswith(".jsonl"):
+        return AGENT, {"project_dir": project, "session_id": sid,
+                       "agent_id": name[len("agent-"): -len(".jsonl")]}
+    return None

@@ -48,6 +48,7 @@ from app.archive.records import (
     parse_ts,
 )
 from app.index import schema as S
+from app.index.analysis import camel_parts
 from app.index.store import IndexStore
 
 log = logging.getLogger(__name__)
@@ -236,12 +237,13 @@ class Indexer:
         t0 = time.perf_counter()
         report = RunReport()
         disc = D.DiscoveryReport({})
-        sources = list(D.discover(self.root, disc))
+        if only is None:
+            sources = list(D.discover(self.root, disc))
+        else:  # live updates: stat just these paths, never walk the archive
+            only = set(only)
+            sources = D.sources_for(self.root, only, disc)
         report.discovery_skipped = disc.skipped
         seen = {s.rel for s in sources}
-        if only is not None:
-            wanted = set(only)
-            sources = [s for s in sources if s.rel in wanted]
         report.files_seen = len(sources)
         todo = [s for s in sources if self._changed(s)]
         total = sum(max(0, s.size - self._resume_offset(s)) for s in todo)
@@ -453,6 +455,9 @@ class Indexer:
             doc.add_unsigned(S.TEXT_LEN, u.text_len or len(u.text))
             doc.add_unsigned(S.GEN, self._gen)
             doc.add_text(S.TEXT, u.text)
+            parts = camel_parts(u.text)
+            if parts:
+                doc.add_text(S.PARTS, parts)
             docs.append(doc)
             self._touched_kinds.add(u.kind)
         return docs
@@ -527,6 +532,9 @@ class Indexer:
         doc.add_text(S.SESSION, session)
         doc.add_text(S.TITLE, title[:TITLE_CAP])
         doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+        parts = camel_parts(text[:PROSE_CAP])
+        if parts:
+            doc.add_text(S.PARTS, parts)
         self.writer.add_document(doc)
         self._touched_kinds.add(S.PLAN if src.kind == D.PLAN else S.MEMORY)
         st.docs = 1

@@ -1,17 +1,32 @@
 """Following the archive as Claude Code writes it: file events in, small commits out.
 
-The writer process runs `follow_archive`: watchfiles (inotify) reports changed paths,
-bursts are coalesced, and only those files are re-read from their checkpoints. Where the
-OS watch is not available (network filesystems, too few inotify watches) it falls back
-to polling and says so; polling can miss same-second changes (STACK.md §5), so a
-periodic full reconcile runs as well.
+The writer runs `follow_archive`:
+
+1. It starts the OS watch (watchfiles' inotify/FSEvents notifier) *before* anything
+   else, so that whatever is written while the catch-up pass runs (a first index of a
+   big archive takes minutes) is queued as events, not missed.
+2. It runs a full pass (`run_once()`): only what changed since the last commit is read.
+3. It loops: wait for changes (a lone append is reported ~20 ms later; a burst is
+   grouped for at most `DEBOUNCE_MS`), re-read only the changed files from their
+   checkpoints (`run_once(only=...)`), commit, reopen readers. Events that arrive while
+   a pass runs queue up in the notifier and form the next batch, so bursts coalesce
+   into a few commits instead of one per line.
+
+Where OS events are unavailable (network filesystems, WSL, inotify limits) it polls
+and says so in `state.watching`. Polling compares mtimes at one-second resolution and
+misses a second change within the same second (STACK.md §5), so in polling mode the
+files that changed recently are also re-stat'ed every `HOT_POLL_SECONDS`, and a full
+pass runs every `RECONCILE_POLLING` seconds; with OS events a full pass every
+`RECONCILE_SECONDS` only guards against dropped events (queue overflow).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,89 +34,302 @@ from typing import TYPE_CHECKING
 from app.config import Settings
 
 if TYPE_CHECKING:
-    from app.live.runtime import LiveArchive
+    from app.index.indexer import CommitInfo
+    from app.live.runtime import Batch, LiveArchive
 
 log = logging.getLogger(__name__)
 
-RECONCILE_SECONDS = 30.0
-"""A full pass now and then catches what an event source missed (polling's blind spots,
-events dropped under load)."""
-WATCHED_SUFFIXES = (".jsonl", ".md", ".json")
+DEBOUNCE_MS = 100
+"""Longest a burst of changes is grouped before it is indexed."""
+STEP_MS = 20
+"""A batch is ready once no new change arrived for this long."""
+TIMEOUT_MS = 1000
+"""How long one wait for events lasts before the loop looks at its clocks."""
+RECONCILE_SECONDS = 300.0
+"""With OS events: a full pass now and then, in case events were dropped."""
+RECONCILE_POLLING = 30.0
+"""With polling: a full pass this often (polling misses same-second changes)."""
+HOT_POLL_SECONDS = 0.5
+HOT_KEEP_SECONDS = 600.0
+"""Polling mode: files changed in the last 10 minutes are re-stat'ed every 0.5 s."""
+POLL_DELAY_MS = 300
+NETWORK_FS = frozenset({
+    "nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "afs", "ncpfs", "9p",
+    "fuse.sshfs", "sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse", "davfs",
+    "fuse.davfs2", "glusterfs", "fuse.glusterfs", "lustre", "ceph", "fuse.ceph",
+    "v9fs", "drvfs", "fuse.drvfs",
+})
+"""Filesystems whose changes made on another machine never reach inotify."""
+WATCHED_SUFFIXES = (".jsonl", ".md")
+ADDED, DELETED = 1, 3  # watchfiles.Change values
 
 
-def _relevant(path: str) -> bool:
-    return path.endswith(WATCHED_SUFFIXES)
+def _relevant(rel: str) -> bool:
+    """Under the parts of the archive that are indexed (not debug/, todos/, ...)."""
+    return rel.startswith(("projects/", "plans/")) or rel == "history.jsonl"
+
+
+def filesystem_type(path: Path) -> str:
+    """The filesystem type of the mount holding `path` (Linux; "" elsewhere)."""
+    best, fstype = "", ""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    target = str(path)
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        mnt = parts[1].replace("\\040", " ")
+        if (target == mnt or target.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+            best, fstype = mnt, parts[2]
+    return fstype
+
+
+def watch_mode(root: Path, force_polling: bool | None = None) -> tuple[bool, str]:
+    """(poll?, why): the caller's choice, then $CCARCHIVE_POLL / $WATCHFILES_FORCE_POLLING,
+    then the filesystem type."""
+    if force_polling is not None:
+        return force_polling, "asked for" if force_polling else ""
+    for var in ("CCARCHIVE_POLL", "WATCHFILES_FORCE_POLLING"):
+        value = os.environ.get(var, "")
+        if value:
+            if value.lower() in {"0", "false", "no", "disable", "disabled"}:
+                return False, ""
+            return True, f"${var} is set"
+    fstype = filesystem_type(root)
+    if fstype in NETWORK_FS or fstype.startswith("fuse.sshfs"):
+        return True, f"{fstype} filesystem: no file events from other machines"
+    if "microsoft" in os.uname().release.lower() and str(root).startswith("/mnt/"):
+        return True, "a Windows drive under WSL"
+    return False, ""
+
+
+def _open_notify(root: Path, polling: bool):  # -> RustNotify
+    from watchfiles._rust_notify import RustNotify
+
+    return RustNotify([str(root)], False, polling, POLL_DELAY_MS, True, True)
+
+
+class _Hot:
+    """Polling mode: files changed recently, re-stat'ed between (unreliable) events."""
+
+    def __init__(self, live: LiveArchive) -> None:
+        self.live = live
+        self.seen: dict[str, float] = {}
+        self.last = 0.0
+
+    def add(self, rels: object) -> None:
+        now = time.monotonic()
+        for rel in rels:  # type: ignore[attr-defined]
+            self.seen[rel] = now
+
+    def add_recent(self) -> None:
+        """Files whose checkpoint says they were written in the last minutes."""
+        indexer = self.live.indexer
+        if indexer is None:
+            return
+        cutoff = (time.time() - HOT_KEEP_SECONDS) * 1e9
+        self.add([rel for rel, st in list(indexer.states.items())
+                  if not st.gone and st.mtime_ns >= cutoff])
+
+    def changed(self) -> set[str]:
+        now = time.monotonic()
+        if now - self.last < HOT_POLL_SECONDS:
+            return set()
+        self.last = now
+        indexer = self.live.indexer
+        if indexer is None:
+            return set()
+        out = set()
+        for rel, when in list(self.seen.items()):
+            if now - when > HOT_KEEP_SECONDS:
+                del self.seen[rel]
+                continue
+            st = indexer.states.get(rel)
+            try:
+                s = os.stat(self.live.root / rel)
+            except OSError:
+                if st is not None and not st.gone:
+                    out.add(rel)
+                continue
+            if st is None or (s.st_size, s.st_mtime_ns, s.st_ino) != (st.size, st.mtime_ns,
+                                                                      st.ino):
+                out.add(rel)
+        return out
+
+
+def _changed_rels(raw: set[tuple[int, str]], live: LiveArchive) -> set[str]:
+    """Archive-relative source paths behind a set of raw events.
+
+    A directory that appeared (moved in) stands for the files under it; one that went
+    away stands for the indexed files that were under it.
+    """
+    root = live.root
+    prefix = str(root).rstrip("/") + "/"
+    rels: set[str] = set()
+    for change, path in raw:
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix):]
+        if not _relevant(rel):
+            continue
+        if rel.endswith(WATCHED_SUFFIXES):
+            rels.add(rel)
+        elif change == ADDED and os.path.isdir(path):
+            for d, dirs, files in os.walk(path):
+                dirs[:] = [x for x in dirs if not os.path.islink(os.path.join(d, x))]
+                base = d[len(prefix):]
+                rels.update(f"{base}/{f}" for f in files if f.endswith(WATCHED_SUFFIXES))
+        elif change == DELETED and not os.path.lexists(path) and live.indexer is not None:
+            under = rel + "/"
+            rels.update(r for r in list(live.indexer.states) if r.startswith(under))
+    return rels
 
 
 def follow_archive(live: LiveArchive) -> None:
     """Index changes until `live.stopping` is set. Runs in the writer's thread."""
-    from watchfiles import watch
-
-    root = live.settings.archive_root
-    force_polling = None
-    reason = ""
-    try:
-        os.stat(root)
-    except OSError as exc:
-        live.state.last_error = f"cannot watch {root}: {exc}"
+    root = live.root
+    if not root.is_dir():
+        live.state.last_error = f"cannot watch {root}: not a folder"
+        live.run_once()
         return
-    live.state.watching = "inotify" if sys.platform.startswith("linux") else "native"
-    last_full = time.monotonic()
-    while not live.stopping.is_set():
-        try:
-            for changes in watch(root, stop_event=live.stopping, debounce=100, step=20,
-                                 rust_timeout=1000, yield_on_timeout=True,
-                                 force_polling=force_polling, poll_delay_ms=250,
-                                 watch_filter=lambda _c, p: _relevant(p),
-                                 raise_interrupt=False):
-                rels = sorted({Path(p).resolve().relative_to(root).as_posix()
-                               for _c, p in changes if _is_under(p, root)})
-                if rels:
-                    live.run_once(only=rels)
-                if time.monotonic() - last_full >= RECONCILE_SECONDS:
-                    last_full = time.monotonic()
-                    live.run_once()
-            return
-        except OSError as exc:  # inotify limits, unsupported filesystem
-            if force_polling:
-                raise
-            reason = str(exc)
-            force_polling = True
-            live.state.watching = f"polling ({reason})"
-            log.warning("file events unavailable (%s): polling the archive instead", reason)
-
-
-def _is_under(path: str, root: Path) -> bool:
+    polling, reason = watch_mode(root, live.force_polling)
     try:
-        Path(path).resolve().relative_to(root)
-    except ValueError:
-        return False
-    return True
+        notify = _open_notify(root, polling)
+    except OSError as exc:  # inotify limits (max_user_watches / instances)
+        if polling:
+            raise
+        polling, reason = True, f"file events unavailable: {exc}"
+        notify = _open_notify(root, True)
+    if not polling and repr(notify)[:24].startswith("RustNotify(Poll"):
+        polling, reason = True, "the OS file watch is not supported here"
+    if polling:
+        live.state.watching = f"polling ({reason})"
+        log.warning("polling %s for changes: %s", root, reason)
+    else:
+        live.state.watching = "inotify" if sys.platform.startswith("linux") else "native"
+    hot = _Hot(live) if polling else None
+    reconcile = RECONCILE_POLLING if polling else RECONCILE_SECONDS
+    try:
+        live.run_once()  # catch up; what is written meanwhile waits in `notify`
+        if hot is not None:
+            hot.add_recent()
+        last_full = time.monotonic()
+        while not live.stopping.is_set():
+            raw = notify.watch(DEBOUNCE_MS, STEP_MS,
+                               int(HOT_POLL_SECONDS * 1000) if hot else TIMEOUT_MS,
+                               live.stopping)
+            if raw == "stop":
+                break
+            rels = _changed_rels(raw, live) if isinstance(raw, set) else set()
+            if hot is not None:
+                hot.add(rels)
+                rels |= hot.changed()
+            if rels:
+                live.run_once(only=rels)
+            if time.monotonic() - last_full >= reconcile and not live.stopping.is_set():
+                live.run_once()
+                last_full = time.monotonic()
+    finally:
+        notify.close()
 
 
-def watch_forever(settings: Settings, *, rebuild: bool = False) -> None:
-    """`ccarchive index --watch`: index, then follow the archive, one line per commit."""
+def _fmt_files(files: tuple[str, ...], width: int = 60) -> str:
+    if not files:
+        return ""
+    names = [f.rsplit("/", 1)[-1] for f in files]
+    shown = ", ".join(names[:2]) + (f" +{len(names) - 2}" if len(names) > 2 else "")
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+def batch_line(batch: Batch) -> str:
+    """One line per pass, as `index --watch` prints it."""
+    stamp = time.strftime("%H:%M:%S")
+    if batch.full:
+        r = batch.report
+        return (f"{stamp}  full pass: {r.files_read:,} of {r.files_seen:,} files read, "
+                f"{batch.docs:,} documents, {batch.bytes / 1e6:,.1f} MB in "
+                f"{batch.seconds:.1f}s" + (f", {batch.gone} gone" if batch.gone else ""))
+    lag = f"lag {batch.lag * 1000:,.0f} ms" if batch.lag is not None else "lag ?"
+    gone = f", {batch.gone} gone" if batch.gone else ""
+    return (f"{stamp}  +{batch.docs:,} documents  {len(batch.files)} file"
+            f"{'' if len(batch.files) == 1 else 's'}{gone}  {lag}  "
+            f"({batch.seconds * 1000:,.0f} ms)  {_fmt_files(batch.files)}")
+
+
+def follower_line(info: CommitInfo) -> str:
+    stamp = time.strftime("%H:%M:%S")
+    return (f"{stamp}  seen commit {info.opstamp}: +{info.docs:,} documents  "
+            f"{len(info.files)} file{'' if len(info.files) == 1 else 's'}  "
+            f"{_fmt_files(tuple(sorted(info.files)))}")
+
+
+def watch_forever(settings: Settings, *, rebuild: bool = False,
+                  force_polling: bool | None = None) -> None:
+    """`ccarchive index --watch`: index, then follow the archive, one line per batch.
+
+    Stays in the foreground until Ctrl-C or SIGTERM. If another process is the writer,
+    follows its commits (a line per commit seen) and takes over when it goes away.
+    """
     from app.live.runtime import WRITER, LiveArchive
 
-    live = LiveArchive(settings, watch=True)
-    start = time.time()
+    live = LiveArchive(settings, watch=True, force_polling=force_polling, rebuild=rebuild)
+    out_lock = threading.Lock()
 
-    def line(info: object) -> None:
-        st = live.state
-        lag = time.time() - start
-        print(f"{time.strftime('%H:%M:%S')} commit: {len(getattr(info, 'files', ()))} files, "
-              f"{getattr(info, 'docs', 0)} documents, {st.watching or 'initial index'}, "
-              f"{lag:.2f}s since start", flush=True)
+    def say(text: str) -> None:
+        with out_lock:
+            print(text, flush=True)
 
-    live.on_commit(line)
+    full_passes = 0
+
+    def on_batch(batch: Batch) -> None:
+        nonlocal full_passes
+        if batch.full:
+            full_passes += 1
+            if full_passes > 1 and not (batch.docs or batch.files or batch.gone):
+                return  # a periodic check that found nothing
+        say(batch_line(batch))
+
+    def on_commit(info: CommitInfo) -> None:
+        if not live.is_writer:
+            say(follower_line(info))
+
+    def on_role(role: str) -> None:
+        if started.is_set():
+            say(f"{time.strftime('%H:%M:%S')}  the writer went away: this process "
+                f"(pid {os.getpid()}) now indexes")
+
+    started = threading.Event()
+    live.on_batch(on_batch)
+    live.on_commit(on_commit)
+    live.on_role(on_role)
+    stop = threading.Event()
+
+    def on_term(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    old_term = signal.signal(signal.SIGTERM, on_term)
     live.start()
-    print(f"watching {settings.archive_root} as {live.state.role}"
-          + ("" if live.state.role == WRITER else " (another process indexes; following it)"),
-          flush=True)
+    started.set()
+    if live.state.role == WRITER:
+        say(f"indexing {settings.archive_root} (pid {os.getpid()}, writer); "
+            "a line per batch: documents added, files, lag from write to searchable")
+    else:
+        pid = live.state.writer_pid
+        say(f"following {settings.archive_root} read-only: another process "
+            f"{f'(pid {pid}) ' if pid else ''}indexes it; taking over if it stops")
+    shown_mode = ""
     try:
-        while True:
-            time.sleep(0.5)
+        while not stop.wait(0.5):
+            if live.state.watching and live.state.watching != shown_mode:
+                shown_mode = live.state.watching
+                say(f"{time.strftime('%H:%M:%S')}  watching with {shown_mode}")
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, old_term)
         live.stop()
+        say(f"{time.strftime('%H:%M:%S')}  stopped ({live.state.commits} commits)")

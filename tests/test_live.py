@@ -1,0 +1,553 @@
+"""Live indexing: appends, new files, deletions, torn lines, rewrites, rebuilds, followers.
+
+Driven deterministically: real lines are appended to a private copy of the demo archive
+and `live.run_once(only=[rel])` stands in for the watcher; what was written is then
+looked up through `live.service`, as the app and the MCP tools do. The tests with the
+real watcher (one per event source) poll the service with a timeout.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import threading
+import time
+import uuid as uuidlib
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import tantivy
+
+from app.archive import discovery as D
+from app.config import Settings
+from app.index import schema as S
+from app.index.indexer import CommitInfo
+from app.live.runtime import READ_ONLY, WRITER, Batch, LiveArchive
+from app.live.watch import batch_line, watch_mode
+
+# ---- helpers (also used by test_live_process.py) ------------------------------------------
+
+
+def main_sessions(root: Path) -> list[Path]:
+    """Main session transcripts (`projects/<p>/<uuid>.jsonl`), biggest first."""
+    files = [p for p in (root / "projects").glob("*/*.jsonl")
+             if not p.name.startswith("agent-") and len(p.stem) == 36 and _has_envelope(p)]
+    return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
+
+
+def _has_envelope(path: Path) -> bool:
+    try:
+        _envelope(path)
+    except AssertionError:
+        return False
+    return True
+
+
+def rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _envelope(path: Path) -> dict:
+    """The last entry of the file that carries a session envelope (a real line's shape)."""
+    for raw in reversed(path.read_bytes().splitlines()):
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("sessionId") and obj.get("cwd") and \
+                obj.get("type") in ("user", "assistant"):
+            return obj
+    raise AssertionError(f"no entry with an envelope in {path}")
+
+
+def prompt_line(path: Path, text: str, session_id: str | None = None) -> bytes:
+    """A user prompt entry for this transcript, as Claude Code writes it (with newline)."""
+    env = _envelope(path)
+    obj = {k: copy.deepcopy(v) for k, v in env.items()
+           if k in ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")}
+    obj.update({
+        "parentUuid": env.get("uuid"),
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "uuid": str(uuidlib.uuid4()),
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z"),
+    })
+    if session_id:
+        obj["sessionId"] = session_id
+    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+
+
+def append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as f:
+        f.write(data)
+
+
+def found(service, word: str) -> int:  # noqa: ANN001
+    """How many entries a search for `word` finds."""
+    return service.search(word, limit=50).total
+
+
+def all_ids(store) -> list[str]:  # noqa: ANN001
+    """The `id` of every document in the index (checkpoints and session docs included)."""
+    store.reload()
+    searcher = store.searcher()
+    n = searcher.num_docs
+    res = searcher.search(tantivy.Query.all_query(), max(n, 1), count=False)
+    return [searcher.doc(addr).get_first(S.ID) for _s, addr in res.hits]
+
+
+def assert_no_doubles(store) -> list[str]:  # noqa: ANN001
+    ids = all_ids(store)
+    doubled = {k: n for k, n in Counter(ids).items() if n > 1}
+    assert not doubled, f"documents indexed twice: {list(doubled.items())[:5]}"
+    return ids
+
+
+def wait_for(cond, timeout: float = 15.0, every: float = 0.05) -> bool:  # noqa: ANN001
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(every)
+    return bool(cond())
+
+
+def word() -> str:
+    """A made-up word that no archive contains."""
+    return "zq" + uuidlib.uuid4().hex[:10]
+
+
+# ---- fixtures -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def live(demo_settings: Settings):
+    """The writer over a private demo archive, indexed once, no watcher thread."""
+    la = LiveArchive(demo_settings, watch=False)
+    assert la._try_become_writer()
+    la.run_once()
+    yield la
+    la.stop()
+
+
+@pytest.fixture
+def commits(live: LiveArchive) -> list[CommitInfo]:
+    seen: list[CommitInfo] = []
+    live.on_commit(seen.append)
+    return seen
+
+
+# ---- appends --------------------------------------------------------------------------------
+
+
+def test_appended_lines_are_searchable_after_one_pass(live: LiveArchive,
+                                                       commits: list[CommitInfo]) -> None:
+    root = live.root
+    path = main_sessions(root)[0]
+    w1, w2 = word(), word()
+    append(path, prompt_line(path, f"please look at {w1}") + prompt_line(path, f"and {w2}"))
+    assert found(live.service, w1) == 0
+
+    report = live.run_once(only=[rel(root, path)])
+
+    assert report is not None and report.files_read == 1 and report.docs_added == 2
+    assert found(live.service, w1) == 1
+    assert found(live.service, w2) == 1
+    info = commits[-1]
+    assert rel(root, path) in info.files
+    assert path.stem in info.sessions
+    assert "prompt" in info.kinds and info.docs == 2
+    assert_no_doubles(live.store)
+
+
+def test_only_pass_does_not_walk_the_archive(live: LiveArchive,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_walk(*_a: object, **_k: object) -> None:
+        raise AssertionError("a live pass walked the whole archive")
+
+    monkeypatch.setattr(D, "discover", no_walk)
+    path = main_sessions(live.root)[0]
+    w = word()
+    append(path, prompt_line(path, w))
+    live.run_once(only=[rel(live.root, path)])
+    assert found(live.service, w) == 1
+
+
+def test_half_written_line_waits_for_its_newline(live: LiveArchive) -> None:
+    root = live.root
+    path = main_sessions(root)[1]
+    r = rel(root, path)
+    w = word()
+    line = prompt_line(path, f"torn {w}")
+    before = path.stat().st_size
+    append(path, line[:40])  # Claude Code is in the middle of writing this entry
+
+    live.run_once(only=[r])
+    assert found(live.service, w) == 0
+    st = live.indexer.states[r]
+    assert st.offset == before  # the checkpoint stays before the torn line
+    assert st.pending == 40
+
+    append(path, line[40:])
+    live.run_once(only=[r])
+    assert found(live.service, w) == 1
+    assert live.indexer.states[r].offset == before + len(line)
+    assert live.indexer.states[r].pending == 0
+    live.run_once(only=[r])  # nothing new: nothing doubled
+    assert found(live.service, w) == 1
+    assert_no_doubles(live.store)
+
+
+def test_new_files_of_every_kind_and_deletions(live: LiveArchive,
+                                               commits: list[CommitInfo]) -> None:
+    root = live.root
+    src = main_sessions(root)[0]
+    pdir = src.parent
+    sid = str(uuidlib.uuid4())
+    words = {k: word() for k in ("session", "agent", "plan", "memory", "history")}
+
+    session = pdir / f"{sid}.jsonl"
+    session.write_bytes(prompt_line(src, f"new session {words['session']}", session_id=sid))
+    agent = pdir / sid / "subagents" / "agent-a1b2c3d4e5.jsonl"
+    agent.parent.mkdir(parents=True)
+    agent.write_bytes(prompt_line(src, f"subagent task {words['agent']}", session_id=sid))
+    plan = root / "plans" / "quiet-testing-turing.md"
+    plan.write_text(f"# Live plan\n\nStep one: {words['plan']}\n")
+    memory = pdir / "memory" / "live-notes.md"
+    memory.parent.mkdir(exist_ok=True)
+    memory.write_text(f"# Notes\n\nremember {words['memory']}\n")
+    history = root / "history.jsonl"
+    append(history, json.dumps({"display": f"typed {words['history']}", "pastedContents": {},
+                                "timestamp": int(time.time() * 1000), "project": "/x",
+                                "sessionId": sid}).encode() + b"\n")
+    rels = [rel(root, p) for p in (session, agent, plan, memory, history)]
+
+    live.run_once(only=rels)
+
+    for kind, w in words.items():
+        assert found(live.service, w) == 1, kind
+    assert set(rels) <= set().union(*(c.files for c in commits))
+    assert live.service.session(sid).subagent_count == 1
+
+    # Deleted (Claude Code's 30-day sweep): documents stay, the session is marked gone.
+    session.unlink()
+    live.run_once(only=[rel(root, session)])
+    assert live.indexer.states[rel(root, session)].gone
+    assert live.service.session(sid).on_disk is False
+    assert found(live.service, words["session"]) == 1
+
+    # An edited memory file replaces its document.
+    memory.write_text("# Notes\n\nnothing left\n")
+    live.run_once(only=[rel(root, memory)])
+    assert found(live.service, words["memory"]) == 0
+    assert found(live.service, "nothing left") >= 1
+    assert_no_doubles(live.store)
+
+
+def test_unknown_and_missing_paths_are_ignored(live: LiveArchive) -> None:
+    before = len(all_ids(live.store))
+    report = live.run_once(only=["debug/latest.txt", "projects/nope/none.jsonl",
+                                 "projects/x/y/subagents/agent-1.meta.json"])
+    assert report is not None and report.files_read == 0 and report.files_gone == 0
+    assert len(all_ids(live.store)) == before
+
+
+def test_sources_for_agrees_with_the_walk(demo_archive: Path) -> None:
+    walked = {s.rel: s for s in D.discover(demo_archive)}
+    every = [rel(demo_archive, p) for p in demo_archive.rglob("*") if p.is_file()]
+    picked = {s.rel: s for s in D.sources_for(demo_archive, every + ["missing.jsonl"])}
+    assert picked == walked
+
+
+# ---- rewrites ------------------------------------------------------------------------------
+
+
+def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> None:
+    root = live.root
+    path = main_sessions(root)[0]
+    r = rel(root, path)
+    old = word()
+    append(path, prompt_line(path, f"old {old}"))
+    live.run_once(only=[r])
+    assert found(live.service, old) == 1
+    lines = path.read_bytes().splitlines(keepends=True)
+
+    # 1. Cut back to half and written on (smaller than what was indexed): read again.
+    new1 = word()
+    with open(path, "r+b") as f:
+        f.truncate(sum(len(x) for x in lines[: len(lines) // 2]))
+    append(path, prompt_line(path, f"after cut {new1}"))
+    assert path.stat().st_size < live.indexer.states[r].offset
+    live.run_once(only=[r])
+    assert found(live.service, old) == 0
+    assert found(live.service, new1) == 1
+
+    # 2. Emptied and rewritten with other content, bigger than before (same inode).
+    new2 = word()
+    content = prompt_line(path, f"rewritten {new2}") + b"".join(
+        prompt_line(path, f"filler {i} " + "x" * 400) for i in range(40))
+    with open(path, "r+b") as f:
+        f.truncate(0)
+        f.write(content)
+    assert path.stat().st_size > live.indexer.states[r].offset
+    live.run_once(only=[r])
+    assert found(live.service, new1) == 0
+    assert found(live.service, new2) == 1
+
+    # 3. Replaced by a new file (atomic rename, new inode).
+    new3 = word()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(prompt_line(path, f"replaced {new3}") + content[len(content) // 2:])
+    os.replace(tmp, path)
+    live.run_once(only=[r])
+    assert found(live.service, new2) == 0
+    assert found(live.service, new3) == 1
+
+    ids = assert_no_doubles(live.store)
+    assert sum(1 for i in ids if i.startswith(f"{r}:")) == live.indexer.states[r].docs
+
+
+# ---- rebuilds and kills --------------------------------------------------------------------
+
+
+def test_appends_during_a_full_pass_are_not_lost_or_doubled(demo_settings: Settings) -> None:
+    """Lines appended while a (re)build runs: those past the size the walk saw wait for
+    the next pass, which the watcher's queued events trigger."""
+    live = LiveArchive(demo_settings, watch=False)
+    assert live._try_become_writer()
+    root = live.root
+    sessions = main_sessions(root)
+    order = [s.rel for s in D.discover(root)]
+    first = min(sessions, key=lambda p: order.index(rel(root, p)))
+    last = max(sessions, key=lambda p: order.index(rel(root, p)))
+    w_first, w_last = word(), word()
+    progress = live._progress
+    appended = threading.Event()
+
+    def hook(p: object) -> None:  # after the first file: mid-rebuild
+        if not appended.is_set():
+            appended.set()
+            append(first, prompt_line(first, f"during build {w_first}"))
+            append(last, prompt_line(last, f"during build {w_last}"))
+        progress(p)
+
+    live._progress = hook  # type: ignore[method-assign]
+    try:
+        live.run_once()
+        assert appended.is_set()
+        live.run_once(only=[rel(root, first), rel(root, last)])  # the queued events
+        assert found(live.service, w_first) == 1
+        assert found(live.service, w_last) == 1
+        live.run_once()  # the periodic full pass finds nothing more
+        assert found(live.service, w_first) == 1
+        assert found(live.service, w_last) == 1
+        ids = assert_no_doubles(live.store)
+    finally:
+        live.stop()
+    # The same archive built from scratch holds exactly the same documents.
+    fresh = LiveArchive(Settings(root, demo_settings.data_dir / "fresh"), watch=False)
+    assert fresh._try_become_writer()
+    fresh.run_once()
+    assert sorted(all_ids(fresh.store)) == sorted(ids)
+    fresh.stop()
+
+
+def test_rebuild_option_drops_and_rereads(demo_settings: Settings) -> None:
+    live = LiveArchive(demo_settings, watch=False)
+    assert live._try_become_writer()
+    live.run_once()
+    n = len(all_ids(live.store))
+    live.stop()
+    again = LiveArchive(demo_settings, watch=False, rebuild=True)
+    assert again._try_become_writer()
+    assert len(all_ids(again.store)) == 0
+    again.run_once()
+    assert len(assert_no_doubles(again.store)) == n
+    again.stop()
+
+
+def test_stop_interrupts_a_pass_and_the_next_writer_resumes(demo_settings: Settings) -> None:
+    live = LiveArchive(demo_settings, watch=False)
+    assert live._try_become_writer()
+    progress = live._progress
+    calls = 0
+
+    def hook(p: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            live.stopping.set()
+        progress(p)
+
+    live._progress = hook  # type: ignore[method-assign]
+    assert live.run_once() is None  # stopped between files, nothing committed
+    live.stop()
+    nxt = LiveArchive(demo_settings, watch=False)
+    assert nxt._try_become_writer()
+    nxt.run_once()
+    ids = assert_no_doubles(nxt.store)
+    nxt.stop()
+    fresh = LiveArchive(Settings(demo_settings.archive_root, demo_settings.data_dir / "f"),
+                        watch=False)
+    assert fresh._try_become_writer()
+    fresh.run_once()
+    assert sorted(all_ids(fresh.store)) == sorted(ids)
+    fresh.stop()
+
+
+# ---- one writer, followers -----------------------------------------------------------------
+
+
+def test_second_instance_follows_read_only_and_takes_over(demo_settings: Settings) -> None:
+    writer = LiveArchive(demo_settings, watch=False)
+    assert writer._try_become_writer()
+    writer.run_once()
+    follower = LiveArchive(demo_settings, watch=False)
+    assert not follower._try_become_writer()
+    assert follower.state.role == READ_ONLY and follower.service.role == READ_ONLY
+    assert follower.state.writer_pid == os.getpid()
+    seen: list[CommitInfo] = []
+    follower.on_commit(seen.append)
+    assert not follower.poll_commits()
+
+    path = main_sessions(writer.root)[0]
+    w = word()
+    append(path, prompt_line(path, f"followed {w}"))
+    writer.run_once(only=[rel(writer.root, path)])
+
+    assert follower.poll_commits()
+    assert found(follower.service, w) == 1
+    info = seen[-1]
+    assert rel(writer.root, path) in info.files
+    assert path.stem in info.sessions
+    assert "prompt" in info.kinds and info.docs >= 1
+
+    writer.stop()  # exits: the lock is free
+    assert follower._try_become_writer()
+    assert follower.state.role == WRITER and follower.service.role == WRITER
+    w2 = word()
+    append(path, prompt_line(path, f"after takeover {w2}"))
+    follower.run_once(only=[rel(writer.root, path)])
+    assert found(follower.service, w2) == 1
+    assert found(follower.service, w) == 1
+    assert_no_doubles(follower.store)
+    follower.stop()
+
+
+def test_commit_callback_errors_do_not_stop_indexing(live: LiveArchive) -> None:
+    def broken(_info: CommitInfo) -> None:
+        raise RuntimeError("a view's bug")
+
+    batches: list[Batch] = []
+    live.on_commit(broken)
+    live.on_batch(batches.append)
+    path = main_sessions(live.root)[0]
+    w = word()
+    append(path, prompt_line(path, w))
+    live.run_once(only=[rel(live.root, path)])
+    assert found(live.service, w) == 1
+    b = batches[-1]
+    assert b.docs == 1 and b.files == (rel(live.root, path),) and not b.full
+    assert b.lag is not None and 0 <= b.lag < 60
+    assert "+1 documents  1 file  lag" in batch_line(b)
+
+
+# ---- the real watcher ----------------------------------------------------------------------
+
+
+def _started(settings: Settings, **kw: object) -> tuple[LiveArchive, threading.Event]:
+    live = LiveArchive(settings, watch=True, **kw)  # type: ignore[arg-type]
+    full_done = threading.Event()
+    live.on_batch(lambda b: full_done.set() if b.full else None)
+    return live, full_done
+
+
+def test_watcher_end_to_end(demo_settings: Settings) -> None:
+    """The real watcher: lines written during the first build and after it are found."""
+    live, full_done = _started(demo_settings)
+    root = live.root
+    path = main_sessions(root)[0]
+    w_during, w_after = word(), word()
+    progress = live._progress
+    wrote = threading.Event()
+
+    def hook(p: object) -> None:  # runs in the indexer thread, mid-build
+        if not wrote.is_set():
+            wrote.set()
+            append(path, prompt_line(path, f"while building {w_during}"))
+        progress(p)
+
+    live._progress = hook  # type: ignore[method-assign]
+    live.start()
+    try:
+        assert live.state.role == WRITER
+        assert full_done.wait(60)
+        assert live.state.watching in ("inotify", "native") or \
+            live.state.watching.startswith("polling")
+        assert wait_for(lambda: found(live.service, w_during) == 1)
+        t0 = time.monotonic()
+        append(path, prompt_line(path, f"just typed {w_after}"))
+        assert wait_for(lambda: found(live.service, w_after) == 1)
+        assert time.monotonic() - t0 < 10
+        # A burst of appends is coalesced into few commits.
+        n0 = live.state.commits
+        burst = [word() for _ in range(30)]
+        for w in burst:
+            append(path, prompt_line(path, f"burst {w}"))
+        assert wait_for(lambda: found(live.service, burst[-1]) == 1)
+        assert all(found(live.service, w) == 1 for w in burst)
+        assert live.state.commits - n0 < 30
+        new = path.parent / f"{uuidlib.uuid4()}.jsonl"
+        w_new = word()
+        new.write_bytes(prompt_line(path, f"new file {w_new}"))
+        assert wait_for(lambda: found(live.service, w_new) == 1)
+    finally:
+        live.stop()
+    assert_no_doubles(live.store)
+
+
+def test_polling_fallback_says_so_and_sees_same_second_appends(
+        demo_settings: Settings) -> None:
+    live, full_done = _started(demo_settings, force_polling=True)
+    live.start()
+    try:
+        assert full_done.wait(60)
+        assert live.state.watching.startswith("polling (")
+        path = main_sessions(live.root)[0]
+        w1, w2 = word(), word()
+        append(path, prompt_line(path, w1))
+        assert wait_for(lambda: found(live.service, w1) == 1)
+        append(path, prompt_line(path, w2))  # most likely within the same second
+        assert wait_for(lambda: found(live.service, w2) == 1, timeout=10)
+    finally:
+        live.stop()
+
+
+def test_watch_mode_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WATCHFILES_FORCE_POLLING", raising=False)
+    monkeypatch.setenv("CCARCHIVE_POLL", "1")
+    assert watch_mode(tmp_path) == (True, "$CCARCHIVE_POLL is set")
+    monkeypatch.setenv("CCARCHIVE_POLL", "0")
+    assert watch_mode(tmp_path) == (False, "")
+    assert watch_mode(tmp_path, force_polling=True)[0]
+
+
+def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
+    from app.live.watch import _changed_rels
+
+    root = live.root
+    agents = [r for r, st in live.indexer.states.items()
+              if "/subagents/" in r and not st.gone]
+    if not agents:
+        pytest.skip("the demo archive has no nested subagents")
+    sdir = root / agents[0].split("/subagents/")[0]
+    shutil.rmtree(sdir)
+    rels = _changed_rels({(3, str(sdir))}, live)
+    assert agents[0] in rels
+    live.run_once(only=rels)
+    assert live.indexer.states[agents[0]].gone
