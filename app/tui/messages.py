@@ -30,3 +30,5 @@ class OpenSession(Message):
     session_id: str
     entry_id: str | None = None
     agent_id: str | None = None
+    query: str | None = None
+    """The search that led here: replay highlights its words and steps through its hits."""

@@ -148,9 +148,9 @@ def _flags(entry: Entry, theme: EntryTheme) -> Text:
         elif flag == "error":
             out.append(" ✗ error", theme.error)
         elif flag == "queued":
-            out.append(" ⧗ queued", theme.dim)
+            out.append(" ⋯ queued", theme.dim)
         elif flag == "compact":
-            out.append(" ⇣ compacted", theme.flag)
+            out.append(" ▼ compacted", theme.flag)
         elif flag != "sidechain":
             out.append(f" [{flag}]", theme.dim)
     return out
@@ -180,7 +180,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
                 f"ccarchive show {entry.id})", theme.dim) if entry.truncated else None
 
     if kind == "prompt":
-        head = Text("❯ ", theme.prompt_mark)
+        head = Text.assemble(("❯ ", theme.prompt_mark))
         head.append("subagent task" if entry.role == "agent" else "you", theme.prompt_mark)
         head.append_text(flags)
         head.append_text(stamp)
@@ -191,7 +191,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         return Group(*parts)
 
     if kind == "assistant":
-        head = Text("● ", theme.assistant_mark)
+        head = Text.assemble(("● ", theme.assistant_mark))
         head.append(entry.model or "assistant", theme.assistant_mark)
         head.append_text(flags)
         head.append_text(stamp)
@@ -210,12 +210,12 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
 
     if kind == "thinking":
         if not expanded:
-            line = Text("✻ Thinking… ", theme.thinking)
+            line = Text.assemble(("∴ Thinking… ", theme.thinking))
             line.append(f"({entry.text_len:,} chars, Enter to unfold)", theme.dim)
             line.append_text(stamp)
             return line
         shown, cut = _cap_lines(text)
-        parts = [Text("✻ Thinking", theme.thinking) + stamp,
+        parts = [Text.assemble(("∴ Thinking", theme.thinking), stamp),
                  Padding(_highlighted(shown, theme.thinking, terms, theme), (0, 0, 0, 2))]
         if cut:
             parts.append(Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, 2)))
@@ -223,8 +223,8 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
 
     if kind == "tool_call":
         name, _main, _desc = tool_parts(entry)
-        line = Text("⏺ " if name not in SUBAGENT_TOOLS else "⧉ ",
-                    theme.subagent if name in SUBAGENT_TOOLS else theme.tool)
+        line = Text.assemble(("▸ " if name not in SUBAGENT_TOOLS else "◈ ",
+                              theme.subagent if name in SUBAGENT_TOOLS else theme.tool))
         line.append_text(tool_summary(entry, width - 14, theme))
         if entry.subagent_id:
             line.append("  o: open subagent", theme.dim)
@@ -246,7 +246,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
     if kind == "tool_result":
         style = theme.error if "error" in entry.flags else theme.dim
         if not expanded:
-            line = Text("  ⎿ ", theme.dim)
+            line = Text.assemble(("  └ ", theme.dim))
             line.append(result_summary(entry), style)
             line.truncate(width, overflow="ellipsis")
             line.no_wrap = True
@@ -255,7 +255,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         body = _highlighted(shown, Style(color=style.color) if style.color else Style(), terms,
                             theme)
         label = "result (error)" if "error" in entry.flags else "result"
-        parts = [Text("  ⎿ ", theme.dim) + Text(label, style), Padding(body, (0, 0, 0, 4))]
+        parts = [Text.assemble(("  └ ", theme.dim), (label, style)), Padding(body, (0, 0, 0, 4))]
         if cut:
             parts.append(Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, 4)))
         if more:
@@ -275,9 +275,9 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
 
     if kind == "event":
         if "compact" in entry.flags:
-            return Rule(" ⇣ compaction boundary: the context was summarised ", style=theme.flag)
+            return Rule(" compaction boundary: the context was summarised ", style=theme.flag)
         style = theme.error if "error" in entry.flags else theme.dim
-        line = Text("  · ", theme.dim)
+        line = Text.assemble(("  · ", theme.dim))
         line.append(one_line(text, width - 16) if not expanded else text.strip(), style)
         line.append_text(stamp)
         if not expanded:
@@ -285,7 +285,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
             line.overflow = "ellipsis"
         return line
 
-    line = Text(f"{kind}: ", theme.dim)
+    line = Text.assemble((f"{kind}: ", theme.dim))
     line.append(one_line(text, width) if not expanded else text)
     return line
 

@@ -1,0 +1,193 @@
+"""The terminal app: a frame of panes (Textual modes) over one live archive.
+
+`ArchiveApp` owns the `LiveArchive` (the index, kept current in the background) and
+hands its `ArchiveService` to the panes; every query a pane makes goes through it. The
+indexer's commit callback (a background thread) becomes one `IndexUpdated` message,
+which the app forwards to every pane that has been opened, so each re-runs its query.
+
+Panes are modes, one key each: F1–F7 always (they work while a query box has focus),
+1–7 when no text box has focus; every action is also in the command palette (ctrl+p).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from app.config import Settings
+from app.live.runtime import LiveArchive
+from app.service.service import ArchiveService
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.live import LiveScreen
+from app.tui.screens.plans import PlansScreen
+from app.tui.screens.projects import ProjectsScreen
+from app.tui.screens.prompts import PromptsScreen
+from app.tui.screens.search import SearchScreen
+from app.tui.screens.timeline import TimelineScreen
+from app.tui.screens.transcript import TranscriptScreen
+
+
+def _styles_dir() -> Path:
+    """`app/styles` in a wheel (force-included), `styles/` beside `app/` in a checkout."""
+    here = Path(__file__).resolve()
+    packaged = here.parents[1] / "styles"
+    return packaged if packaged.is_dir() else here.parents[2] / "styles"
+
+
+STYLES = _styles_dir()
+STYLE_FILES = ("base", "search", "transcript", "timeline", "plans", "projects", "prompts",
+               "live")
+
+PANES: tuple[tuple[str, str, str, str], ...] = (
+    # mode, key, title, what it is for (command palette help)
+    ("search", "1", "Search", "Search as you type, with facets and a preview."),
+    ("transcript", "2", "Replay", "Read a session back, step by step or played."),
+    ("timeline", "3", "Timeline", "Activity over time and the sessions of a day."),
+    ("plans", "4", "Plans", "Plans and their agent subplans."),
+    ("projects", "5", "Projects", "Projects, their figures and memory files."),
+    ("prompts", "6", "Prompts", "The prompt history, newest first."),
+    ("live", "7", "Live", "Follow what Claude Code is writing now."),
+)
+"""The panes in key order; F<n> and <n> switch to the n-th."""
+
+
+class ArchiveApp(App[None]):
+    """Browse, search and replay a Claude Code archive."""
+
+    TITLE = "ccarchive"
+    CSS_PATH = [STYLES / f"{name}.tcss" for name in STYLE_FILES
+                if (STYLES / f"{name}.tcss").exists()]
+    MODES = {
+        "search": SearchScreen,
+        "transcript": TranscriptScreen,
+        "timeline": TimelineScreen,
+        "plans": PlansScreen,
+        "projects": ProjectsScreen,
+        "prompts": PromptsScreen,
+        "live": LiveScreen,
+    }
+    DEFAULT_MODE = "search"
+    BINDINGS = [
+        *(Binding(f"f{n}", f"switch_mode('{mode}')", title, tooltip=help_, priority=True)
+          for n, (mode, _k, title, help_) in enumerate(PANES, start=1)),
+        *(Binding(key, f"switch_mode('{mode}')", title, show=False, tooltip=help_)
+          for mode, key, title, help_ in PANES),
+        Binding("ctrl+p", "command_palette", "Commands", show=False,
+                tooltip="Every action, searchable."),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, settings: Settings, *, live: LiveArchive | None = None,
+                 start_live: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        """The archive and the data dir."""
+        self.live = live if live is not None else LiveArchive(settings)
+        """The index, kept current in the background (the app stops it on exit)."""
+        self.service: ArchiveService = self.live.service
+        """The only way panes query the archive."""
+        self._start_live = start_live
+        self._doc_count = (-1, 0)
+        self.live.on_commit(self._committed)
+
+    # ---- lifecycle -----------------------------------------------------------------
+    def on_mount(self) -> None:
+        if self._start_live:
+            self._run_live()
+
+    @work(thread=True, group="live", exit_on_error=False, description="Opening the index")
+    def _run_live(self) -> None:
+        # In a thread: taking the writer lock and the first stat of the archive must not
+        # delay the first paint; search works on what is indexed while it runs.
+        self.live.start()
+
+    def on_unmount(self) -> None:
+        if self._start_live:
+            self.live.stop(timeout=2.0)
+
+    def _committed(self, info: object) -> None:
+        """From the indexer thread: one message; newer commits replace pending ones."""
+        self.post_message(IndexUpdated(info))  # type: ignore[arg-type]
+
+    def document_count(self) -> int:
+        """Documents in the index (cached until the next commit)."""
+        gen = self.service.generation
+        if self._doc_count[0] != gen:
+            try:
+                n = self.service.store.searcher().num_docs
+            except Exception:  # an index being created has no searcher yet
+                n = 0
+            self._doc_count = (gen, n)
+        return self._doc_count[1]
+
+    # ---- app-wide messages ---------------------------------------------------------
+    @on(IndexUpdated)
+    def _forward_index_updated(self, message: IndexUpdated) -> None:
+        """Every opened pane re-runs its query (each keeps its reader's place)."""
+        for screen in self._mode_screens():
+            copy = IndexUpdated(message.info)
+            copy.stop()  # delivered, not bubbled back up to the app
+            screen.post_message(copy)
+
+    def _mode_screens(self) -> Iterable[Screen[object]]:
+        for stack in getattr(self, "_screen_stacks", {}).values():
+            yield from stack
+
+    @on(OpenSession)
+    async def _open_session(self, message: OpenSession) -> None:
+        message.stop()
+        await self.switch_mode("transcript")
+        screen = self.screen
+        if isinstance(screen, TranscriptScreen):
+            screen.open_session(message.session_id, entry_id=message.entry_id,
+                                agent_id=message.agent_id, query=message.query)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """One place turns a failed worker into a notice: a query error never crashes."""
+        if event.state != WorkerState.ERROR:
+            return
+        worker = event.worker
+        what = worker.description or worker.name or "background work"
+        self.notify(f"{what}: {worker.error}", title="Something went wrong",
+                    severity="error", timeout=8)
+
+    # ---- commands ------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        for mode, key, title, help_ in PANES:
+            n = [p[0] for p in PANES].index(mode) + 1
+            yield SystemCommand(f"Go to {title} (F{n} or {key})", help_,
+                                partial(self.switch_mode, mode))
+        seen = {f"switch_mode('{p[0]}')" for p in PANES} | {"command_palette", "quit"}
+        for binding_info in screen.active_bindings.values():
+            binding = binding_info.binding
+            if binding.action in seen or not binding.description:
+                continue
+            seen.add(binding.action)
+            yield SystemCommand(binding.description, binding.tooltip or binding.description,
+                                partial(self.run_action, binding.action, binding_info.node))
+        yield from super().get_system_commands(screen)
+
+
+def make_app(settings: Settings, *, live: LiveArchive | None = None,
+             start_live: bool = True) -> ArchiveApp:
+    """The app for an archive (shared by the CLI, the tests and the screenshots).
+
+    Args:
+        settings: the archive and the data dir.
+        live: an already opened archive (tests pass one they drive themselves).
+        start_live: start indexing and following in the background.
+    """
+    return ArchiveApp(settings, live=live, start_live=start_live)
+
+
+def run_app(settings: Settings) -> None:
+    """Open the app (what `ccarchive` with no command does)."""
+    make_app(settings).run()

@@ -1,0 +1,278 @@
+"""Search pane: a query line that searches as you type, facets, results and a preview."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from app.service.models import ContextResult, Hit, SearchPage, SessionGroup
+from app.service.service import ServiceError
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets.facet_list import FacetList, Filters
+from app.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
+from app.tui.widgets.result_list import ResultList, group_hits
+from app.tui.widgets.status_header import ArchiveHeader
+
+RESULT_LIMIT = 100
+"""Hits fetched per query: a screenful many times over, and still ~10 ms."""
+
+
+
+class SearchScreen(Screen[None]):
+    """Type to search; Tab moves query → results → facets; Enter opens a hit."""
+
+    BINDINGS = [
+        Binding("ctrl+g", "toggle_group", "Group/hits",
+                tooltip="Results grouped by session, or every hit on its own."),
+        Binding("ctrl+t", "toggle_all_kinds", "Tool output",
+                tooltip="Also search tool output and thinking (left out by default)."),
+        Binding("ctrl+f", "focus_facets", "Facets", tooltip="Filter by project, kind or date."),
+        Binding("ctrl+x", "clear_filters", "Clear filters", tooltip="Drop every facet filter."),
+        Binding("slash", "focus_query", "Query", show=False, tooltip="Back to the query line."),
+        Binding("escape", "focus_query", "Query", show=False),
+    ]
+
+    @dataclass
+    class ResultsReady(Message):
+        """A search finished (dropped if a newer one was started since)."""
+
+        token: int
+        page: SearchPage | None
+        groups: list[SessionGroup] | None
+        error: str | None = None
+
+    @dataclass
+    class PreviewReady(Message):
+        hit_id: str
+        context: ContextResult | None
+
+    def __init__(self, name: str | None = None, id: str | None = None,  # noqa: A002
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.filters = Filters()
+        """The facet filters in force."""
+        self.grouped = True
+        """Results grouped by session (ctrl+g toggles)."""
+        self.all_kinds = False
+        """Include tool output and thinking in the search."""
+        self._token = 0
+        self._shown_token = 0
+        self._server_groups = True
+        self._terms: tuple[str, ...] = ()
+        self.page: SearchPage | None = None
+        """The results on screen."""
+
+    def compose(self) -> ComposeResult:
+        yield ArchiveHeader("Search")
+        yield Input(placeholder="Search your archive…  e.g.  migration project:billing "
+                                "after:7d  kind:prompt  \"exact phrase\"", id="query")
+        yield Static(id="search-status")
+        with Horizontal(id="search-body"):
+            yield FacetList(id="facets")
+            yield ResultList(id="results")
+            with VerticalScroll(id="preview-scroll"):
+                yield HitPreview(id="preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#preview-scroll").border_title = "Preview"
+        self.query_one("#facets").border_title = "Filters"
+        self.query_one("#results").border_title = "Results"
+        self.query_one("#query", Input).focus()
+        self._search()
+
+    # ---- running searches ----------------------------------------------------------
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#query", Input).value
+
+    def _search(self) -> None:
+        self._token += 1
+        self._run_search(self._token, self.query_text, self.filters.project,
+                         sorted(self.filters.kinds), self.filters.since, self.grouped,
+                         self.all_kinds)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False,
+          description="Searching the archive")
+    def _run_search(self, token: int, text: str, project: str | None, kinds: list[str],
+                    since: str | None, grouped: bool, all_kinds: bool) -> None:
+        service = self.app.service  # type: ignore[attr-defined]
+        args = dict(project=project, kind=kinds or None, since=since, facets=True,
+                    include_tool_results=all_kinds, include_thinking=all_kinds)
+        try:
+            groups = None
+            if grouped and self._server_groups:
+                try:
+                    page = service.search(text, limit=40, group_by_session=True, **args)
+                    groups = page.groups
+                except ServiceError:
+                    raise
+                except Exception:  # noqa: BLE001 - grouping failed in the service: do it here
+                    self._server_groups = False
+            if not grouped or not self._server_groups:
+                page = service.search(text, limit=RESULT_LIMIT, **args)
+                if grouped:
+                    groups = group_hits(page.hits)
+        except ServiceError as exc:
+            self.post_message(self.ResultsReady(token, None, None, str(exc)))
+            return
+        for g in groups or []:
+            if g.session_id:  # a group is named after its session, not its best hit
+                g.title = service.session_title(g.session_id)[0] or g.title
+        self.post_message(self.ResultsReady(token, page, groups))
+
+    @on(ResultsReady)
+    def _show_results(self, message: ResultsReady) -> None:
+        message.stop()
+        if message.token != self._token:
+            return  # a newer search is on its way: stale results never overwrite it
+        self._shown_token = message.token
+        status = self.query_one("#search-status", Static)
+        if message.page is None:
+            status.update(Text(f"⚠ {message.error}", "bold red"))
+            return
+        page = self.page = message.page
+        self._terms = tuple(w.strip('"').lower() for w in page.query.split()
+                            if ":" not in w and w.upper() not in ("AND", "OR", "NOT")
+                            and len(w.strip('"')) > 1)
+        self.query_one(ResultList).show(page, message.groups)
+        self.query_one(FacetList).show(page.facets, self.filters)
+        status.update(self._status_text(page, message.groups))
+        if not page.hits:
+            self.query_one("#preview", Static).update(Text(
+                "No results." + ("  Facet filters are on: ctrl+x clears them."
+                                 if self.filters.active() else ""), "italic"))
+
+    def _status_text(self, page: SearchPage, groups: list[SessionGroup] | None) -> Text:
+        out = Text()
+        for w in page.warnings:
+            out.append(f"⚠ {w}", "bold yellow")
+            out.append("   ")
+        if self.filters.active():
+            out.append("filters: ", "dim")
+            out.append(" ".join(self.filters.describe()), "bold")
+            out.append("   ")
+        what = "recent activity" if not page.query.strip() else f"{page.total:,} matching"
+        out.append(what, "dim")
+        if groups is not None:
+            out.append(f" · {len(groups)} session{'s' if len(groups) != 1 else ''}", "dim")
+        out.append(f" · {page.elapsed_ms:.0f} ms", "dim")
+        if not self.all_kinds:
+            out.append(" · tool output and thinking left out (ctrl+t)", "dim")
+        return out
+
+    # ---- preview -------------------------------------------------------------------
+    @on(ResultList.HitHighlighted)
+    def _hit_highlighted(self, message: ResultList.HitHighlighted) -> None:
+        message.stop()
+        self._run_preview(message.hit)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False,
+          description="Reading the preview")
+    def _run_preview(self, hit: Hit) -> None:
+        try:
+            ctx = self.app.service.context(hit.id, before=2, after=3,  # type: ignore[attr-defined]
+                                           max_chars=700)
+        except ServiceError:
+            ctx = None
+        self.post_message(self.PreviewReady(hit.id, ctx))
+
+    @on(PreviewReady)
+    def _show_preview(self, message: PreviewReady) -> None:
+        message.stop()
+        results = self.query_one(ResultList)
+        idx = results.highlighted
+        if idx is None or idx >= len(results.hits) or results.hits[idx].id != message.hit_id:
+            return
+        hit = results.hits[idx]
+        self.query_one(HitPreview).show(hit, message.context, self._terms)
+        self.query_one("#preview-scroll", VerticalScroll).scroll_home(animate=False)
+
+    # ---- opening -------------------------------------------------------------------
+    @on(ResultList.HitChosen)
+    def _hit_chosen(self, message: ResultList.HitChosen) -> None:
+        message.stop()
+        self.open_hit(message.hit)
+
+    def open_hit(self, hit: Hit) -> None:
+        """Open a hit where it lives: a transcript entry in replay, a plan in Plans…"""
+        if hit.kind in TRANSCRIPT_KINDS and hit.session_id:
+            self.post_message(OpenSession(hit.session_id, entry_id=hit.id,
+                                          agent_id=hit.agent_id or None,
+                                          query=self.query_text or None))
+        elif hit.kind == "history" and hit.session_id:
+            self.post_message(OpenSession(hit.session_id, query=self.query_text or None))
+        elif hit.kind == "plan":
+            self.app.switch_mode("plans")
+            self.notify(f"Plan {hit.title!r}: see it in the Plans pane.")
+        elif hit.kind == "memory":
+            self.app.switch_mode("projects")
+            self.notify(f"Memory file {hit.title!r}: see it in the Projects pane.")
+        else:
+            self.notify("This hit has no transcript to open.", severity="warning")
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        results = self.query_one(ResultList)
+        if results.hits:
+            idx = results.highlighted or 0
+            self.open_hit(results.hits[min(idx, len(results.hits) - 1)])
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._search()
+
+    def on_key(self, event: object) -> None:
+        key = getattr(event, "key", "")
+        focused = self.focused
+        if key == "down" and isinstance(focused, Input):
+            self.query_one(ResultList).focus()
+            getattr(event, "stop")()
+
+    # ---- facets --------------------------------------------------------------------
+    @on(FacetList.Toggled)
+    def _facet_toggled(self, message: FacetList.Toggled) -> None:
+        message.stop()
+        f = self.filters
+        if message.facet == "project":
+            f.project = None if f.project == message.value else message.value
+        elif message.facet == "kind":
+            f.kinds ^= {message.value}
+        elif message.facet == "since":
+            f.since = None if f.since == message.value else message.value
+        self._search()
+
+    def action_clear_filters(self) -> None:
+        self.filters = Filters()
+        self._search()
+
+    def action_toggle_group(self) -> None:
+        self.grouped = not self.grouped
+        self.query_one("#results").border_title = "Sessions" if self.grouped else "Hits"
+        self._search()
+
+    def action_toggle_all_kinds(self) -> None:
+        self.all_kinds = not self.all_kinds
+        self._search()
+
+    def action_focus_facets(self) -> None:
+        self.query_one(FacetList).focus()
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    # ---- live ----------------------------------------------------------------------
+    @on(IndexUpdated)
+    def _index_updated(self, message: IndexUpdated) -> None:
+        message.stop()
+        self._search()  # ResultList.show keeps the cursor on the same hit

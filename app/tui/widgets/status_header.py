@@ -1,0 +1,92 @@
+"""The one-line header every pane shows: the archive, the index state and its size.
+
+It reads `app.live.state` (a plain dataclass the indexer thread updates) twice a
+second. Polling a few attributes is cheaper and simpler than a message per progress
+tick, and the header is the only thing that wants them that often.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from app.tui.app import ArchiveApp
+
+
+def short_path(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home and home != "/" and path.startswith(home) else path
+
+
+class ArchiveHeader(Widget):
+    """Archive · pane · index state (indexing N% / live / read-only) · documents."""
+
+    COMPONENT_CLASSES = {
+        "archive-header--brand",
+        "archive-header--pane",
+        "archive-header--path",
+        "archive-header--live",
+        "archive-header--indexing",
+        "archive-header--read-only",
+        "archive-header--count",
+    }
+    """Styled from styles/base.tcss."""
+
+    def __init__(self, pane: str = "", *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.pane = pane
+        """The pane's name, shown after the brand."""
+        self._last: tuple[object, ...] = ()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self._poll)
+
+    def _poll(self) -> None:
+        key = self._state_key()
+        if key != self._last:
+            self._last = key
+            self.refresh()
+
+    def _state_key(self) -> tuple[object, ...]:
+        app: ArchiveApp = self.app  # type: ignore[assignment]
+        live = getattr(app, "live", None)
+        if live is None:
+            return ("offline", 0, 0.0)
+        st = live.state
+        return (st.role, st.indexing, round(st.progress, 2), app.document_count())
+
+    def render(self) -> Text:
+        app: ArchiveApp = self.app  # type: ignore[assignment]
+        role, indexing, progress, docs = self._state_key()
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(" ◆ ccarchive ", self.get_component_rich_style("archive-header--brand", partial=True))
+        if self.pane:
+            out.append(f" {self.pane} ", self.get_component_rich_style("archive-header--pane", partial=True))
+        settings = getattr(app, "settings", None)
+        right = Text(no_wrap=True)
+        if indexing:
+            right.append(f"◐ indexing {float(progress) * 100:.0f}%",  # type: ignore[arg-type]
+                         self.get_component_rich_style("archive-header--indexing", partial=True))
+        elif role == "writer":
+            right.append("● live", self.get_component_rich_style("archive-header--live", partial=True))
+        elif role == "offline":
+            right.append("○ offline", self.get_component_rich_style("archive-header--read-only", partial=True))
+        else:
+            right.append("○ read-only (another ccarchive indexes)",
+                         self.get_component_rich_style("archive-header--read-only", partial=True))
+        right.append(f"  {int(docs):,} documents ",  # type: ignore[call-overload]
+                     self.get_component_rich_style("archive-header--count", partial=True))
+        path = short_path(str(settings.archive_root)) if settings else ""
+        room = self.size.width - out.cell_len - right.cell_len - 2
+        if room > 4 and path:
+            shown = path if len(path) <= room else "…" + path[-(room - 1):]
+            out.append("  " + shown, self.get_component_rich_style("archive-header--path", partial=True))
+        pad = self.size.width - out.cell_len - right.cell_len
+        if pad > 0:
+            out.append(" " * pad)
+        out.append_text(right)
+        return out

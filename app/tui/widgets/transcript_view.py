@@ -1,0 +1,421 @@
+"""A virtualised transcript: only the entries on screen are fetched and drawn.
+
+The view never holds a whole session. It knows the number of entries, keeps pages of
+them (`PAGE` entries each, fetched by the screen from `ArchiveService.transcript`, most
+recently used first) and draws through the Line API: the screen position is an anchor
+(the entry at the top and a line inside it), and each frame walks forward from the
+anchor only as far as the screen is tall. Entries are cut into strips once per width and
+state and kept in an LRU cache. A 100,000-entry session costs what a 100-entry one does.
+
+The scrollbar on the right is drawn here too (entry position over entry count), because
+the height of entries nobody has looked at is unknown and should stay so.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Region
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from app.service.models import Entry
+from app.tui.widgets.entry_render import EntryTheme, render_entry
+
+PAGE = 200
+"""Entries per fetch: one query, a few screens of reading."""
+MAX_PAGES = 64
+"""Pages kept (12,800 entries); older ones are dropped and fetched again if needed."""
+MAX_CONTENT_WIDTH = 120
+"""Prose wider than this is hard to read; wide terminals get margins instead."""
+NO_GAP_AFTER = frozenset({"tool_call"})
+"""Kinds drawn without a blank line after them (a call sits on top of its result)."""
+
+
+class TranscriptView(Widget, can_focus=True):
+    """Entries of one transcript; a cursor marks the current one (the replay position)."""
+
+    BINDINGS = [
+        Binding("down,j", "step(1)", "Next", show=False, tooltip="Next entry."),
+        Binding("up,k", "step(-1)", "Previous", show=False, tooltip="Previous entry."),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("home,g", "first", "First", show=False, tooltip="First entry."),
+        Binding("end,G", "last", "Last", show=False, tooltip="Last entry."),
+        Binding("enter", "toggle_expand", "Expand", tooltip="Unfold a tool call, result or "
+                "thinking (and fold it again)."),
+    ]
+
+    COMPONENT_CLASSES = {
+        "transcript-view--cursor",
+        "transcript-view--cursor-bar",
+        "transcript-view--hit-mark",
+        "transcript-view--loading",
+        "transcript-view--scrollbar",
+        "transcript-view--scrollbar-thumb",
+        "transcript-view--prompt",
+        "transcript-view--assistant",
+        "transcript-view--tool",
+        "transcript-view--tool-arg",
+        "transcript-view--dim",
+        "transcript-view--thinking",
+        "transcript-view--error",
+        "transcript-view--flag",
+        "transcript-view--summary",
+        "transcript-view--subagent",
+        "transcript-view--match",
+    }
+    """Styled from styles/transcript.tcss."""
+
+    @dataclass
+    class PagesWanted(Message):
+        """Pages of entries the view needs (the screen fetches them)."""
+
+        pages: list[int]
+
+    @dataclass
+    class CursorMoved(Message):
+        """The current entry changed (by key, click or replay)."""
+
+        index: int
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.total = 0
+        """Entries in the transcript."""
+        self.cursor = 0
+        """The current entry."""
+        self.top = 0
+        """The entry at the top of the screen…"""
+        self.top_line = 0
+        """…and the line of it that is the first one shown."""
+        self.expanded: set[int] = set()
+        self.hits: list[int] = []
+        """Entries that match the search that led here (sorted)."""
+        self.terms: tuple[str, ...] = ()
+        """Words to highlight."""
+        self._hit_set: set[int] = set()
+        self._pages: OrderedDict[int, list[Entry]] = OrderedDict()
+        self._wanted: set[int] = set()
+        self._strips: LRUCache[tuple[int, int, bool, int], list[Strip]] = LRUCache(2000)
+        self._layout: list[tuple[int, int]] = []
+        self._theme: EntryTheme | None = None
+        self._generation = 0
+
+    # ---- data (set by the screen) --------------------------------------------------
+    def reset(self, total: int) -> None:
+        """A new transcript: forget everything."""
+        self.total = total
+        self.cursor = self.top = self.top_line = 0
+        self.expanded.clear()
+        self.set_hits([])
+        self._pages.clear()
+        self._wanted.clear()
+        self._strips.clear()
+        self._generation += 1
+        self.refresh()
+
+    def set_total(self, total: int) -> None:
+        """The transcript grew (or a page told us its size)."""
+        if total != self.total:
+            self.total = total
+            self.refresh()
+
+    def add_page(self, page_no: int, entries: list[Entry]) -> None:
+        self._wanted.discard(page_no)
+        self._pages[page_no] = entries
+        self._pages.move_to_end(page_no)
+        while len(self._pages) > MAX_PAGES:
+            old, _ = self._pages.popitem(last=False)
+        self._generation += 1
+        self.refresh()
+
+    def forget_pages(self) -> None:
+        """The index changed: read the entries on screen again (keeps the place)."""
+        self._pages.clear()
+        self._wanted.clear()
+        self._generation += 1
+        self.refresh()
+
+    def has_page(self, page_no: int) -> bool:
+        return page_no in self._pages
+
+    def set_hits(self, hits: list[int]) -> None:
+        self.hits = sorted(hits)
+        self._hit_set = set(hits)
+        self._strips.clear()
+        self.refresh()
+
+    def entry(self, index: int) -> Entry | None:
+        """The entry at `index` if its page is here (else asks for the page)."""
+        if not 0 <= index < self.total:
+            return None
+        page_no, i = divmod(index, PAGE)
+        page = self._pages.get(page_no)
+        if page is None:
+            self._want([page_no])
+            return None
+        self._pages.move_to_end(page_no)
+        return page[i] if i < len(page) else None
+
+    def _want(self, pages: list[int]) -> None:
+        new = [p for p in pages if p not in self._pages and p not in self._wanted
+               and 0 <= p * PAGE < max(self.total, 1)]
+        if new:
+            self._wanted.update(new)
+            self.post_message(self.PagesWanted(new))
+
+    # ---- drawing -------------------------------------------------------------------
+    def on_resize(self) -> None:
+        self._strips.clear()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._theme = None
+        self._strips.clear()
+
+    def _entry_theme(self) -> EntryTheme:
+        if self._theme is None:
+            def s(name: str) -> Style:
+                return self.get_component_rich_style(f"transcript-view--{name}", partial=True)
+            self._theme = EntryTheme(
+                prompt=s("prompt"), prompt_mark=s("prompt"), assistant_mark=s("assistant"),
+                tool=s("tool"), tool_arg=s("tool-arg"), dim=s("dim"), thinking=s("thinking"),
+                error=s("error"), flag=s("flag"), summary=s("summary"), subagent=s("subagent"),
+                match=self.get_component_rich_style("transcript-view--match"))
+        return self._theme
+
+    @property
+    def content_width(self) -> int:
+        return max(10, min(self.size.width - 4, MAX_CONTENT_WIDTH))
+
+    def _entry_strips(self, index: int) -> list[Strip]:
+        entry = self.entry(index)
+        width = self.content_width
+        if entry is None:
+            return [Strip([Segment("  …", self.get_component_rich_style(
+                "transcript-view--loading", partial=True))], 3).extend_cell_length(width)]
+        key = (index, width, index in self.expanded, self._generation)
+        cached = self._strips.get(key)
+        if cached is not None:
+            return cached
+        renderable = render_entry(entry, expanded=index in self.expanded,
+                                  theme=self._entry_theme(), width=width,
+                                  terms=self.terms if index in self._hit_set else ())
+        console = self.app.console
+        options = console.options.update_width(width).update(highlight=False)
+        lines = console.render_lines(renderable, options, pad=True)
+        strips = [Strip(line, width) for line in lines] or [Strip.blank(width)]
+        if entry.kind not in NO_GAP_AFTER and not (entry.kind == "event"
+                                                   and "compact" not in entry.flags):
+            strips.append(Strip.blank(width))
+        self._strips[key] = strips
+        return strips
+
+    def _height(self, index: int) -> int:
+        return len(self._entry_strips(index))
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._build_layout()
+        return super().render_lines(crop)
+
+    def _build_layout(self) -> None:
+        height = self.size.height
+        rows: list[tuple[int, int]] = []
+        i, ln = self.top, self.top_line
+        while len(rows) < height and i < self.total:
+            h = self._height(i)
+            while ln < h and len(rows) < height:
+                rows.append((i, ln))
+                ln += 1
+            i, ln = i + 1, 0
+        self._layout = rows
+        last = rows[-1][0] if rows else self.top
+        # Read ahead: the page after the last entry shown, and the one before the top.
+        self._want(sorted({(max(0, self.top - PAGE // 2)) // PAGE, (last + PAGE // 2) // PAGE}))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        bar = self._scrollbar(y)
+        if y >= len(self._layout):
+            return Strip.join([Strip.blank(width - 1), bar])
+        index, ln = self._layout[y]
+        strip = self._entry_strips(index)[ln]
+        is_cursor = index == self.cursor
+        gutter_style = self.get_component_rich_style(
+            "transcript-view--cursor-bar" if is_cursor else "transcript-view--dim", partial=True)
+        if is_cursor:
+            mark = Segment("▌ ", gutter_style)
+            bg = self.get_component_rich_style("transcript-view--cursor").bgcolor
+            strip = strip.apply_style(Style(bgcolor=bg))
+        elif index in self._hit_set and ln == 0:
+            mark = Segment("◆ ", self.get_component_rich_style("transcript-view--hit-mark",
+                                                                partial=True))
+        else:
+            mark = Segment("  ")
+        used = 2 + strip.cell_length + 1
+        pad = Strip.blank(max(0, width - used))
+        return Strip.join([Strip([mark], 2), strip, pad, bar]).crop(0, width)
+
+    def _scrollbar(self, y: int) -> Strip:
+        height = max(1, self.size.height)
+        track = self.get_component_rich_style("transcript-view--scrollbar")
+        thumb = self.get_component_rich_style("transcript-view--scrollbar-thumb")
+        if self.total <= 1:
+            return Strip([Segment(" ", track)], 1)
+        shown = len({i for i, _ in self._layout}) or 1
+        size = max(1, round(height * min(1.0, shown / self.total)))
+        pos = round((height - size) * (self.top / max(1, self.total - shown)))
+        pos = min(max(0, pos), height - size)
+        return Strip([Segment(" ", thumb if pos <= y < pos + size else track)], 1)
+
+    # ---- moving --------------------------------------------------------------------
+    def scroll_lines(self, n: int) -> None:
+        """Move the screen by n lines (negative: up), never past either end."""
+        if n > 0:
+            while n > 0:
+                h = self._height(self.top)
+                if self.top_line < h - 1:
+                    d = min(n, h - 1 - self.top_line)
+                    self.top_line += d
+                    n -= d
+                elif self.top >= self.total - 1:
+                    break
+                else:
+                    self.top, self.top_line, n = self.top + 1, 0, n - 1
+            bottom = self._bottom_anchor()
+            if (self.top, self.top_line) > bottom:
+                self.top, self.top_line = bottom
+        else:
+            n = -n
+            while n > 0:
+                if self.top_line > 0:
+                    d = min(n, self.top_line)
+                    self.top_line -= d
+                    n -= d
+                elif self.top == 0:
+                    break
+                else:
+                    self.top -= 1
+                    self.top_line = self._height(self.top) - 1
+                    n -= 1
+        self.refresh()
+
+    def _bottom_anchor(self) -> tuple[int, int]:
+        """The anchor that puts the last line of the last entry at the bottom."""
+        if self.total == 0:
+            return (0, 0)
+        left = max(1, self.size.height)
+        i = self.total - 1
+        while i >= 0:
+            h = self._height(i)
+            if h >= left:
+                return (i, h - left)
+            left -= h
+            i -= 1
+        return (0, 0)
+
+    def ensure_visible(self, index: int, *, context: int = 0) -> None:
+        """Scroll so the entry is on screen (with `context` lines above it if it moves)."""
+        height = max(1, self.size.height)
+        if index < self.top or (index == self.top and self.top_line > 0):
+            self.top, self.top_line = index, 0
+            if context:
+                self.scroll_lines(-context)
+            self.refresh()
+            return
+        lines = -self.top_line
+        i = self.top
+        while i < index and lines < height:
+            lines += self._height(i)
+            i += 1
+        if lines >= height:  # far below: put it `context` lines from the top
+            self.top, self.top_line = index, 0
+            self.scroll_lines(-context)
+            return
+        end = lines + self._height(index)
+        if end > height:
+            self.scroll_lines(min(end - height, lines))
+        self.refresh()
+
+    def move_cursor(self, index: int, *, context: int | None = None) -> None:
+        """Make `index` the current entry and bring it on screen."""
+        if self.total == 0:
+            return
+        index = max(0, min(self.total - 1, index))
+        self.cursor = index
+        self.ensure_visible(index, context=self.size.height // 3 if context is None
+                            else context)
+        self.post_message(self.CursorMoved(index))
+
+    def action_step(self, delta: int) -> None:
+        self.move_cursor(self.cursor + delta, context=2)
+
+    def action_page(self, direction: int) -> None:
+        height = max(1, self.size.height - 2)
+        self.scroll_lines(direction * height)
+        rows = self._layout or [(self.top, 0)]
+        self._build_layout()
+        rows = self._layout or rows
+        self.cursor = rows[0][0]
+        self.post_message(self.CursorMoved(self.cursor))
+        self.refresh()
+
+    def action_first(self) -> None:
+        self.move_cursor(0, context=0)
+
+    def action_last(self) -> None:
+        if self.total:
+            self.cursor = self.total - 1
+            self.top, self.top_line = self._bottom_anchor()
+            self.post_message(self.CursorMoved(self.cursor))
+            self.refresh()
+
+    def toggle_expand(self, index: int) -> None:
+        """Fold or unfold an entry; a tool call takes its result along."""
+        entry = self.entry(index)
+        targets = {index}
+        if entry is not None and entry.kind == "tool_call" and entry.tool_use_id:
+            nxt = self.entry(index + 1)
+            if nxt is not None and nxt.tool_use_id == entry.tool_use_id:
+                targets.add(index + 1)
+        if index in self.expanded:
+            self.expanded -= targets
+        else:
+            self.expanded |= targets
+        self.ensure_visible(index)
+        self.refresh()
+
+    def action_toggle_expand(self) -> None:
+        self.toggle_expand(self.cursor)
+
+    # ---- mouse ---------------------------------------------------------------------
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.scroll_lines(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.scroll_lines(-3)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        if 0 <= event.y < len(self._layout):
+            index = self._layout[event.y][0]
+            if index == self.cursor:
+                self.toggle_expand(index)
+            else:
+                self.cursor = index
+                self.post_message(self.CursorMoved(index))
+                self.refresh()
+
+    def visible_entries(self) -> list[int]:
+        """The entries on screen (for tests and the status line)."""
+        return sorted({i for i, _ in self._layout})
