@@ -253,10 +253,13 @@ class Status(BaseModel):
 
 
 # ---- from the service's models --------------------------------------------------------
-def hit(h: M.Hit) -> Hit:
+def hit(h: M.Hit, snippet_chars: int = 180) -> Hit:
+    # +1: the service may end a cut snippet with "…" after the limit.
+    snippet = h.snippet if len(h.snippet) <= snippet_chars + 1 else clip(h.snippet,
+                                                                           snippet_chars)
     return Hit(id=h.id, kind=h.kind, role=h.role, session_id=h.session_id,
                agent_id=h.agent_id, project=h.project, timestamp=h.timestamp,
-               title=clip(h.title, TITLE_CHARS), snippet=h.snippet, tool=h.tool)
+               title=clip(h.title, TITLE_CHARS), snippet=snippet, tool=h.tool)
 
 
 def entry(e: M.Entry) -> Entry:

@@ -242,9 +242,10 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
                     item: BaseModel = O.SessionHits(
                         session_id=row.session_id, title=O.clip(row.title, O.TITLE_CHARS),
                         project=row.project, timestamp=row.timestamp,
-                        hit_count=row.hit_count, hits=[O.hit(h) for h in row.hits])
+                        hit_count=row.hit_count,
+                        hits=[O.hit(h, snippet_chars) for h in row.hits])
                 else:
-                    item = O.hit(row)
+                    item = O.hit(row, snippet_chars)
                 used += _size(item)
                 if kept and used > call_budget:
                     break
@@ -323,7 +324,9 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
         with _errors():
             page = service.transcript(session_id, agent_id=agent_id, cursor=cursor,
                                       limit=limit, max_chars=max_chars)
-            out = O.SessionPage(session_id=page.session_id, agent_id=page.agent_id,
+            # the service echoes a prefix as given; the entries carry the full id
+            sid = next((e.session_id for e in page.entries if e.session_id), page.session_id)
+            out = O.SessionPage(session_id=sid, agent_id=page.agent_id,
                                 title=page.title, project=page.project, total=page.total,
                                 start=page.start, next_cursor=page.next_cursor,
                                 subagents=[O.subagent(a) for a in page.subagents])

@@ -1,0 +1,247 @@
+"""`ccarchive serve` as agents run it: spawned over stdio, and as a real HTTP server on
+a free loopback port (Host/Origin checks, bearer token)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from click.testing import CliRunner
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import build_index
+
+CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+TOKEN = "test-token-0123456789abcdef"
+FAKE_KEY = "sk-ant-api03-DEMO"
+
+
+@pytest.fixture(scope="module")
+def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """--archive/--data-dir of an indexed demo archive, private to this module (the
+    spawned server becomes its writer)."""
+    data = tmp_path_factory.mktemp("serve-data")
+    build_index(demo_archive_ro, data)
+    return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _every_tool(c: Client) -> dict[str, Any]:
+    """Call every tool once (and a page, a bad call); return what search found."""
+    tools = {t.name for t in (await c.list_tools()).tools}
+    assert len(tools) == 13
+    page = await c.call_tool("search", {"query": "test", "limit": 3, "include_active": True})
+    assert not page.is_error
+    hits = page.structured_content["hits"]
+    nxt = await c.call_tool("search", {"query": "test", "limit": 3,
+                                       "cursor": page.structured_content["next_cursor"]})
+    assert not {h["id"] for h in hits} & {h["id"] for h in nxt.structured_content["hits"]}
+    sid = next(h["session_id"] for h in hits if h["session_id"])
+    listed = await c.call_tool("list_plans", {})
+    codename = listed.structured_content["plans"][0]["codename"]
+    calls = [("context", {"id": hits[0]["id"]}), ("get_entries", {"ids": [hits[0]["id"]]}),
+             ("get_session", {"session_id": sid, "limit": 2}), ("list_projects", {}),
+             ("list_sessions", {"limit": 2}), ("timeline", {"days": 3660}),
+             ("get_plan", {"codename": codename}), ("list_memory_files", {}),
+             ("get_memory_file", {"project": "tally"}), ("search_history", {"limit": 2}),
+             ("status", {})]
+    for tool, args in calls:
+        r = await c.call_tool(tool, args)
+        assert not r.is_error, (tool, r.content[0].text)
+        assert r.structured_content and json.loads(r.content[0].text)
+    bad = await c.call_tool("context", {"id": "no-such-id"})
+    assert bad.is_error and "unknown entry id" in bad.content[0].text
+    bad = await c.call_tool("search", {"query": "x", "since": "whenever"})
+    assert bad.is_error and "since" in bad.content[0].text
+    secret = await c.call_tool("search", {"query": "DATABASE_URL",
+                                          "include_tool_results": True})
+    ids = [h["id"] for h in secret.structured_content["hits"]]
+    full = await c.call_tool("get_entries", {"ids": ids, "max_chars": 100_000})
+    return {"hits": hits, "secret_text": full.content[0].text}
+
+
+# ---- stdio ----------------------------------------------------------------------------
+async def test_stdio_serves_every_tool_redacted(served: list[str]) -> None:
+    params = StdioServerParameters(command=CCARCHIVE, args=["serve", *served])
+    async with Client(params) as c:
+        got = await _every_tool(c)
+    assert FAKE_KEY not in got["secret_text"] and "[REDACTED:" in got["secret_text"]
+
+
+async def test_stdio_no_redact(served: list[str]) -> None:
+    params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--no-redact", *served])
+    async with Client(params) as c:
+        r = await c.call_tool("search", {"query": "DATABASE_URL",
+                                         "include_tool_results": True})
+        ids = [h["id"] for h in r.structured_content["hits"]]
+        full = await c.call_tool("get_entries", {"ids": ids})
+        assert FAKE_KEY in full.content[0].text
+
+
+def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
+    """Raw JSON-RPC over the pipes: every line on stdout is a protocol message."""
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "search", "arguments": {"query": "flaky"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "get_entries", "arguments": {"ids": ["nope"]}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "status", "arguments": {}}},
+    ]
+    proc = subprocess.Popen([CCARCHIVE, "serve", "-vv", *served], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    answers: dict[int, Any] = {}
+    try:
+        for m in msgs:
+            proc.stdin.write(json.dumps(m).encode() + b"\n")
+            proc.stdin.flush()
+            if "id" in m:
+                line = proc.stdout.readline()
+                reply = json.loads(line)
+                assert reply["jsonrpc"] == "2.0"
+                answers[reply["id"]] = reply
+        proc.stdin.close()
+        rest, err = proc.stdout.read(), proc.stderr.read() if proc.stderr else b""
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for line in rest.splitlines():
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert answers[1]["result"]["serverInfo"]["name"] == "ccarchive"
+    assert answers[2]["result"]["structuredContent"]["hits"]
+    assert answers[3]["result"]["isError"] is True
+    assert answers[4]["result"]["structuredContent"]["sessions"] > 0
+    assert err  # -vv logs went to stderr
+
+
+# ---- HTTP -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def http_server(served: list[str]) -> Iterator[str]:
+    """A real `ccarchive serve --http` on a free loopback port; the token from the env."""
+    port = _free_port()
+    env = {**os.environ, "CCARCHIVE_TOKEN": TOKEN}
+    proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), *served],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _client(url: str, token: str | None = TOKEN, **headers: str) -> Client:
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
+        headers=headers, timeout=30)))
+
+
+async def test_http_serves_every_tool(http_server: str) -> None:
+    async with _client(http_server) as c:
+        got = await _every_tool(c)
+    assert FAKE_KEY not in got["secret_text"]
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "0"}}}
+JSON_HEADERS = {"content-type": "application/json",
+                "accept": "application/json, text/event-stream"}
+
+
+@pytest.mark.parametrize(("headers", "status"), [
+    ({}, 401),
+    ({"authorization": "Bearer wrong-token-0123456789"}, 401),
+    ({"authorization": f"Basic {TOKEN}"}, 401),
+    ({"authorization": f"Bearer {TOKEN}", "host": "evil.example:80"}, 421),
+    ({"authorization": f"Bearer {TOKEN}", "host": "127.0.0.1"}, 421),
+    ({"authorization": f"Bearer {TOKEN}", "origin": "http://evil.example"}, 403),
+    ({"authorization": f"Bearer {TOKEN}", "origin": "http://127.0.0.1.evil.example:80"},
+     403),
+    ({"authorization": f"Bearer {TOKEN}"}, 200),
+    ({"authorization": f"Bearer {TOKEN}", "origin": "http://localhost:3000"}, 200),
+])
+async def test_http_checks_token_host_and_origin(http_server: str, headers: dict[str, str],
+                                                 status: int) -> None:
+    async with httpx2.AsyncClient(timeout=10) as h:
+        r = await h.post(http_server, json=INIT, headers={**JSON_HEADERS, **headers})
+    assert r.status_code == status, r.text
+    if status == 401:
+        assert "Bearer" in r.headers.get("www-authenticate", "")
+
+
+async def test_http_rejected_client_cannot_call_tools(http_server: str) -> None:
+    with pytest.raises(BaseException):  # noqa: B017 (the SDK wraps it in a group)
+        async with _client(http_server, token="wrong-token-0123456789") as c:
+            await c.call_tool("status", {})
+
+
+def test_http_off_loopback_needs_a_token(served: list[str]) -> None:
+    from app.cli import main
+
+    env = {k: v for k, v in os.environ.items() if k != "CCARCHIVE_TOKEN"}
+    r = CliRunner(env={"CCARCHIVE_TOKEN": ""}).invoke(
+        main, ["serve", "--http", "--host", "0.0.0.0", *served], env=env)
+    assert r.exit_code == 2 and "token" in r.output
+    r = CliRunner().invoke(main, ["serve", "--http", "--host", "0.0.0.0", "--token", "short",
+                                  *served])
+    assert r.exit_code == 2 and "16 characters" in r.output
+
+
+def test_http_app_accepts_the_bound_host_and_allowed_extras() -> None:
+    from starlette.testclient import TestClient
+
+    from app.mcp_server.commands import http_app
+    from app.mcp_server.server import build_server
+
+    class Dummy:  # the app is built without touching the service
+        redact_secrets = True
+        generation = 0
+
+    app = http_app(build_server(Dummy(), active_minutes=0), host="10.1.2.3", token=TOKEN,  # type: ignore[arg-type]
+                   allow_hosts=["archive.lan"], allow_origins=["https://ui.lan"])
+    auth = {**JSON_HEADERS, "authorization": f"Bearer {TOKEN}"}
+    with TestClient(app, base_url="http://10.1.2.3:8765") as tc:
+        assert tc.post("/mcp", json=INIT, headers=auth).status_code == 200
+        assert tc.post("/mcp", json=INIT, headers={**auth, "host": "archive.lan:8765"}
+                       ).status_code == 200
+        assert tc.post("/mcp", json=INIT, headers={**auth, "host": "other.lan:8765"}
+                       ).status_code == 421
+        assert tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://ui.lan"}
+                       ).status_code == 200
+        assert tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://x.lan"}
+                       ).status_code == 403
+        assert tc.post("/mcp", json=INIT, headers=JSON_HEADERS).status_code == 401
