@@ -26,12 +26,12 @@ import calendar
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
 
 import tantivy
 from tantivy import FieldType, Occur, Query
 
 from app.index import schema as S
+from app.index.analysis import split_camel, word_forms
 
 __all__ = [
     "FILTER_FIELDS",
@@ -55,6 +55,8 @@ MAX_DEPTH = 16
 MAX_FILTER_CHARS = 100
 """Filter values compile to regexes, which Tantivy caps at 1000 automaton states."""
 TITLE_BOOST = 2.0
+FORMS_BOOST = 0.7
+"""Other forms of a word (tests for test) count, a little less than the word typed."""
 
 # Tantivy dates are i64 nanoseconds: roughly 1677-09-21 .. 2262-04-11.
 _MIN_TS = datetime(1678, 1, 1, tzinfo=timezone.utc)
@@ -631,9 +633,33 @@ class _Compiler:
         if per_field is None:
             return None
         body, title = per_field
-        return Query.boolean_query(
-            [(Occur.Should, body), (Occur.Should, Query.boost_query(title, TITLE_BOOST))]
-        )
+        clauses = [(Occur.Should, body), (Occur.Should, Query.boost_query(title, TITLE_BOOST))]
+        if isinstance(node, Word):
+            clauses.extend((Occur.Should, q) for q in self._code_and_forms(node.text, prefix))
+        return Query.boolean_query(clauses)
+
+    def _code_and_forms(self, word: str, prefix: bool) -> list[Query]:
+        """What stemming and a camelCase tokenizer would have matched (see
+        `app.index.analysis`): parts of identifiers, and other forms of a plain word."""
+        out: list[Query] = []
+        tokens = self.analyzer.analyze(word)
+        if len(tokens) == 1:
+            if prefix:
+                out.append(Query.regex_query(self.schema, S.PARTS,
+                                             _regex_escape(tokens[0]) + ".*"))
+            else:
+                out.append(Query.term_query(self.schema, S.PARTS, tokens[0]))
+                forms = [f for f in word_forms(tokens[0]) if f != tokens[0]]
+                if forms:
+                    out.append(Query.boost_query(
+                        Query.term_set_query(self.schema, S.TEXT, forms), FORMS_BOOST))
+        camel = split_camel(word)
+        if len(camel) > 1 and not prefix:
+            parts = self.analyzer.analyze(" ".join(camel))[:MAX_PHRASE_TOKENS]
+            if len(parts) > 1:
+                out.append(Query.phrase_query(self.schema, S.PARTS, parts))
+                out.append(Query.phrase_query(self.schema, S.TEXT, parts))
+        return out
 
     def _analysed(
         self, text: str, prefix: bool, fields: tuple[str, ...], shown: str
@@ -778,32 +804,10 @@ def _regex_escape(text: str) -> str:
     return "".join("\\" + c if c in _REGEX_META else c for c in text)
 
 
-@lru_cache(maxsize=1)
-def _unstemmed_analyzer() -> tantivy.TextAnalyzer:
-    """The index analyzer without its stemmer: the words as typed, for prefixes."""
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(S.CODE_PATTERN))
-        .filter(tantivy.Filter.remove_long(64))
-        .filter(tantivy.Filter.lowercase())
-        .build()
-    )
-
-
-def _prefix_stem(text: str, stemmed_last: str) -> str:
-    """The prefix to look for when `text*` was typed.
-
-    The index holds stems, so neither the typed word nor its stem is right on its own:
-    `migra*` must stay `migra` (its "stem" could differ), while `migrations*` must find
-    the indexed `migrat`. The common prefix of the two serves both.
-    """
-    raw = _unstemmed_analyzer().analyze(text)
-    if not raw:
-        return stemmed_last
-    typed = raw[-1]
-    n = 0
-    while n < min(len(typed), len(stemmed_last)) and typed[n] == stemmed_last[n]:
-        n += 1
-    return typed[:n] if n else stemmed_last
+def _prefix_stem(text: str, last_token: str) -> str:
+    """The prefix to look for when `text*` was typed: its last word as the index holds it
+    (lowercased; the index keeps words unstemmed)."""
+    return last_token
 
 
 def _clip(text: str, width: int = 40) -> str:
