@@ -108,6 +108,7 @@ class FileState:
     skipped: dict[str, int] = field(default_factory=dict)
     repaired: dict[str, int] = field(default_factory=dict)
     pending: int = 0  # bytes of a last line still without its newline
+    open_tail: bool = False  # the file ended in a complete line without newline, read
     summary: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> bytes:
@@ -134,6 +135,19 @@ class RunReport:
     seconds: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
     discovery_skipped: dict[str, int] = field(default_factory=dict)
+
+
+TAIL_PARSE_LIMIT = 16 << 20
+"""A newline-less last piece up to this size is tried as a complete line."""
+
+
+def _complete_objects(piece: bytes) -> list[dict[str, Any]]:
+    """The object(s) of a last line without newline, if it is complete; else []."""
+    try:
+        obj = orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        return []
+    return [obj] if isinstance(obj, dict) else []
 
 
 def _head_hash(path: Path, length: int) -> str:
@@ -349,32 +363,39 @@ class Indexer:
         last_ts = parse_ts(summary.last_ts)
         fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc)
         add = self.writer.add_document
+
+        def handle(offset: int, objs: list[dict[str, Any]], length: int) -> None:
+            nonlocal last_ts
+            for j, obj in enumerate(objs):
+                if history is not None:
+                    docs = history(src, obj, offset, length, j)
+                else:
+                    units = extractor.extract(obj, stats)
+                    if not units:
+                        continue
+                    ts = _ts_or(obj.get("timestamp"), last_ts)
+                    if ts is not None:
+                        last_ts = ts
+                    docs = self._unit_docs(src, summary, obj, units, offset, length, j,
+                                           ts or fallback_ts)
+                for doc in docs:
+                    add(doc)
+                st.docs += len(docs)
+                self._pending_docs += len(docs)
+                report.docs_added += len(docs)
+
+        open_tail, st.open_tail = st.open_tail, False
         with open(src.path, "rb") as f:
             for offset, line in iter_raw_lines(f, start, end=src.size):
                 if isinstance(line, HugeLine):
-                    objs = [_huge_envelope(line)]
                     stats.repair(HUGE)
+                    handle(offset, [_huge_envelope(line)], line.length)
                     length = line.length
+                elif open_tail and offset == first_offset and not line:
+                    length = 0  # the newline that completes a line we already read
                 else:
-                    objs = decode_line(line, stats)
+                    handle(offset, decode_line(line, stats), len(line))
                     length = len(line)
-                for j, obj in enumerate(objs):
-                    if history is not None:
-                        docs = history(src, obj, offset, length, j)
-                    else:
-                        units = extractor.extract(obj, stats)
-                        if not units:
-                            continue
-                        ts = _ts_or(obj.get("timestamp"), last_ts)
-                        if ts is not None:
-                            last_ts = ts
-                        docs = self._unit_docs(src, summary, obj, units, offset, length, j,
-                                               ts or fallback_ts)
-                    for doc in docs:
-                        add(doc)
-                    st.docs += len(docs)
-                    self._pending_docs += len(docs)
-                    report.docs_added += len(docs)
                 st.offset = offset + length + 1
                 if self._pending_docs >= COMMIT_DOCS or \
                         self._pending_bytes + st.offset - start >= COMMIT_BYTES:
@@ -383,6 +404,20 @@ class Indexer:
                     stats = LineStats()
                     start = st.offset
                     self._commit(report)
+            tail = src.size - st.offset
+            if 0 < tail <= TAIL_PARSE_LIMIT:
+                # A last line without its newline: torn by a crash, being written right
+                # now, or complete but never terminated. Only the last is read now; if
+                # its newline arrives later it is skipped above, so nothing doubles.
+                f.seek(st.offset)
+                piece = f.read(tail)
+                objs = _complete_objects(piece)
+                if objs:
+                    stats.lines += 1
+                    stats.objects += len(objs)
+                    handle(st.offset, objs, len(piece))
+                    st.offset = src.size
+                    st.open_tail = True
         self._pending_bytes += st.offset - start
         st.pending = max(0, src.size - st.offset)
         self._save_file(st, summary, stats, history is None)
