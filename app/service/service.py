@@ -151,7 +151,7 @@ class ArchiveService:
             self.schema, field, tantivy.FieldType.Date,
             since or datetime(1970, 1, 1, tzinfo=timezone.utc),
             until or datetime(2200, 1, 1, tzinfo=timezone.utc),
-            include_lower=True, include_upper=False)
+            include_lower=True, include_upper=False, use_inverted_index=True)
 
     def _date_arg(self, value: str | datetime | None, name: str) -> datetime | None:
         if value is None or value == "":
@@ -287,17 +287,18 @@ class ArchiveService:
         must.append(self._date_range(lo, hi))
         if session_id:
             must.append(self._term(S.SESSION, session_id))
-        if gen_max:
-            must.append(tantivy.Query.range_query(self.schema, S.GEN,
-                                                  tantivy.FieldType.Unsigned, 0, gen_max,
-                                                  include_upper=True))
         # filters select, they do not rank: scored, they would add to each hit a constant
         # that the kind weights then scale differently, and page 2 (gen filter) would
         # rank otherwise than page 1
         must = [must[0]] + [tantivy.Query.const_score_query(q, 0.0) for q in must[1:]
                             if q is not None]
         excl = [s for s in exclude_sessions if s]
-        return self._all(*must, must_not=[self._terms(S.SESSION, excl)] if excl else [])
+        not_ = [self._terms(S.SESSION, excl)] if excl else []
+        if gen_max:  # leave out what is newer (few documents: cheaper than keeping the rest)
+            not_.append(tantivy.Query.range_query(
+                self.schema, S.GEN, tantivy.FieldType.Unsigned, gen_max + 1, None,
+                use_inverted_index=True))
+        return self._all(*must, must_not=not_)
 
     def _visible_gen(self, searcher: tantivy.Searcher) -> int:
         """The commit generation of the newest documents this searcher sees.
@@ -568,7 +569,8 @@ class ArchiveService:
             if n == 0:
                 return []
             q = self._all(same, tantivy.Query.range_query(
-                self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi))
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi,
+                use_inverted_index=True))
             rows = searcher.search(q, n, count=False, order_by_field=S.SEQ, order=order).hits
             return [self._entry(searcher.doc(a), max_chars) for _, a in rows]
 
@@ -695,7 +697,8 @@ class ArchiveService:
         not_ = [] if include_gone else [self._term(S.STATE, "gone")]
         if not include_empty:
             must.append(tantivy.Query.range_query(self.schema, S.MESSAGES,
-                                                  tantivy.FieldType.Unsigned, 1, 2**63))
+                                                  tantivy.FieldType.Unsigned, 1, 2**63,
+                                                  use_inverted_index=True))
         searcher = self._searcher()
         res = searcher.search(self._all(*must, must_not=not_), limit, count=True,
                               order_by_field=S.TS, order=tantivy.Order.Desc, offset=offset)
@@ -955,7 +958,8 @@ class ArchiveService:
         info = self.session(session_id)
         q = self._transcript_query(info, agent_id, None)
         q = self._all(q, tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                                   after_seq + 1, 2**63))
+                                                   after_seq + 1, 2**63,
+                                                   use_inverted_index=True))
         searcher = self._searcher()
         rows = searcher.search(q, limit, count=False, order_by_field=S.SEQ,
                                order=tantivy.Order.Asc).hits

@@ -1,0 +1,160 @@
+"""Latency of every service call on a 1 GB archive: p50 / p99, against issue 3's targets.
+
+    /work/venv/bin/python -m pytest tests/bench_service.py -m benchmark -s -p no:cacheprovider
+
+The archive is generated once (`make_archive.py --size-mb 1024 --needles 40`) and indexed
+once with `ccarchive index`, in a temp dir; point CCARCHIVE_BENCH_ARCHIVE (and
+CCARCHIVE_BENCH_DATA, its data dir) at an existing pair to skip both. Calls run in a
+single thread, one after another, after a warm-up pass (the figures are for a warm
+page cache, as in an app that has been open a while).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.index.store import IndexStore
+from app.service.service import ArchiveService
+
+from .conftest import MAKE_ARCHIVE
+
+TARGETS_MS = {  # call: (p50, p99)
+    "search": (2.0, 20.0),
+    "sessions": (None, 20.0),
+    "timeline": (None, 20.0),
+    "plan tree": (None, 20.0),
+}
+ROUNDS = int(os.environ.get("CCARCHIVE_BENCH_ROUNDS", "5"))
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[ArchiveService, dict]:
+    root = os.environ.get("CCARCHIVE_BENCH_ARCHIVE")
+    if root:
+        root_p = Path(root)
+        data = Path(os.environ.get("CCARCHIVE_BENCH_DATA", str(root_p.parent / "data")))
+        answers_p = root_p.parent / "answers.json"
+    else:
+        if not MAKE_ARCHIVE.exists():
+            pytest.skip("../shared/corpus/make_archive.py is not present")
+        out = tmp_path_factory.mktemp("bench")
+        root_p, data, answers_p = out / "claude", out / "data", out / "answers.json"
+        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root_p),
+                        "--size-mb", "1024", "--needles", "40", "--answers", str(answers_p)],
+                       check=True, capture_output=True)
+    exe = Path(sys.executable).with_name("ccarchive")
+    t0 = time.perf_counter()
+    subprocess.run([str(exe), "index", "--archive", str(root_p), "--data-dir", str(data),
+                    "--json"], check=True, capture_output=True)
+    print(f"\nindex (or check) of {root_p}: {time.perf_counter() - t0:.1f} s")
+    answers = json.loads(answers_p.read_text()) if answers_p.exists() else {"needles": []}
+    store = IndexStore(Settings(root_p, data).archive_data_dir)
+    return ArchiveService(store, root_p), answers
+
+
+def _queries(answers: dict) -> list[str]:
+    """A realistic mix: needles asked as people ask (natural language), as exact phrases,
+    single common words, code words, prefixes, booleans and filters."""
+    qs: list[str] = []
+    for n in answers.get("needles", [])[:20]:
+        qs.append(n["query"])
+        qs.append('"' + n["phrase"].strip("`") + '"')
+    qs += ["error", "test", "migration", "database", "the build fails", "fix the bug",
+           "refactor*", "migra*", "useEffect", "snake_case_name", "E0432", "README.md",
+           "test AND NOT error", "(docker OR kubernetes) deploy", '"npm test"',
+           "tool:Bash npm", "kind:plan", "kind:prompt api", "project:mobile after:30d",
+           "role:user -tests", "model:opus refactor", "branch:main", "file:config",
+           "before:2026-11-01 login", "kind:memory", "session:0 test"]
+    return qs
+
+
+def _measure(fn: Callable[[], object], rounds: int) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def _pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+@pytest.mark.benchmark
+def test_service_latency(big) -> None:
+    svc, answers = big
+    rnd = random.Random(3)
+    st = svc.status()
+    queries = _queries(answers)
+    sessions = [s.session_id for s in svc.sessions(limit=200).sessions]
+    plans = [p.codename for p in svc.plans(limit=200).plans]
+    hit_ids = [h.id for q in queries[:20] for h in svc.search(q, limit=3).hits
+               if h.kind not in ("plan", "memory", "history")]
+    projects = [p.path.rsplit("/", 1)[-1] for p in svc.projects()]
+    calls: dict[str, list[Callable[[], object]]] = {
+        "search": [lambda q=q: svc.search(q) for q in queries],
+        "search grouped": [lambda q=q: svc.search(q, group_by_session=True)
+                           for q in queries[::3]],
+        "search +facets": [lambda q=q: svc.search(q, facets=True) for q in queries[::3]],
+        "search page 2": [lambda q=q: svc.search(q, cursor=svc.search(q).next_cursor)
+                          for q in ("error", "test", "the build fails")],
+        "sessions": [lambda: svc.sessions()] + [lambda p=p: svc.sessions(project=p)
+                                                for p in projects[:4]]
+                    + [lambda: svc.sessions(since="14d"), lambda: svc.sessions(model="opus")],
+        "session": [lambda s=s: svc.session(s) for s in rnd.sample(sessions, 10)],
+        "projects": [lambda: svc.projects()],
+        "timeline": [lambda: svc.timeline(days=30), lambda: svc.timeline(days=90,
+                                                                          bucket="week"),
+                     lambda p=projects[0]: svc.timeline(days=30, project=p)],
+        "plan tree": [lambda c=c: svc.plan(c) for c in rnd.sample(plans, min(10, len(plans)))],
+        "plans": [lambda: svc.plans()],
+        "transcript page": [lambda s=s: svc.transcript(s, limit=100)
+                            for s in rnd.sample(sessions, 10)],
+        "context": [lambda i=i: svc.context(i) for i in hit_ids[:15]],
+        "entries": [lambda i=i: svc.entries([i]) for i in hit_ids[:15]],
+        "history": [lambda: svc.history(), lambda: svc.history(query="test"),
+                    lambda p=projects[0]: svc.history(project=p)],
+        "memory files": [lambda: svc.memory_files()],
+    }
+    for fns in calls.values():  # warm-up
+        for fn in fns:
+            fn()
+    rows = []
+    misses = []
+    for name, fns in calls.items():
+        times: list[float] = []
+        for _ in range(ROUNDS):
+            for fn in fns:
+                times += _measure(fn, 1)
+        p50, p99 = statistics.median(times), _pct(times, 99)
+        target = TARGETS_MS.get(name)
+        verdict = ""
+        if target:
+            ok = (target[0] is None or p50 <= target[0]) and p99 <= target[1]
+            verdict = "ok" if ok else "MISSED"
+            if not ok:
+                misses.append(name)
+            verdict += f" (p50<={target[0]} " if target[0] else " ("
+            verdict += f"p99<={target[1]})"
+        rows.append((name, len(times), p50, p99, max(times), verdict))
+    print(f"\narchive: {st.archive_bytes / 1e9:.2f} GB, {st.sessions} sessions, "
+          f"{st.documents} documents, index {st.index_bytes / 1e6:.0f} MB")
+    print(f"{'call':<18}{'n':>6}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}  target")
+    for name, n, p50, p99, mx, verdict in rows:
+        print(f"{name:<18}{n:>6}{p50:>10.2f}{p99:>10.2f}{mx:>10.2f}  {verdict}")
+    slowest = sorted(((svc.search(q).elapsed_ms, q) for q in queries), reverse=True)[:5]
+    print("slowest queries:", ", ".join(f"{q!r} {ms:.1f} ms" for ms, q in slowest))
+    assert not misses, f"targets missed: {misses}"
