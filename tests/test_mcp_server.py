@@ -441,3 +441,18 @@ async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
             h["title"][:100]
 
     assert [same(h) for h in mcp["hits"]] == [same(h) for h in cli["hits"]]
+
+
+async def test_list_budgets(demo_service) -> None:
+    async with connect(demo_service, call_budget=300) as c:
+        projects = await call(c, "list_projects")
+        assert projects["truncated"] and 0 < len(projects["projects"]) < projects["total"]
+        files = await call(c, "list_memory_files")
+        assert files["truncated"] and 0 < len(files["files"]) < files["total"]
+        days = await call(c, "timeline", days=3660)
+        assert days["bucket"] in ("week", "month") and days["days"]
+        weeks = await call(c, "timeline", days=3660, bucket="week")
+        assert weeks["bucket"] == "week"
+    async with connect(demo_service) as c:
+        assert (await call(c, "timeline", days=3660))["bucket"] == "day"
+        assert not (await call(c, "list_projects")).get("truncated")

@@ -136,6 +136,9 @@ class Project(BaseModel):
 
 class ProjectList(BaseModel):
     projects: list[Project] = Field(default_factory=list)
+    total: int = 0
+    truncated: bool = Field(False, description="The call's budget cut the list (the least "
+                                               "recently active projects are left out).")
 
 
 class Session(BaseModel):
@@ -173,9 +176,10 @@ class Day(BaseModel):
 class Timeline(BaseModel):
     since: datetime
     until: datetime
+    bucket: str = Field("day", description="day, week or month: what one row counts.")
     project: str | None = None
-    days: list[Day] = Field(default_factory=list,
-                            description="Days with activity only (quiet days are left out).")
+    days: list[Day] = Field(default_factory=list, description=(
+        "Days (or weeks, months) with activity only; `day` is the first day of the row."))
 
 
 class Plan(BaseModel):
@@ -213,6 +217,9 @@ class MemoryFileInfo(BaseModel):
 
 class MemoryFileList(BaseModel):
     files: list[MemoryFileInfo] = Field(default_factory=list)
+    total: int = 0
+    truncated: bool = Field(False, description="The call's budget cut the list; narrow it "
+                                               "with `project`.")
 
 
 class MemoryFile(BaseModel):

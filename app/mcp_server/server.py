@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from mcp.server.mcpserver import MCPServer
@@ -346,7 +346,10 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
     def list_projects() -> Annotated[CallToolResult, O.ProjectList]:
         """Every project (working directory) with its figures, most recently active first."""
         with _errors():
-            return result(O.ProjectList(projects=[O.project(p) for p in service.projects()]))
+            rows = [O.project(p) for p in service.projects()]
+            kept = _within(rows, call_budget)
+            return result(O.ProjectList(projects=kept, total=len(rows),
+                                        truncated=len(kept) < len(rows)))
 
     @mcp.tool(title="List sessions", annotations=READ_ONLY)
     def list_sessions(
@@ -371,15 +374,21 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
         days: Annotated[int, Field(ge=1, le=3660, description="How many days back.")] = 30,
         project: Annotated[str | None, Field(description="Only projects whose path "
                                                          "contains this.")] = None,
+        bucket: Annotated[Literal["day", "week", "month"] | None, Field(
+            description="What one row counts; default: day, or coarser when the days "
+                        "would not fit the call's budget.")] = None,
     ) -> Annotated[CallToolResult, O.Timeline]:
-        """Sessions, prompts, messages and tokens per day (days with activity only)."""
+        """Sessions, prompts, messages and tokens per day (rows with activity only)."""
         with _errors():
-            t = service.timeline(days=days, project=project)
-            return result(O.Timeline(
-                since=t.since, until=t.until, project=t.project,
-                days=[O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,
-                            messages=d.messages, tokens=d.tokens)
-                      for d in t.days if d.sessions or d.prompts or d.messages]))
+            for b in [bucket] if bucket else ["day", "week", "month"]:
+                t = service.timeline(days=days, project=project, bucket=b)
+                rows = [O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,
+                              messages=d.messages, tokens=d.tokens)
+                        for d in t.days if d.sessions or d.prompts or d.messages]
+                if sum(map(_size, rows)) <= call_budget:
+                    break
+            return result(O.Timeline(since=t.since, until=t.until, bucket=t.bucket,
+                                     project=t.project, days=_within(rows, call_budget)))
 
     # ---- 8-9. plans ----------------------------------------------------------------
     @mcp.tool(title="List plans", annotations=READ_ONLY)
@@ -431,8 +440,10 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
     ) -> Annotated[CallToolResult, O.MemoryFileList]:
         """Memory files (MEMORY.md and topic files) and session-memory summaries."""
         with _errors():
-            return result(O.MemoryFileList(
-                files=[O.memory_info(m) for m in service.memory_files(project=project)]))
+            rows = [O.memory_info(m) for m in service.memory_files(project=project)]
+            kept = _within(rows, call_budget)
+            return result(O.MemoryFileList(files=kept, total=len(rows),
+                                           truncated=len(kept) < len(rows)))
 
     @mcp.tool(title="Read a memory file", annotations=READ_ONLY)
     def get_memory_file(
@@ -487,6 +498,16 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
                 message=st.message))
 
     return mcp
+
+
+def _within(rows: list[Any], budget: int) -> list[Any]:
+    """The first rows whose text fits the budget (at least one)."""
+    used = 0
+    for i, row in enumerate(rows):
+        used += _size(row)
+        if i and used > budget:
+            return rows[:i]
+    return rows
 
 
 def _advance(cursor: str | None, next_cursor: str | None, kept: int) -> str:
