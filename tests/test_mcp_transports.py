@@ -3,6 +3,7 @@ a free loopback port (Host/Origin checks, bearer token)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -245,3 +246,39 @@ def test_http_app_accepts_the_bound_host_and_allowed_extras() -> None:
         assert tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://x.lan"}
                        ).status_code == 403
         assert tc.post("/mcp", json=INIT, headers=JSON_HEADERS).status_code == 401
+
+
+async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
+        demo_archive: Path, tmp_path: Path) -> None:
+    """The live index keeps what `serve` answers current; the session just written to is
+    the caller's own, so it is left out of searches unless asked for."""
+    import uuid
+    from datetime import datetime, timezone
+
+    data = tmp_path / "data"
+    build_index(demo_archive, data)
+    path = next((demo_archive / "projects").glob("*dotfiles/*.jsonl"))
+    first = next(r for r in map(json.loads, path.read_text().splitlines())
+                 if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    sid = first["sessionId"]
+    params = StdioServerParameters(command=CCARCHIVE, args=[
+        "serve", "--archive", str(demo_archive), "--data-dir", str(data)])
+    async with Client(params) as c:
+        before = await c.call_tool("search", {"query": "zebrafinch", "include_active": True})
+        assert before.structured_content["total"] == 0
+        line = {**first, "uuid": str(uuid.uuid4()), "parentUuid": None,
+                "timestamp": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+                "message": {"role": "user", "content": "where did the zebrafinch go?"}}
+        with path.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        deadline = time.monotonic() + 20
+        found: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            r = await c.call_tool("search", {"query": "zebrafinch", "include_active": True})
+            found = r.structured_content
+            if found["total"]:
+                break
+            await asyncio.sleep(0.2)
+        assert found["total"] == 1 and found["hits"][0]["session_id"] == sid
+        mine = (await c.call_tool("search", {"query": "zebrafinch"})).structured_content
+        assert mine["excluded_sessions"] == [sid] and mine["total"] == 0
