@@ -95,7 +95,9 @@ class ArchiveApp(App[None]):
         """The only way panes query the archive."""
         self._start_live = start_live
         self._doc_count = (-1, 0)
+        self._reported: set[int] = set()
         self.live.on_commit(self._committed)
+        self._watch_workers()
 
     # ---- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
@@ -150,11 +152,29 @@ class ArchiveApp(App[None]):
                                 agent_id=message.agent_id, query=message.query)
 
     @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
+    def _worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self._worker_failed(event.worker)
+
+    def _watch_workers(self) -> None:
+        # Worker.StateChanged does not bubble: a pane's worker tells its pane only. So
+        # the one central error path hooks the worker manager's "done" callback, which
+        # sees every worker of every pane (the other panes need no handler of their own).
+        manager = self.workers
+        done = manager._remove_worker
+
+        def removed(worker: Worker[object]) -> None:
+            if worker.state == WorkerState.ERROR:
+                self.call_later(self._worker_failed, worker)
+            done(worker)
+
+        manager._remove_worker = removed  # type: ignore[method-assign]
+
+    def _worker_failed(self, worker: Worker[object]) -> None:
         """One place turns a failed worker into a notice: a query error never crashes."""
-        if event.state != WorkerState.ERROR:
+        if id(worker) in self._reported:
             return
-        worker = event.worker
+        self._reported.add(id(worker))
         what = worker.description or worker.name or "background work"
         self.notify(f"{what}: {worker.error}", title="Something went wrong",
                     severity="error", timeout=8)

@@ -108,6 +108,9 @@ class TranscriptView(Widget, can_focus=True):
         self._layout: list[tuple[int, int]] = []
         self._theme: EntryTheme | None = None
         self._generation = 0
+        self._pin: int | None = None
+        """After a jump: lines of context above the cursor, kept while its pages arrive
+        (unread entries count one line each until read); any manual scroll lets go."""
 
     # ---- data (set by the screen) --------------------------------------------------
     def reset(self, total: int) -> None:
@@ -133,9 +136,24 @@ class TranscriptView(Widget, can_focus=True):
         self._pages[page_no] = entries
         self._pages.move_to_end(page_no)
         while len(self._pages) > MAX_PAGES:
-            old, _ = self._pages.popitem(last=False)
+            self._pages.popitem(last=False)
         self._generation += 1
+        if self._pin is not None:
+            self._repin()
         self.refresh()
+
+    def _repin(self) -> None:
+        """Keep a jumped-to entry on screen now that more entries have their height."""
+        if self._pin == -1:
+            self.top, self.top_line = self._bottom_anchor()
+            return
+        self._build_layout()
+        shown = self.visible_entries()
+        if self.cursor not in shown or (shown and shown[-1] == self.cursor
+                                        and self._layout[-1][1] < self._height(self.cursor) - 1):
+            pin = self._pin or 0
+            self.top, self.top_line = self.cursor, 0
+            self.scroll_lines(-pin)
 
     def forget_pages(self) -> None:
         """The index changed: read the entries on screen again (keeps the place)."""
@@ -351,14 +369,16 @@ class TranscriptView(Widget, can_focus=True):
             return
         index = max(0, min(self.total - 1, index))
         self.cursor = index
-        self.ensure_visible(index, context=self.size.height // 3 if context is None
-                            else context)
+        context = self.size.height // 3 if context is None else context
+        self._pin = context
+        self.ensure_visible(index, context=context)
         self.post_message(self.CursorMoved(index))
 
     def action_step(self, delta: int) -> None:
         self.move_cursor(self.cursor + delta, context=2)
 
     def action_page(self, direction: int) -> None:
+        self._pin = None
         height = max(1, self.size.height - 2)
         self.scroll_lines(direction * height)
         rows = self._layout or [(self.top, 0)]
@@ -374,6 +394,7 @@ class TranscriptView(Widget, can_focus=True):
     def action_last(self) -> None:
         if self.total:
             self.cursor = self.total - 1
+            self._pin = -1  # stay at the bottom while the last pages arrive
             self.top, self.top_line = self._bottom_anchor()
             self.post_message(self.CursorMoved(self.cursor))
             self.refresh()
@@ -399,10 +420,12 @@ class TranscriptView(Widget, can_focus=True):
     # ---- mouse ---------------------------------------------------------------------
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
+        self._pin = None
         self.scroll_lines(3)
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         event.stop()
+        self._pin = None
         self.scroll_lines(-3)
 
     def on_click(self, event: events.Click) -> None:

@@ -1,0 +1,156 @@
+"""The app frame: modes and their keys, the header, commands, app-wide messages, errors."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from textual.widgets import Input
+
+from app.index.indexer import CommitInfo
+from app.live.runtime import LiveArchive
+from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets import status_header
+
+SIZE = (130, 40)
+FOLLOWUP_SESSION = "f26dbc60-c2ae-4dc0-9c85-506dc31423a4"
+"""Demo session "Parallelize tally directory walk" (it has a subagent)."""
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """Times shown in UTC and a fixed archive path, whatever machine runs the tests."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def live(demo_settings, utc):  # noqa: ANN001, ANN201
+    """The demo archive copy, indexed once by a LiveArchive driven by hand (no watcher)."""
+    live = LiveArchive(demo_settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def app(live, demo_settings):  # noqa: ANN001, ANN201
+    from app.tui.app import make_app
+
+    return make_app(demo_settings, live=live, start_live=False)
+
+
+async def settle(app, pilot) -> None:  # noqa: ANN001
+    """Let workers finish and their messages land (three rounds: work begets work)."""
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_every_pane_has_a_function_key(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current_mode == "search"
+        for n, mode in enumerate(["search", "transcript", "timeline", "plans", "projects",
+                                  "prompts", "live"], start=1):
+            await pilot.press(f"f{n}")
+            await pilot.pause()
+            assert app.current_mode == mode
+        await settle(app, pilot)
+
+
+async def test_digits_switch_panes_only_when_not_typing(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")  # the query box has focus: it is a character
+        await pilot.pause()
+        assert app.current_mode == "search"
+        assert app.screen.query_one("#query", Input).value == "3"
+        app.screen.query_one("#results").focus()
+        await pilot.press("3")
+        await pilot.pause()
+        assert app.current_mode == "timeline"
+        await settle(app, pilot)
+
+
+async def test_header_shows_archive_state_and_documents(app) -> None:  # noqa: ANN001
+    app.live.state.role = "writer"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one(status_header.ArchiveHeader)
+        text = header.render().plain
+        assert "~/.claude" in text and "● live" in text
+        assert f"{app.document_count():,} documents" in text
+        app.live.state.indexing, app.live.state.progress = True, 0.42
+        assert "indexing 42%" in header.render().plain
+
+
+async def test_command_palette_offers_panes_and_pane_actions(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Go to Replay (F2 or 2)" in titles and "Go to Live (F7 or 7)" in titles
+        assert "Group/hits" in titles and "Facets" in titles
+        await app.switch_mode("transcript")
+        await settle(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"Play/pause", "Export", "Copy resume", "Subagent", "Time"} <= set(titles)
+
+
+async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN001
+    from app.tui.screens.search import SearchScreen
+    from app.tui.screens.transcript import TranscriptScreen
+
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(app, pilot)
+        await app.switch_mode("transcript")
+        await settle(app, pilot)
+        seen.clear()
+        forgot: list[bool] = []
+        view = app.screen.view
+        view.forget_pages = lambda: forgot.append(True)  # the replay re-reads its pages
+        info = CommitInfo(opstamp=1, docs=1, sessions=frozenset(), kinds=frozenset(),
+                          files=frozenset())
+        app._committed(info)  # what the indexer thread calls
+        await settle(app, pilot)
+        assert any(isinstance(m, IndexUpdated) for m in seen)
+        assert any(isinstance(m, SearchScreen.ResultsReady) for m in seen)  # search re-ran
+        assert forgot  # and the replay, in the background of it, too
+        assert isinstance(app.screen, TranscriptScreen)
+
+
+async def test_open_session_switches_to_replay_at_the_entry(app) -> None:  # noqa: ANN001
+    from app.tui.screens.transcript import TranscriptScreen
+
+    page = app.service.transcript(FOLLOWUP_SESSION, limit=30)
+    target = page.entries[12]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.post_message(OpenSession(FOLLOWUP_SESSION, entry_id=target.id))
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.view.cursor == 12
+        assert screen.view.entry(12).id == target.id
+        assert 12 in screen.view.visible_entries()
+
+
+async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:  # noqa: ANN001
+    def boom() -> None:
+        raise RuntimeError("the index went away")
+
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.screen.run_worker(boom, thread=True, exit_on_error=False, description="Boom")
+        await settle(app, pilot)
+        notes = list(app._notifications)
+        assert any("the index went away" in n.message and n.severity == "error"
+                   for n in notes)
+        assert app.is_running

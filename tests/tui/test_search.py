@@ -1,0 +1,128 @@
+"""Search pane: typing, stale results, facets, grouping, bad queries, opening a hit."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from app.tui.screens.search import SearchScreen
+from app.tui.screens.transcript import TranscriptScreen
+from app.tui.widgets.facet_list import FacetList
+from app.tui.widgets.result_list import ResultList, fit_snippet
+from tests.tui.test_app import SIZE, app, live, settle, utc  # noqa: F401 - fixtures
+
+
+async def type_query(app, pilot, text: str) -> None:  # noqa: ANN001
+    app.screen.query_one("#query", Input).focus()
+    await pilot.press(*text)
+    await settle(app, pilot)
+
+
+async def test_typing_a_query_shows_highlighted_hits(app) -> None:  # noqa: ANN001, F811
+    seen: list[object] = []
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(app, pilot)
+        await type_query(app, pilot, "gitignore")
+        ready = [m for m in seen if isinstance(m, SearchScreen.ResultsReady)]
+        assert len(ready) >= len("gitignore")  # a search per keystroke
+        screen = app.screen
+        results = screen.query_one(ResultList)
+        assert results.hits and screen.page.query == "gitignore"
+        assert all(h.highlights or "gitignore" not in h.snippet.lower() for h in results.hits)
+        assert "matching" in str(screen.query_one("#search-status", Static).render())
+
+
+async def test_stale_results_never_overwrite_fresh_ones(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await type_query(app, pilot, "walker")
+        screen = app.screen
+        fresh = screen.page
+        old = app.service.search("release", facets=True)
+        screen.post_message(SearchScreen.ResultsReady(screen._token - 1, old, None))
+        await settle(app, pilot)
+        assert screen.page is fresh
+
+
+async def test_facets_filter_by_kind_and_toggle_off(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await type_query(app, pilot, "walker")
+        screen = app.screen
+        await pilot.press("ctrl+g")  # single hits, to see each kind
+        await settle(app, pilot)
+        before = {h.kind for h in screen.query_one(ResultList).hits}
+        assert len(before) > 1
+        facets = screen.query_one(FacetList)
+        facets.focus()
+        key = next(k for k, (f, v) in facets._actions.items() if f == "kind" and v == "prompt")
+        facets.highlighted = facets.get_option_index(key)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.filters.kinds == {"prompt"}
+        assert {h.kind for h in screen.query_one(ResultList).hits} == {"prompt"}
+        await pilot.press("ctrl+x")
+        await settle(app, pilot)
+        assert not screen.filters.active()
+        assert {h.kind for h in screen.query_one(ResultList).hits} == before
+
+
+async def test_project_facet_by_click(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        facets = screen.query_one(FacetList)
+        project = next(v for f, v in facets._actions.values() if f == "project")
+        index = facets.get_option_index(f"project:{project}")
+        await pilot.click(FacetList, offset=(3, index - facets.scroll_offset.y + 1))
+        await settle(app, pilot)
+        assert screen.filters.project == project
+        assert all(h.project == project for h in screen.query_one(ResultList).hits)
+
+
+async def test_grouped_and_single_hits(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await type_query(app, pilot, "tally")
+        screen = app.screen
+        grouped = list(screen.query_one(ResultList).hits)
+        sids = [h.session_id for h in grouped if h.session_id]  # memory files stand alone
+        assert sids and len(set(sids)) == len(sids)
+        await pilot.press("ctrl+g")
+        await settle(app, pilot)
+        single = screen.query_one(ResultList).hits
+        assert len(single) > len(grouped)
+
+
+async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await type_query(app, pilot, "walker AND (kind:bogus")
+        screen = app.screen
+        assert app.screen is screen and isinstance(screen, SearchScreen)  # no dialog
+        status = str(screen.query_one("#search-status", Static).render())
+        assert "kind:bogus" in status and "⚠" in status
+        assert screen.query_one(ResultList).hits  # what could be understood still ran
+
+
+async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await type_query(app, pilot, "walker kind:prompt")
+        hit = app.screen.query_one(ResultList).hits[0]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        _sid, _agent, index = app.service.entry_position(hit.id)
+        assert screen.view.cursor == index
+        assert screen.view.entry(index).id == hit.id
+        assert screen.place.query == "walker kind:prompt"
+
+
+def test_fit_snippet_keeps_the_first_match_in_view() -> None:
+    text = "x" * 200 + " needle " + "y" * 200
+    start = text.index("needle")
+    cut, spans = fit_snippet(text, [(start, start + 6)], 60)
+    assert len(cut) == 60 + 1 and cut.startswith("…") and cut.endswith("…")
+    a, b = spans[0]
+    assert cut[a:b] == "needle"
