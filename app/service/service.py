@@ -151,7 +151,7 @@ class ArchiveService:
             self.schema, field, tantivy.FieldType.Date,
             since or datetime(1970, 1, 1, tzinfo=timezone.utc),
             until or datetime(2200, 1, 1, tzinfo=timezone.utc),
-            include_lower=True, include_upper=False, use_inverted_index=True)
+            include_lower=True, include_upper=False)
 
     def _date_arg(self, value: str | datetime | None, name: str) -> datetime | None:
         if value is None or value == "":
@@ -569,8 +569,7 @@ class ArchiveService:
             if n == 0:
                 return []
             q = self._all(same, tantivy.Query.range_query(
-                self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi,
-                use_inverted_index=True))
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi))
             rows = searcher.search(q, n, count=False, order_by_field=S.SEQ, order=order).hits
             return [self._entry(searcher.doc(a), max_chars) for _, a in rows]
 
@@ -958,8 +957,7 @@ class ArchiveService:
         info = self.session(session_id)
         q = self._transcript_query(info, agent_id, None)
         q = self._all(q, tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                                   after_seq + 1, 2**63,
-                                                   use_inverted_index=True))
+                                                   after_seq + 1, 2**63))
         searcher = self._searcher()
         rows = searcher.search(q, limit, count=False, order_by_field=S.SEQ,
                                order=tantivy.Order.Asc).hits
