@@ -189,7 +189,8 @@ class PromptsScreen(Screen[None]):
 
     @on(PromptTable.RowHighlighted)
     def _row_highlighted(self, event: PromptTable.RowHighlighted) -> None:
-        if event.cursor_row == 0 and self._new_above:
+        # the table's current row, not the event's: a rebuild posts a stale row 0
+        if self.query_one(PromptTable).cursor_row == 0 and self._new_above:
             self._new_above = 0
             self._show_status()
         self._show_preview()

@@ -71,7 +71,7 @@ class TimelineScreen(Screen[None]):
                 tooltip="Move the range one window back"),
         Binding("right_square_bracket", "shift(1)", "Later",
                 tooltip="Move the range one window forward"),
-        Binding("t", "today", "Today", tooltip="Range ending today"),
+        Binding("t", "today", "Today", show=False, tooltip="Range ending today"),
         Binding("f", "focus_project", "Project", tooltip="Filter by project"),
         Binding("o", "open_session", "Open", tooltip="Open the selected session in replay"),
     ]

@@ -124,7 +124,7 @@ class TailView(ScrollView, can_focus=True):
         return strips
 
     def _layout(self) -> None:
-        width = max(10, min(self.size.width - 3, MAX_WIDTH)) if self.size.width else 80
+        width = max(10, min(self.scrollable_content_region.width - 3, MAX_WIDTH)) if self.size.width else 80
         if width != self._width:
             self._width = width
             self._strips = []

@@ -1,0 +1,111 @@
+"""Plans pane: the tree with subplans and sessions, the Markdown beside it, search."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.live.runtime import LiveArchive
+from app.tui.messages import OpenSession
+from app.tui.widgets import status_header
+from app.tui.widgets import timeline_format as tf
+from tests.conftest import DEMO_NOW
+
+SIZE = (130, 40)
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo archive's "now", UTC times and a fixed archive path in the header."""
+    monkeypatch.setattr(tf, "CLOCK", lambda: DEMO_NOW)
+    monkeypatch.setattr(tf, "_LOCAL", False)
+    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
+
+
+@pytest.fixture
+def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
+    """The demo archive copy, indexed by a LiveArchive we drive by hand (no watcher)."""
+    live = LiveArchive(demo_settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def app(live, demo_settings):  # noqa: ANN001, ANN201
+    from app.tui.app import make_app
+
+    return make_app(demo_settings, live=live, start_live=False)
+
+
+async def settle(app, pilot) -> None:  # noqa: ANN001
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+from app.tui.widgets.plan_tree import PlanTree  # noqa: E402
+
+
+def _labels(tree: PlanTree) -> list[str]:
+    out = []
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        if node is not None:
+            out.append(f"{node.data.kind}:{node.label.plain}")
+    return out
+
+
+async def test_tree_subplans_sessions_and_markdown(app) -> None:  # noqa: ANN001
+    opened: list[OpenSession] = []
+    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
+                            and opened.append(m)) as pilot:
+        await app.switch_mode("plans")
+        await settle(app, pilot)
+        tree = app.screen.query_one(PlanTree)
+        assert [g.plan.codename for g in tree.groups] == [
+            "gentle-mapping-liskov", "tidy-racing-lamport", "frosty-streaming-backus",
+            "mellow-stacking-codd"]
+        tidy = tree.groups[1]
+        assert [s.agent_id for s in tidy.subplans] == ["a0c2c61f241c7e86f"]
+        assert tidy.sessions[0][1] == "Parallelize tally directory walk"
+        # the cursor on the second plan shows it as Markdown
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        md = app.screen.query_one("#plan-markdown")
+        assert "Make tally fast on big repositories" in md.source
+        # open it, go to its subplan: the subplan's text is shown
+        await pilot.press("enter", "down")
+        await settle(app, pilot)
+        assert "Subplan" in app.screen.query_one("#plan-meta").render().plain or \
+            "parallel" in md.source.lower()
+        await pilot.press("down", "enter")  # the linked session
+        await settle(app, pilot)
+        assert opened and opened[-1].session_id.startswith("f26dbc60")
+
+
+async def test_search_and_group_by_project(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("plans")
+        await settle(app, pilot)
+        await pilot.press("slash", *"incremental")
+        await pilot.pause(0.1)
+        await settle(app, pilot)
+        tree = app.screen.query_one(PlanTree)
+        assert [g.plan.codename for g in tree.groups] == ["frosty-streaming-backus"]
+        await pilot.press("escape", "g")
+        await settle(app, pilot)
+        assert tree.by_project and len(tree.groups) == 4
+        projects = [n.data.ident for n in tree.root.children]
+        assert projects == sorted(projects, key=lambda p: p.rsplit("/", 1)[-1].lower())
+
+
+def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.app.switch_mode("plans")
+        await settle(pilot.app, pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=SIZE)

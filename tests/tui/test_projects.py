@@ -1,0 +1,104 @@
+"""Projects pane: projects with figures, memory files as Markdown, session summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.live.runtime import LiveArchive
+from app.tui.messages import OpenSession
+from app.tui.widgets import status_header
+from app.tui.widgets import timeline_format as tf
+from tests.conftest import DEMO_NOW
+
+SIZE = (130, 40)
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo archive's "now", UTC times and a fixed archive path in the header."""
+    monkeypatch.setattr(tf, "CLOCK", lambda: DEMO_NOW)
+    monkeypatch.setattr(tf, "_LOCAL", False)
+    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
+
+
+@pytest.fixture
+def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
+    """The demo archive copy, indexed by a LiveArchive we drive by hand (no watcher)."""
+    live = LiveArchive(demo_settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def app(live, demo_settings):  # noqa: ANN001, ANN201
+    from app.tui.app import make_app
+
+    return make_app(demo_settings, live=live, start_live=False)
+
+
+async def settle(app, pilot) -> None:  # noqa: ANN001
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+from app.tui.widgets.project_list import MemoryList, ProjectTable  # noqa: E402
+
+
+async def test_projects_and_memory_files(app) -> None:  # noqa: ANN001
+    opened: list[OpenSession] = []
+    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
+                            and opened.append(m)) as pilot:
+        await app.switch_mode("projects")
+        await settle(app, pilot)
+        table = app.screen.query_one(ProjectTable)
+        assert [p.path.rsplit("/", 1)[-1] for p in table.projects] == [
+            "pantry-api", "tally", "dotfiles", "weather_etl"]
+        mem = app.screen.query_one(MemoryList)
+        assert [f.filename for f in mem.files] == ["MEMORY.md", "testing.md"]
+        md = app.screen.query_one("#memory-markdown")
+        assert "pantry-api" in md.source.lower() or md.source
+        # tally: MEMORY.md, a topic file and a session-memory summary of its session
+        await pilot.press("down")
+        await settle(app, pilot)
+        assert [f.filename for f in mem.files] == ["MEMORY.md", "benchmarking.md", "summary.md"]
+        mem.focus()
+        await pilot.press("down")
+        await settle(app, pilot)
+        assert "Benchmark" in md.source or "bench" in md.source.lower()
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert opened and opened[-1].session_id.startswith("f26dbc60")
+
+
+async def test_refresh_keeps_project_and_file(app) -> None:  # noqa: ANN001
+    from app.index.indexer import CommitInfo
+    from app.tui.messages import IndexUpdated
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("projects")
+        await settle(app, pilot)
+        await pilot.press("down")
+        await settle(app, pilot)
+        mem = app.screen.query_one(MemoryList)
+        mem.focus()
+        await pilot.press("down")
+        await settle(app, pilot)
+        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(),
+                                                 frozenset())))
+        await settle(app, pilot)
+        assert app.screen.query_one(ProjectTable).selected.endswith("/tally")
+        assert mem.selected_file.filename == "benchmarking.md"
+
+
+def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.app.switch_mode("projects")
+        await settle(pilot.app, pilot)
+        await pilot.press("down")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=SIZE)

@@ -1,0 +1,120 @@
+"""Prompts pane: newest first, search, project/session/date filters, open, refresh."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.live.runtime import LiveArchive
+from app.tui.messages import OpenSession
+from app.tui.widgets import status_header
+from app.tui.widgets import timeline_format as tf
+from tests.conftest import DEMO_NOW
+
+SIZE = (130, 40)
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo archive's "now", UTC times and a fixed archive path in the header."""
+    monkeypatch.setattr(tf, "CLOCK", lambda: DEMO_NOW)
+    monkeypatch.setattr(tf, "_LOCAL", False)
+    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
+
+
+@pytest.fixture
+def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
+    """The demo archive copy, indexed by a LiveArchive we drive by hand (no watcher)."""
+    live = LiveArchive(demo_settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def app(live, demo_settings):  # noqa: ANN001, ANN201
+    from app.tui.app import make_app
+
+    return make_app(demo_settings, live=live, start_live=False)
+
+
+async def settle(app, pilot) -> None:  # noqa: ANN001
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+from app.tui.widgets.prompt_list import PromptTable  # noqa: E402
+
+
+async def test_newest_first_search_and_filters(app) -> None:  # noqa: ANN001
+    opened: list[OpenSession] = []
+    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
+                            and opened.append(m)) as pilot:
+        await app.switch_mode("prompts")
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one(PromptTable)
+        assert len(table.items) == 33
+        stamps = [i.timestamp for i in table.items]
+        assert stamps == sorted(stamps, reverse=True)
+        # this session only (s), then all again
+        await pilot.press("down", "s")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert {i.session_id[:8] for i in table.items} == {"7966b882"} and len(table.items) == 3
+        await pilot.press("s")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert len(table.items) == 33
+        # search
+        await pilot.press("slash", *"tmux")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert table.items and all("tmux" in i.text.lower() for i in table.items)
+        await pilot.press("enter")  # back to the table
+        await pilot.press("enter")  # open the session
+        await settle(app, pilot)
+        assert opened and opened[-1].session_id.startswith("a03ff1b3")
+
+
+async def test_project_and_date_filters(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("prompts")
+        await settle(app, pilot)
+        screen = app.screen
+        screen._set_filter(project="/home/demo/src/dotfiles")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        table = screen.query_one(PromptTable)
+        assert table.items and {i.project for i in table.items} == {"/home/demo/src/dotfiles"}
+        screen._set_filter(project=None, since="2026-11-19")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert [i.session_id[:8] for i in table.items] == ["097b4589"] + ["7966b882"] * 3 + [
+            "a03ff1b3"] * 2
+
+
+async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> None:  # noqa: ANN001
+    from tests.tui.test_live_pane import append_turn
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("prompts")
+        await settle(app, pilot)
+        table = app.screen.query_one(PromptTable)
+        await pilot.press("down", "down", "down")
+        chosen = table.selected
+        live.run_once(only=append_turn(demo_archive, 7))
+        await settle(app, pilot)
+        assert table.items[0].text.startswith("follow-up number 7")
+        assert table.selected.id == chosen.id
+        assert "1 new" in str(app.screen.query_one("#prompts-status").render())
+
+
+def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.app.switch_mode("prompts")
+        await settle(pilot.app, pilot)
+        await pilot.press("down", "down")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=SIZE)

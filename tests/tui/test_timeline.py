@@ -1,0 +1,126 @@
+"""Timeline pane: the chart, the sessions of the selected bucket, filters, opening one."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.live.runtime import LiveArchive
+from app.tui.messages import OpenSession
+from app.tui.widgets import status_header
+from app.tui.widgets import timeline_format as tf
+from app.tui.widgets.timeline_chart import ActivityChart
+from app.tui.widgets.timeline_sessions import DaySessions
+from tests.conftest import DEMO_NOW
+
+SIZE = (130, 40)
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo archive's "now", UTC times and a fixed archive path in the header."""
+    monkeypatch.setattr(tf, "CLOCK", lambda: DEMO_NOW)
+    monkeypatch.setattr(tf, "_LOCAL", False)
+    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
+
+
+@pytest.fixture
+def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
+    """The demo archive copy, indexed by a LiveArchive we drive by hand (no watcher)."""
+    live = LiveArchive(demo_settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def app(live, demo_settings):  # noqa: ANN001, ANN201
+    from app.tui.app import make_app
+
+    return make_app(demo_settings, live=live, start_live=False)
+
+
+async def settle(app, pilot) -> None:  # noqa: ANN001
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("timeline")
+        await settle(app, pilot)
+        chart = app.screen.query_one(ActivityChart)
+        assert len(chart.buckets) == 30
+        assert chart.buckets[chart.selected].day == "2026-11-20"
+        table = app.screen.query_one(DaySessions)
+        assert [s.title for s in table.sessions] == ["Rate-limit login attempts",
+                                                    "Prepare tally v0.4.0 release"]
+        # step back a day with the chart focused: the 19th has one session
+        await pilot.press("left")
+        await settle(app, pilot)
+        assert [s.title for s in table.sessions] == ["Fix tmux true colour in Alacritty"]
+
+
+async def test_week_and_month_buckets(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("timeline")
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        chart = app.screen.query_one(ActivityChart)
+        assert chart.bucket_kind == "week" and len(chart.buckets) == 26
+        assert chart.buckets[chart.selected].sessions == 5
+        assert len(app.screen.query_one(DaySessions).sessions) == 5
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert chart.bucket_kind == "month"
+        assert sum(b.sessions for b in chart.buckets) == 14
+
+
+async def test_project_filter_and_open_in_replay(app) -> None:  # noqa: ANN001
+    opened: list[OpenSession] = []
+    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
+                            and opened.append(m)) as pilot:
+        await app.switch_mode("timeline")
+        await settle(app, pilot)
+        screen = app.screen
+        screen.project = "/home/demo/src/tally"
+        screen.reload()
+        await settle(app, pilot)
+        chart = screen.query_one(ActivityChart)
+        assert sum(b.sessions for b in chart.buckets) == 4
+        table = screen.query_one(DaySessions)
+        assert [s.title for s in table.sessions] == ["Prepare tally v0.4.0 release"]
+        table.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert opened and opened[0].session_id.startswith("7966b882")
+
+
+async def test_refresh_keeps_selection(app) -> None:  # noqa: ANN001
+    from app.index.indexer import CommitInfo
+    from app.tui.messages import IndexUpdated
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("timeline")
+        await settle(app, pilot)
+        chart = app.screen.query_one(ActivityChart)
+        await pilot.press("left", "left", "left", "left")
+        await settle(app, pilot)
+        day = chart.buckets[chart.selected].day
+        table = app.screen.query_one(DaySessions)
+        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(),
+                                                 frozenset())))
+        await settle(app, pilot)
+        assert chart.buckets[chart.selected].day == day == "2026-11-16"
+        assert [s.title for s in table.sessions] == ["Fix flaky test_expiring_soon"]
+
+
+def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.app.switch_mode("timeline")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
