@@ -515,6 +515,8 @@ class Indexer:
             doc.add_unsigned(S.TEXT_LEN, u.text_len or len(u.text))
             doc.add_unsigned(S.GEN, self._gen)
             doc.add_text(S.TEXT, u.text)
+            doc.add_unsigned(S.RANK, S.KIND_RANK.get(u.kind, 10))
+            doc.add_unsigned(S.TSEC, int(ts.timestamp()))
             parts = camel_parts(u.text)
             if parts:
                 doc.add_text(S.PARTS, parts)
@@ -551,6 +553,9 @@ class Indexer:
         doc.add_unsigned(S.TEXT_LEN, len(text))
         doc.add_unsigned(S.GEN, self._gen)
         doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+        doc.add_unsigned(S.RANK, S.KIND_RANK[S.HISTORY])
+        if ts is not None:
+            doc.add_unsigned(S.TSEC, int(ts.timestamp()))
         self._touched_kinds.add(S.HISTORY)
         return [doc]
 
@@ -592,6 +597,8 @@ class Indexer:
         doc.add_text(S.SESSION, session)
         doc.add_text(S.TITLE, title[:TITLE_CAP])
         doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+        doc.add_unsigned(S.RANK, S.KIND_RANK[S.PLAN if src.kind == D.PLAN else S.MEMORY])
+        doc.add_unsigned(S.TSEC, src.mtime_ns // 1_000_000_000)
         parts = camel_parts(text[:PROSE_CAP])
         if parts:
             doc.add_text(S.PARTS, parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tantivy
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Part of the index folder name (`index-v1`); bump on any schema or tokenizer change."""
 
 CODE_TOKENIZER = "cc_code"
@@ -62,6 +62,8 @@ GEN = "gen"  # commit generation that added the document (stable paging)
 STATE = "state"  # session docs: "on_disk" | "gone"
 FLAGS = "flags"  # markers on transcript entries: rewind, compact, error, sidechain, queued
 BYTES = "bytes"  # session docs: bytes of its transcripts on disk
+RANK = "rank"  # kind weight x10, a fast column read for the hits being ranked
+TSEC = "tsec"  # timestamp in epoch seconds, a fast column (dates cannot be read by address)
 BLOB = "blob"  # stored JSON: session summaries and file checkpoints
 
 # ---- kinds -------------------------------------------------------------------------
@@ -86,6 +88,13 @@ SEARCHABLE_KINDS = (
 DEFAULT_EXCLUDED_KINDS = (TOOL_RESULT, THINKING)
 """Searchable, but only when asked for (`kind:` or an option): raw tool output and
 private reasoning drown what people mean."""
+
+KIND_RANK = {
+    PROMPT: 20, PLAN: 20, MEMORY: 20, SUMMARY: 16, HISTORY: 16, ASSISTANT: 14,
+    TOOL_CALL: 10, EVENT: 10, TOOL_RESULT: 6, THINKING: 6,
+}
+"""Ranking weight x10 by kind: what people mean (their prompts, plans, memory) above
+assistant prose, and that above what tools printed."""
 
 RAW_FIELDS = (
     ID, KIND, ROLE, PROJECT, SESSION, AGENT, UUID, PARENT, MODEL, BRANCH, TOOL, TOOL_USE_ID,
@@ -113,5 +122,7 @@ def build_schema() -> tantivy.Schema:
     sb.add_date_field(TS_START, stored=True, indexed=True, fast=True)
     for name in UNSIGNED_FIELDS:
         sb.add_unsigned_field(name, stored=True, indexed=True, fast=True)
+    for name in (RANK, TSEC):
+        sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
     sb.add_bytes_field(BLOB, stored=True, indexed=False)
     return sb.build()
