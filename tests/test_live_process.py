@@ -29,7 +29,6 @@ from tests.test_live import (
     main_sessions,
     prompt_line,
     rel,
-    wait_for,
     word,
 )
 
@@ -202,4 +201,3 @@ def test_writer_killed_mid_batch_loses_and_doubles_nothing(demo_settings: Settin
     fresh.run_once()
     assert sorted(all_ids(fresh.store)) == sorted(ids)
     fresh.stop()
-    assert wait_for(lambda: True)

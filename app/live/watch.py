@@ -240,7 +240,11 @@ def follow_archive(live: LiveArchive) -> None:
 def _fmt_files(files: tuple[str, ...], width: int = 60) -> str:
     if not files:
         return ""
-    names = [f.rsplit("/", 1)[-1] for f in files]
+    names = []
+    for f in files:
+        name = f.rsplit("/", 1)[-1]
+        stem = name.rsplit(".", 1)[0]
+        names.append(stem[:8] if len(stem) == 36 and stem.count("-") == 4 else name)
     shown = ", ".join(names[:2]) + (f" +{len(names) - 2}" if len(names) > 2 else "")
     return shown if len(shown) <= width else shown[: width - 1] + "…"
 
