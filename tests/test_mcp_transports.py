@@ -282,3 +282,34 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
         assert found["total"] == 1 and found["hits"][0]["session_id"] == sid
         mine = (await c.call_tool("search", {"query": "zebrafinch"})).structured_content
         assert mine["excluded_sessions"] == [sid] and mine["total"] == 0
+
+
+async def test_read_only_serve_follows_another_writer(demo_archive: Path,
+                                                      tmp_path: Path) -> None:
+    import uuid
+
+    data = tmp_path / "data"
+    args = ["--archive", str(demo_archive), "--data-dir", str(data)]
+    r = CliRunner().invoke(__import__("app.cli", fromlist=["main"]).main,
+                           ["serve", "--read-only", *args])
+    assert r.exit_code == 1 and "ccarchive index" in r.output  # never indexes itself
+    build_index(demo_archive, data)
+    path = next((demo_archive / "projects").glob("*tally/*.jsonl"))
+    first = next(r for r in map(json.loads, path.read_text().splitlines())
+                 if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *args])
+    async with Client(params) as c:
+        status = (await c.call_tool("status", {})).structured_content
+        assert status["role"] == "read-only"
+        line = {**first, "uuid": str(uuid.uuid4()),
+                "message": {"role": "user", "content": "the quokka benchmark"}}
+        with path.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        subprocess.run([CCARCHIVE, "index", *args], check=True, capture_output=True)
+        deadline = time.monotonic() + 10
+        total = 0
+        while time.monotonic() < deadline and not total:
+            r = await c.call_tool("search", {"query": "quokka", "include_active": True})
+            total = r.structured_content["total"]
+            await asyncio.sleep(0.2)
+        assert total == 1

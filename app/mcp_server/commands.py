@@ -48,13 +48,14 @@ def register(main: click.Group, archive_options: Callable[..., Any],
     @click.option("--active-minutes", default=10.0, show_default=True, type=float,
                   help="Leave the most recently active session (within this many minutes: "
                        "the caller's own) out of searches; 0 keeps it in.")
-    @click.option("--no-watch", is_flag=True,
-                  help="Serve the index as it is: do not index the archive's changes.")
+    @click.option("--read-only", is_flag=True,
+                  help="Never index: serve the existing index, following the commits of "
+                       "whichever ccarchive process writes it (the app, `index --watch`).")
     @click.option("-v", "--verbose", count=True, help="Log more to stderr (-vv: debug).")
     def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
               port: int, token: str | None, allow_host: tuple[str, ...],
               allow_origin: tuple[str, ...], no_redact: bool, active_minutes: float,
-              no_watch: bool, verbose: int) -> None:
+              read_only: bool, verbose: int) -> None:
         """Serve the archive to agents over MCP (stdio by default).
 
         Tools: search, context, get_entries, get_session, list_projects, list_sessions,
@@ -80,7 +81,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
                     f"${TOKEN_ENV} (anyone who can reach the port could read the archive)")
             if token and len(token) < 16:
                 raise click.UsageError("the token must be at least 16 characters")
-        from app.live.runtime import LiveArchive, archive_exists
+        from app.live.runtime import archive_exists
 
         if not archive_exists(settings.archive_root):
             raise click.ClickException(
@@ -89,9 +90,9 @@ def register(main: click.Group, archive_options: Callable[..., Any],
         # deferred: the MCP SDK is only needed here
         from app.mcp_server.server import build_server
 
-        live = LiveArchive(settings, watch=not no_watch).start()
+        service, stop = _open_read_only(settings) if read_only else _open_live(settings)
         try:
-            server = build_server(live.service, redact_secrets=not no_redact,
+            server = build_server(service, redact_secrets=not no_redact,
                                   active_minutes=active_minutes,
                                   project_hint=None if use_http else os.getcwd())
             if use_http:
@@ -99,11 +100,10 @@ def register(main: click.Group, archive_options: Callable[..., Any],
                          allow_hosts=list(allow_host), allow_origins=list(allow_origin),
                          log_level=("warning", "info", "debug")[min(verbose, 2)])
             else:
-                log.info("serving %s over stdio (%s)", settings.archive_root,
-                         live.service.role)
+                log.info("serving %s over stdio (%s)", settings.archive_root, service.role)
                 server.run()
         finally:
-            live.stop()
+            stop()
 
     @main.group()
     def hook() -> None:
@@ -141,6 +141,46 @@ def register(main: click.Group, archive_options: Callable[..., Any],
 
         hooks.run_hook("SessionStart", settings_of(archive, data_dir), limit=limit,
                        max_chars=max_chars)
+
+
+def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
+    """The live archive: index in the background if no one else does, follow otherwise."""
+    from app.live.runtime import LiveArchive
+
+    live = LiveArchive(settings, watch=True).start()
+    return live.service, live.stop
+
+
+def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:
+    """The existing index, never written; a thread picks up other processes' commits."""
+    import threading
+
+    from app.index.store import IndexStore
+    from app.service import ArchiveService
+
+    store = IndexStore(settings.archive_data_dir)
+    if not store.complete:
+        raise click.ClickException(
+            f"no index of {settings.archive_root} yet: run `ccarchive index` first "
+            "(or serve without --read-only, which indexes)")
+    service = ArchiveService(store, settings.archive_root)
+    service.role = "read-only"
+    meta = store.path / "meta.json"
+    done = threading.Event()
+
+    def follow() -> None:
+        seen = meta.stat().st_mtime if meta.exists() else 0.0
+        while not done.wait(0.5):
+            try:
+                m = meta.stat().st_mtime
+            except OSError:
+                continue
+            if m != seen:
+                seen = m
+                service.refresh()
+
+    threading.Thread(target=follow, name="ccarchive-follow", daemon=True).start()
+    return service, done.set
 
 
 # ---- HTTP ---------------------------------------------------------------------------
