@@ -210,7 +210,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 
     settings = _settings(archive, data_dir)
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir)
+    store = IndexStore(settings.archive_data_dir, verify=True)
     if store.recovered:
         click.echo(store.recovered, err=True)
     if watch:

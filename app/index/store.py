@@ -15,8 +15,10 @@ from __future__ import annotations
 import logging
 import shutil
 import time
+import zlib
 from pathlib import Path
 
+import orjson
 import tantivy
 
 from app.index import schema as S
@@ -37,28 +39,35 @@ class IndexStore:
 
     Args:
         archive_data_dir: this archive's folder under the data dir.
+        verify: also check every segment file against its checksum (reads the whole
+            index: `ccarchive index` does, a search does not).
     """
 
-    def __init__(self, archive_data_dir: Path) -> None:
+    def __init__(self, archive_data_dir: Path, *, verify: bool = False) -> None:
         self.base = archive_data_dir
         self.path = archive_data_dir / f"index-v{S.SCHEMA_VERSION}"
         self.schema = S.build_schema()
         self.analyzer = S.code_analyzer()
         self.recovered: str | None = None
         """Set when the index was found broken and rebuilt from scratch (for the UI)."""
-        self.index = self._open()
+        self.index = self._open(verify)
 
-    def _open(self) -> tantivy.Index:
+    def _open(self, verify: bool = False) -> tantivy.Index:
         self.path.mkdir(parents=True, exist_ok=True)
         try:
+            missing = _missing_parts(self.path) or (_bad_checksum(self.path) if verify
+                                                    else None)
+            if missing:  # Tantivy would open it: empty, or failing at the first search
+                raise ValueError(missing)
             index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
         except ValueError as exc:
             if "LockBusy" in str(exc):
                 raise
             aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
             self.path.rename(aside)
+            detail = str(exc) if len(str(exc)) <= 300 else str(exc)[:300] + "…"
             self.recovered = (
-                f"the index at {self.path} could not be opened ({exc}); it was moved to "
+                f"the index at {self.path} could not be opened ({detail}); it was moved to "
                 f"{aside.name} and is being rebuilt from the archive"
             )
             log.warning(self.recovered)
@@ -98,3 +107,67 @@ class IndexStore:
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+
+
+SEGMENT_PARTS = (".fast", ".fieldnorm", ".idx", ".pos", ".store", ".term")
+"""The files Tantivy writes for every segment (`<segment id><part>`)."""
+
+
+def _segment_files(path: Path) -> list[str] | None:
+    """The files of the segments `meta.json` lists (None: no readable meta.json)."""
+    try:
+        data = orjson.loads((path / "meta.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    segments = data.get("segments") if isinstance(data, dict) else None
+    names = []
+    for seg in segments if isinstance(segments, list) else []:
+        if not isinstance(seg, dict):
+            continue
+        sid = str(seg.get("segment_id", "")).replace("-", "")
+        names += [f"{sid}{part}" for part in SEGMENT_PARTS]
+        deletes = seg.get("deletes")
+        if isinstance(deletes, dict) and "opstamp" in deletes:
+            names.append(f"{sid}.{deletes['opstamp']}.del")
+    return names
+
+
+def _missing_parts(path: Path) -> str | None:
+    """What an index folder lacks that Tantivy would not notice when opening it.
+
+    Without `meta.json` Tantivy creates a new, empty index over the old files (and the
+    `complete` marker would vouch for it); a segment file that is gone fails only at
+    the first search that reads it.
+    """
+    if not (path / "meta.json").exists():
+        left = [p.name for p in path.iterdir()
+                if p.name == "complete" or p.suffix in SEGMENT_PARTS]
+        return f"meta.json is missing, {len(left)} index files remain" if left else None
+    for name in _segment_files(path) or []:  # an unreadable meta.json: Tantivy says so
+        if not (path / name).exists():
+            return f"the segment file {name} is missing"
+    return None
+
+
+def _bad_checksum(path: Path) -> str | None:
+    """The first segment file whose content does not match the CRC-32 in its footer.
+
+    Damage inside a file that leaves its footer whole is not seen when Tantivy opens
+    the index: a search that reads it fails (or panics) instead. Only the segments
+    `meta.json` lists are read (another process may be writing new ones).
+    """
+    for name in _segment_files(path) or []:
+        try:
+            raw = (path / name).read_bytes()
+        except OSError as exc:
+            return f"cannot read {name}: {exc}"
+        if len(raw) < 8:
+            return f"{name} is truncated"
+        size = int.from_bytes(raw[-8:-4], "little")
+        try:
+            crc = orjson.loads(raw[-8 - size:-8])["crc"]
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return f"{name} has no readable footer"
+        if zlib.crc32(memoryview(raw)[:len(raw) - 8 - size]) != crc:
+            return f"{name} is damaged (checksum mismatch)"
+    return None
