@@ -222,7 +222,16 @@ class Indexer:
         self.leaf_sessions: dict[str, str] = {}
         """Summary `leafUuid` -> the session it titles (resolved through the index)."""
         self.leaf_tried: set[str] = set()
+        self._session_files: dict[str, set[str]] = {}
+        """Session id -> its transcript files, so a commit finds a session's checkpoints
+        without scanning every file's (7,000+ on a 1 GB archive)."""
+        self._leaf_text: dict[str, str] = {}
+        """Summary leafUuid -> text, from every transcript's checkpoint."""
+        self._new_leaves: set[str] = set()
         self._load_states()
+        for st in self.states.values():
+            self._remember(st)
+        self._new_leaves = {leaf for leaf in self._leaf_text if leaf not in self.leaf_sessions}
         self._pending_docs = 0
         self._pending_bytes = 0
         self._touched_files: set[str] = set()
@@ -294,10 +303,12 @@ class Indexer:
             report.files_read += 1
             if progress:
                 progress(Progress(i + 1, len(todo), done_bytes, total, report.docs_added))
-        gone_scope = seen if only is None else (set(only) - seen)
-        for rel, st in self.states.items():
-            missing = rel not in seen if only is None else rel in gone_scope
-            if missing and not st.gone:
+        if only is None:
+            missing = [st for rel, st in self.states.items() if rel not in seen]
+        else:
+            missing = [self.states[rel] for rel in set(only) - seen if rel in self.states]
+        for st in missing:
+            if not st.gone:
                 st.gone = True
                 report.files_gone += 1
                 self._touch_state(st)
@@ -305,7 +316,9 @@ class Indexer:
         if self._resolve_leaves():
             self._commit(report)
         report.seconds = time.perf_counter() - t0
-        for st in self.states.values():
+        scope = self.states.values() if only is None else \
+            [self.states[rel] for rel in set(only) if rel in self.states]
+        for st in scope:
             for reason, n in st.skipped.items():
                 report.skipped[reason] += n
         return report
@@ -353,8 +366,22 @@ class Indexer:
         else:
             read = self._index_lines(src, st, report, None)
         st.size, st.mtime_ns = src.size, src.mtime_ns
+        self._remember(st)
         self._touch_state(st)
         return read
+
+    def _remember(self, st: FileState) -> None:
+        """Fold a checkpoint into the incremental lookups."""
+        s = st.summary
+        if not s or st.kind not in D.TRANSCRIPT_KINDS:
+            return
+        sid = s.get("session_id")
+        if sid:
+            self._session_files.setdefault(sid, set()).add(st.rel)
+        for leaf, text in s.get("summaries", {}).items():
+            if leaf not in self._leaf_text:
+                self._new_leaves.add(leaf)
+            self._leaf_text[leaf] = text
 
     def _touch_state(self, st: FileState) -> None:
         self._touched_files.add(st.rel)
@@ -634,19 +661,25 @@ class Indexer:
     # ---- sessions --------------------------------------------------------------------
     def _session_docs(self, sids: Iterable[str]) -> list[tuple[str, tantivy.Document]]:
         by_session: dict[str, list[FileState]] = {}
-        wanted = set(sids)
-        for st in self.states.values():
-            sid = st.summary.get("session_id") if st.summary else None
-            if sid in wanted and st.kind in D.TRANSCRIPT_KINDS:
-                by_session.setdefault(sid, []).append(st)
+        for sid in set(sids):
+            files = [self.states[rel] for rel in self._session_files.get(sid, ())
+                     if rel in self.states]
+            if files:
+                by_session[sid] = files
+        titles = self._summary_titles()
         out = []
         for sid, files in by_session.items():
-            out.append((sid, build_session_doc(sid, files, self._summary_title(sid),
-                                               self._gen)))
+            out.append((sid, build_session_doc(sid, files, titles.get(sid, ""), self._gen)))
         return out
 
-    def _summary_title(self, sid: str) -> str:
-        return self.maps.summary_titles(self.leaf_sessions).get(sid, "")
+    def _summary_titles(self) -> dict[str, str]:
+        """Session id -> the text of a summary record that titles it."""
+        titles = {}
+        for leaf, sid in self.leaf_sessions.items():
+            text = self._leaf_text.get(leaf)
+            if text:
+                titles[sid] = text
+        return titles
 
     def _resolve_leaves(self) -> bool:
         """Match summary records to the sessions they title, through the uuid field.
@@ -654,10 +687,7 @@ class Indexer:
         Summaries are written at the top of *later* files and point (`leafUuid`) at the
         last entry of the conversation they name (FORMAT.md §6.4).
         """
-        leaves = set()
-        for st in self.states.values():
-            if st.summary:
-                leaves.update(st.summary.get("summaries", {}).keys())
+        leaves, self._new_leaves = self._new_leaves, set()
         todo = [leaf for leaf in leaves
                 if leaf not in self.leaf_sessions and leaf not in self.leaf_tried]
         if not todo:
@@ -729,24 +759,20 @@ class Indexer:
 
 @dataclass
 class _Maps:
+    """Lookups over all checkpoints for plans and memory files (rebuilt when needed)."""
+
     slug_sessions: dict[str, list[str]]
     session_cwd: dict[str, str]
     dir_cwds: dict[str, Counter[str]]
-    leaf_text: dict[str, str]
-    _titles: dict[str, str] | None = None
 
     @classmethod
     def build(cls, states: dict[str, FileState]) -> _Maps:
         slugs: dict[str, list[tuple[str, str]]] = {}
         session_cwd: dict[str, str] = {}
         dir_cwds: dict[str, Counter[str]] = {}
-        leaf_text: dict[str, str] = {}
         for rel, st in states.items():
             s = st.summary
-            if not s or st.kind not in D.TRANSCRIPT_KINDS:
-                continue
-            leaf_text.update(s.get("summaries", {}))
-            if st.kind != D.SESSION:
+            if not s or st.kind != D.SESSION:
                 continue
             sid, cwd = s.get("session_id", ""), s.get("cwd", "")
             if sid and cwd:
@@ -758,16 +784,7 @@ class _Maps:
                 slugs.setdefault(slug, []).append((s.get("last_ts", ""), sid))
         slug_sessions = {k: [sid for _, sid in sorted(v, reverse=True) if sid]
                          for k, v in slugs.items()}
-        return cls(slug_sessions, session_cwd, dir_cwds, leaf_text)
-
-    def summary_titles(self, leaf_sessions: dict[str, str]) -> dict[str, str]:
-        if self._titles is None:
-            self._titles = {}
-            for leaf, sid in leaf_sessions.items():
-                text = self.leaf_text.get(leaf)
-                if text:
-                    self._titles[sid] = text
-        return self._titles
+        return cls(slug_sessions, session_cwd, dir_cwds)
 
 
 def build_session_doc(sid: str, files: list[FileState], summary_title: str,

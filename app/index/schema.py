@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tantivy
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Part of the index folder name (`index-v1`); bump on any schema or tokenizer change."""
 
 CODE_TOKENIZER = "cc_code"
@@ -100,10 +100,15 @@ RAW_FIELDS = (
     ID, KIND, ROLE, PROJECT, SESSION, AGENT, UUID, PARENT, MODEL, BRANCH, TOOL, TOOL_USE_ID,
     LINK_AGENT, SLUG, PATH, STATE, FLAGS,
 )
-FAST_RAW_FIELDS = frozenset(
-    {KIND, ROLE, PROJECT, SESSION, AGENT, MODEL, BRANCH, TOOL, SLUG, PATH, STATE, FLAGS}
-)
+FAST_RAW_FIELDS = frozenset({KIND, PROJECT, SESSION, PATH})
+"""Text columns that are aggregated (facets, per-project and per-file counts); a fast
+column on every other raw field would cost indexing time for nothing."""
 UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN, BYTES)
+_UNSIGNED_OPTIONS = {  # (indexed, fast): stored-only where nothing filters or sorts on it
+    OFFSET: (False, False), LENGTH: (False, False), TEXT_LEN: (False, False),
+    SEQ: (True, True), GEN: (True, True), MESSAGES: (True, True),
+    TOKENS: (False, True), BYTES: (False, True),
+}
 
 
 def build_schema() -> tantivy.Schema:
@@ -121,7 +126,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_date_field(TS, stored=True, indexed=True, fast=True)
     sb.add_date_field(TS_START, stored=True, indexed=True, fast=True)
     for name in UNSIGNED_FIELDS:
-        sb.add_unsigned_field(name, stored=True, indexed=True, fast=True)
+        indexed, fast = _UNSIGNED_OPTIONS[name]
+        sb.add_unsigned_field(name, stored=True, indexed=indexed, fast=fast)
     for name in (RANK, TSEC):
         sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
     sb.add_bytes_field(BLOB, stored=True, indexed=False)
