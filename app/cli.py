@@ -298,8 +298,11 @@ def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
     """Archive and index figures: what is indexed, what was skipped and why."""
     from app.service.models import to_jsonable
 
+    from app.live.runtime import index_role
+
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
+    svc.role = index_role(svc.store)
     st = svc.status()
     if as_json:
         _dump(to_jsonable(st))

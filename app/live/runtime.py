@@ -417,3 +417,22 @@ def open_live(settings: Settings, *, watch: bool = True) -> LiveArchive:
 
 def archive_exists(root: Path) -> bool:
     return (root / "projects").is_dir() or (root / "history.jsonl").is_file()
+
+
+def index_role(store: IndexStore) -> str:
+    """For a one-shot command (`status`): is some process indexing this archive now?
+
+    The writer lock is the truth (free again when its holder dies); `writer.json` only
+    names the process. Returns a phrase for the status line.
+    """
+    try:
+        writer = store.try_writer()
+    except IndexLocked:
+        try:
+            info = json.loads((store.base / WRITER_FILE).read_text())
+            pid = info.get("pid")
+        except (OSError, ValueError, AttributeError):
+            pid = None
+        return f"live: pid {pid} is indexing" if pid else "live: another process is indexing"
+    del writer  # released: nobody was indexing
+    return "offline: no ccarchive process is indexing (ccarchive index --watch follows)"
