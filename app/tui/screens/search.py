@@ -40,6 +40,9 @@ class SearchScreen(Screen[None]):
         Binding("escape", "focus_query", "Query", show=False),
     ]
 
+    SHOW_TIMING = True
+    """Show how long the search took (snapshots turn it off: it differs run to run)."""
+
     @dataclass
     class ResultsReady(Message):
         """A search finished (dropped if a newer one was started since)."""
@@ -164,7 +167,8 @@ class SearchScreen(Screen[None]):
         out.append(what, "dim")
         if groups is not None:
             out.append(f" · {len(groups)} session{'s' if len(groups) != 1 else ''}", "dim")
-        out.append(f" · {page.elapsed_ms:.0f} ms", "dim")
+        if self.SHOW_TIMING:
+            out.append(f" · {page.elapsed_ms:.0f} ms", "dim")
         if not self.all_kinds:
             out.append(" · tool output and thinking left out (ctrl+t)", "dim")
         return out

@@ -249,6 +249,9 @@ class TranscriptScreen(Screen[None]):
         if place.agent_id:
             sub = next((s for s in message.info.subagents if s.agent_id == place.agent_id), None)
             place.title = (sub.description or sub.agent_type) if sub else place.agent_id
+            if len(self.stack) == 1:  # a hit inside a subagent: Escape leads to its session
+                self.stack.insert(0, Place(session_id=place.session_id, info=message.info,
+                                           query=place.query))
         if place.cursor or place.top:  # coming back from a subagent: where we were
             view.cursor, view.top, view.top_line = place.cursor, place.top, place.top_line
             view.refresh()
@@ -569,7 +572,8 @@ class TranscriptScreen(Screen[None]):
         place = self.place
         if place is not None and view.hits:
             before = sum(1 for h in view.hits if h <= view.cursor)
-            out.append(f"  ·  hit {before}/{len(view.hits)} ", "bold yellow")
+            label = f"hit {before}/{len(view.hits)}" if before else f"{len(view.hits)} hits"
+            out.append(f"  ·  {label} ", "bold yellow")
             out.append(f"for “{place.query}” (n/N)", "dim")
         self.query_one("#tx-status", Static).update(out)
 

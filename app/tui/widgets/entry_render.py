@@ -196,11 +196,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         head.append_text(flags)
         head.append_text(stamp)
         shown, cut = _cap_lines(text) if not expanded else (text, 0)
-        body: RenderableType
-        if terms and any(t.lower() in shown.lower() for t in terms):
-            body = _highlighted(shown, Style(), terms, theme)
-        else:
-            body = Markdown(shown, code_theme=theme.code_theme, inline_code_theme=theme.code_theme)
+        body = Markdown(shown, code_theme=theme.code_theme, inline_code_theme=theme.code_theme)
         parts = [head, Padding(body, (0, 0, 0, 2))]
         if cut:
             parts.append(Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, 2)))

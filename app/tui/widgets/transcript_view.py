@@ -39,6 +39,32 @@ NO_GAP_AFTER = frozenset({"tool_call"})
 """Kinds drawn without a blank line after them (a call sits on top of its result)."""
 
 
+def highlight_strip(strip: Strip, terms: tuple[str, ...], style: Style) -> Strip:
+    """Mark the search words in a drawn line (works on Markdown, code, anything drawn)."""
+    text = strip.text.lower()
+    spans: list[tuple[int, int]] = []
+    for term in terms:
+        if len(term) < 2:
+            continue
+        start = text.find(term)
+        while start != -1:
+            spans.append((start, start + len(term)))
+            start = text.find(term, start + len(term))
+    if not spans:
+        return strip
+    cuts = sorted({c for span in spans for c in span} | {len(text)})
+    pieces = Segment.divide(list(strip), cuts)
+    out: list[Segment] = []
+    pos = 0
+    for piece in pieces:
+        length = sum(len(seg.text) for seg in piece)
+        inside = any(a <= pos < b for a, b in spans)
+        out.extend(Segment(seg.text, (seg.style or Style()) + style, seg.control)
+                   if inside else seg for seg in piece)
+        pos += length
+    return Strip(out, strip.cell_length)
+
+
 class TranscriptView(Widget, can_focus=True):
     """Entries of one transcript; a cursor marks the current one (the replay position)."""
 
@@ -231,6 +257,9 @@ class TranscriptView(Widget, can_focus=True):
         options = console.options.update_width(width).update(highlight=False)
         lines = console.render_lines(renderable, options, pad=True)
         strips = [Strip(line, width) for line in lines] or [Strip.blank(width)]
+        if self.terms and index in self._hit_set:
+            match = self._entry_theme().match
+            strips = [highlight_strip(s, self.terms, match) for s in strips]
         if entry.kind not in NO_GAP_AFTER and not (entry.kind == "event"
                                                    and "compact" not in entry.flags):
             strips.append(Strip.blank(width))

@@ -1,0 +1,59 @@
+"""Regenerate screenshots/search.svg, transcript*.svg and subagent.svg from the demo archive.
+
+Run with `pytest -m screenshots tests/tui/test_screenshots_part1.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from app.tui.messages import OpenSession
+from tests.tui.test_app import FOLLOWUP_SESSION, app, live, settle, utc  # noqa: F401
+
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
+SIZE = (140, 42)
+
+
+async def still(app, pilot) -> None:  # noqa: ANN001
+    for inp in app.screen.query(Input):
+        inp.cursor_blink = False
+    await settle(app, pilot)
+    await pilot.pause(0.6)  # the header's poll
+    await settle(app, pilot)
+
+
+@pytest.mark.screenshots
+async def test_part1_screenshots(app) -> None:  # noqa: ANN001, F811
+    SHOTS.mkdir(exist_ok=True)
+    app.live.state.role = "writer"
+    async with app.run_test(size=SIZE) as pilot:
+        await still(app, pilot)
+        await pilot.press(*"gitignore walker")
+        await pilot.press("ctrl+g")  # single hits show the kinds side by side
+        await still(app, pilot)
+        app.save_screenshot("search.svg", str(SHOTS))
+
+        page = app.service.search("gitignore kind:assistant", session_id=FOLLOWUP_SESSION)
+        app.post_message(OpenSession(FOLLOWUP_SESSION,
+                                     entry_id=next(h.id for h in page.hits if not h.agent_id),
+                                     query="gitignore"))
+        await still(app, pilot)
+        app.save_screenshot("transcript.svg", str(SHOTS))
+
+        view = app.screen.view
+        call = next(i for i in range(view.total) if view.entry(i).kind == "tool_call"
+                    and view.entry(i).tool == "Bash")
+        view.move_cursor(call, context=2)
+        await pilot.press("enter")
+        await still(app, pilot)
+        app.save_screenshot("transcript-tool.svg", str(SHOTS))
+
+        view.move_cursor(next(i for i in range(view.total) if view.entry(i).subagent_id))
+        await pilot.press("o")
+        await still(app, pilot)
+        app.save_screenshot("subagent.svg", str(SHOTS))
+    for name in ("search", "transcript", "transcript-tool", "subagent"):
+        assert (SHOTS / f"{name}.svg").stat().st_size > 10_000
