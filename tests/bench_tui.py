@@ -1,0 +1,107 @@
+"""TUI benchmarks on a big generated archive (run with -m benchmark; not a timed test).
+
+    python3 ../shared/corpus/make_archive.py --out /tmp/b1g/claude --size-mb 1024
+    ccarchive index --archive /tmp/b1g/claude --data-dir /tmp/b1g/data
+    CCARCHIVE_BENCH_ARCHIVE=/tmp/b1g/claude CCARCHIVE_BENCH_DATA=/tmp/b1g/data \\
+        pytest -m benchmark tests/bench_tui.py -s
+
+Figures (printed): keystroke -> results painted p50/p95 (target p95 <= 50 ms), cold
+start to interactive with an existing index (target <= 0.6 s), and the first screen of
+the biggest session (target <= 0.3 s).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+
+ARCHIVE = Path(os.environ.get("CCARCHIVE_BENCH_ARCHIVE", "/tmp/b1g/claude"))
+DATA = Path(os.environ.get("CCARCHIVE_BENCH_DATA", "/tmp/b1g/data"))
+QUERIES = ["migration", "error handling", "parser", "test fail", "database", "refactor"]
+
+pytestmark = [pytest.mark.benchmark,
+              pytest.mark.skipif(not ARCHIVE.exists(), reason=f"no archive at {ARCHIVE}")]
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+async def test_cold_start_to_interactive() -> None:
+    from app.tui.app import make_app
+    from app.tui.widgets.result_list import ResultList
+
+    t0 = time.perf_counter()
+    app = make_app(Settings(ARCHIVE, DATA), start_live=False)
+    async with app.run_test(size=(140, 42)) as pilot:
+        while not app.screen.query(ResultList) or not app.screen.query_one(ResultList).hits:
+            await pilot.pause(0.005)
+        elapsed = time.perf_counter() - t0
+    print(f"\ncold start to interactive (first results painted): {elapsed * 1000:.0f} ms")
+
+
+async def test_keystroke_to_results_painted() -> None:
+    from app.tui.app import make_app
+    from app.tui.screens.search import SearchScreen
+
+    app = make_app(Settings(ARCHIVE, DATA), start_live=False)
+    times: list[float] = []
+    async with app.run_test(size=(140, 42)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        for q in QUERIES:
+            screen.query_one("#query").value = ""
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            for ch in q:
+                t0 = time.perf_counter()
+                await pilot.press(ch)
+                token = screen._token
+                while screen._shown_token != token:
+                    await pilot.pause(0.001)
+                await pilot.pause()  # the refresh that paints them
+                times.append((time.perf_counter() - t0) * 1000)
+    print(f"\nkeystroke -> results painted over {len(times)} keystrokes: "
+          f"p50 {statistics.median(times):.1f} ms, p95 {pct(times, 95):.1f} ms, "
+          f"max {max(times):.1f} ms")
+
+
+async def test_first_screen_of_the_biggest_session() -> None:
+    from app.tui.app import make_app
+    from app.tui.messages import OpenSession
+
+    app = make_app(Settings(ARCHIVE, DATA), start_live=False)
+    biggest = max(app.service.sessions(limit=500).sessions, key=lambda s: s.archive_bytes)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await pilot.pause(0.5)
+        t0 = time.perf_counter()
+        app.post_message(OpenSession(biggest.session_id))
+        await pilot.pause()
+        view = app.screen.view
+        while not view.total or view.entry(view.cursor) is None:
+            await pilot.pause(0.002)
+        await pilot.pause()
+        first = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        for _ in range(50):
+            await pilot.press("pagedown")
+        await pilot.pause()
+        scroll = (time.perf_counter() - t1) / 50
+        t2 = time.perf_counter()
+        await pilot.press("end")
+        while view.entry(view.total - 1) is None:
+            await pilot.pause(0.002)
+        await pilot.pause()
+        end = time.perf_counter() - t2
+    print(f"\nbiggest session {biggest.session_id[:8]}: {biggest.archive_bytes / 1e6:.0f} MB, "
+          f"{view.total:,} entries; first screen {first * 1000:.0f} ms, "
+          f"page down {scroll * 1000:.1f} ms each, jump to the end {end * 1000:.0f} ms")
