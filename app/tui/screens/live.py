@@ -34,6 +34,9 @@ REFRESH_SECONDS = 10.0
 class LiveScreen(Screen[None]):
     """Follow what Claude Code is writing now."""
 
+    AUTO_FOCUS = "#live-tail"
+    """Focused on first show (set at mount: no second footer rebuild)."""
+
     BINDINGS = [
         Binding("end", "follow", "Follow end", tooltip="Jump to the end and follow"),
         Binding("plus,equals_sign", "window(1)", "Longer window",
@@ -85,7 +88,6 @@ class LiveScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TailView).focus()
         self.reload()
         self.set_interval(REFRESH_SECONDS, self.reload)
 

@@ -29,6 +29,9 @@ PLAN_LIMIT = 500
 class PlansScreen(Screen[None]):
     """What was planned: plans with their agent subplans and sessions, read as Markdown."""
 
+    AUTO_FOCUS = "#plans-tree"
+    """Focused on first show (set at mount: no second footer rebuild)."""
+
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search within plans"),
         Binding("g", "toggle_grouping", "By project", tooltip="Group plans by project or not"),
@@ -77,7 +80,6 @@ class PlansScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PlanTree).focus()
         self.reload()
 
     @property

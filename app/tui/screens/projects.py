@@ -20,11 +20,14 @@ from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.project_list import MemoryList, ProjectTable
 from app.tui.widgets.status_header import ArchiveHeader
-from app.tui.widgets.timeline_format import ago, human_bytes, human_count, local, short_project
+from app.tui.widgets.timeline_format import ago, human_bytes, local, short_project
 
 
 class ProjectsScreen(Screen[None]):
     """What was remembered: projects, their memory files and session summaries."""
+
+    AUTO_FOCUS = "#projects-table"
+    """Focused on first show (set at mount: no second footer rebuild)."""
 
     BINDINGS = [
         Binding("o", "open_session", "Open session",
@@ -73,7 +76,6 @@ class ProjectsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(ProjectTable).focus()
         self.reload()
 
     @property
@@ -215,6 +217,3 @@ class ProjectsScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self._loaded and self.service.generation != self._generation:
             self.reload()
-
-
-__all__ = ["ProjectsScreen", "human_count"]

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Select, Static
 from textual.timer import Timer
+from textual.widgets import Footer, Input, Select, Static
 
 from app.service.models import HistoryItem
 from app.tui.messages import IndexUpdated, OpenSession
@@ -36,6 +37,9 @@ class PromptFilter:
 
 class PromptsScreen(Screen[None]):
     """The prompt history, newest first (ranked when searching)."""
+
+    AUTO_FOCUS = "#prompts-table"
+    """Focused on first show (set at mount: no second footer rebuild)."""
 
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search the prompts"),
@@ -79,7 +83,6 @@ class PromptsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PromptTable).focus()
         self.reload()
         self._load_projects()
 
@@ -174,8 +177,6 @@ class PromptsScreen(Screen[None]):
                 f" ({ago(it.timestamp)})")
         if it.session_id:
             head += f" · session [b]{title or it.session_id[:8]}[/] [dim]{it.session_id[:8]}[/]"
-        from rich.markup import escape
-
         preview.update(f"{head}\n{escape(it.text.strip())}")
 
     # ---- events --------------------------------------------------------------------

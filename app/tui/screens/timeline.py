@@ -63,6 +63,9 @@ def _window(end: date, kind: str) -> tuple[datetime, datetime]:
 class TimelineScreen(Screen[None]):
     """When things happened: an activity chart and the sessions of the selected bucket."""
 
+    AUTO_FOCUS = "#timeline-chart"
+    """Focused on first show (set at mount: no second footer rebuild)."""
+
     BINDINGS = [
         Binding("d", "bucket('day')", "Days", tooltip="One bar per day (30 days)"),
         Binding("w", "bucket('week')", "Weeks", tooltip="One bar per week (26 weeks)"),
@@ -123,7 +126,6 @@ class TimelineScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(ActivityChart).focus()
         self.reload()
 
     @property
