@@ -232,8 +232,9 @@ def test_http_app_accepts_the_bound_host_and_allowed_extras() -> None:
         redact_secrets = True
         generation = 0
 
-    app = http_app(build_server(Dummy(), active_minutes=0), host="10.1.2.3", token=TOKEN,  # type: ignore[arg-type]
-                   allow_hosts=["archive.lan"], allow_origins=["https://ui.lan"])
+    server = build_server(Dummy(), active_minutes=0)  # type: ignore[arg-type]
+    app = http_app(server, host="10.1.2.3", token=TOKEN, allow_hosts=["archive.lan"],
+                   allow_origins=["https://ui.lan"])
     auth = {**JSON_HEADERS, "authorization": f"Bearer {TOKEN}"}
     with TestClient(app, base_url="http://10.1.2.3:8765") as tc:
         assert tc.post("/mcp", json=INIT, headers=auth).status_code == 200
