@@ -271,7 +271,7 @@ class Extractor:
         """Units of one record; an unknown record type is counted and yields nothing."""
         rtype = obj.get("type")
         s = self.summary
-        if rtype not in KNOWN_TYPES:
+        if not isinstance(rtype, str) or rtype not in KNOWN_TYPES:
             stats.skip(UNKNOWN_TYPE)
             return []
         s.entries += 1
