@@ -103,7 +103,7 @@ class ArchiveService:
         """writer | read-only | offline; set by whoever owns the index (the live layer)."""
         self.message: str | None = store.recovered
         self._titles: dict[str, tuple[str, str]] = {}
-        self._titles_gen = -1
+        self._titles_gen: object = -1
         self._links: dict[str, dict[str, str]] = {}
         self._links_gen = -1
         self._lock = threading.Lock()
@@ -171,10 +171,11 @@ class ArchiveService:
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
+        key = (self.generation, self.redact_secrets)  # redaction may be switched
         with self._lock:
-            if self._titles_gen != self.generation:
+            if self._titles_gen != key:
                 self._titles = {}
-                self._titles_gen = self.generation
+                self._titles_gen = key
             hit = self._titles.get(sid)
         if hit is not None:
             return hit
