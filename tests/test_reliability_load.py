@@ -1,0 +1,136 @@
+"""Promise: the HTTP server holds 50 concurrent clients and shrugs off bad requests.
+
+A real `ccarchive serve --http` on a loopback port; 50 clients (raw JSON-RPC over
+streamable HTTP, one MCP session each) call tools in a loop while malformed and
+oversized requests are thrown at it. Zero crashes, zero errors for the good calls,
+an error status for every bad request, and the server's RSS (sampled) bounded.
+Default 10 s; `-m slow` 60 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.conftest import build_index
+
+CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "load", "version": "0"}}}
+CALLS = [("search", {"query": "flaky"}), ("search", {"query": "walker OR tally",
+                                                    "group_by_session": True}),
+         ("list_sessions", {"limit": 5}), ("status", {}), ("timeline", {"days": 3660}),
+         ("search_history", {"limit": 5}), ("list_plans", {})]
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def _client(url: str, end: float, stats: dict[str, int], rng: random.Random) -> None:
+    async with httpx2.AsyncClient(timeout=60) as h:
+        r = await h.post(url, json=INIT, headers=HEADERS)
+        assert r.status_code == 200, r.text
+        sess = {**HEADERS, "mcp-session-id": r.headers["mcp-session-id"]}
+        await h.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                     headers=sess)
+        n = 2
+        while time.monotonic() < end:
+            tool, args = rng.choice(CALLS)
+            r = await h.post(url, json={"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                        "params": {"name": tool, "arguments": args}},
+                             headers=sess)
+            n += 1
+            ok = r.status_code == 200 and not r.json().get("result", {}).get("isError")
+            stats["ok" if ok else "failed"] += 1
+
+
+BAD = [
+    (b"{not json", {}),
+    (b"\xff\xfe\x00garbage", {}),
+    (b"[1, 2, 3]", {}),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "no/such"}', {}),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search"}}',
+     {}),
+    (b"{" + b'"a": "' + b"x" * (20 << 20) + b'"}', {}),  # 20 MB
+    (b'{"jsonrpc": "2.0"}', {"content-type": "text/plain"}),
+    (b"", {}),
+]
+
+
+async def _bad(url: str, end: float, stats: dict[str, int], rng: random.Random) -> None:
+    async with httpx2.AsyncClient(timeout=60) as h:
+        while time.monotonic() < end:
+            body, extra = rng.choice(BAD)
+            r = await h.post(url, content=body, headers={**HEADERS, **extra})
+            stats["bad_rejected" if r.status_code >= 400 else "bad_accepted"] += 1
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("seconds", [pytest.param(10, id="10s"),
+                                     pytest.param(60, id="60s", marks=pytest.mark.slow)])
+async def test_http_under_50_clients_and_bad_requests(demo_archive_ro: Path, tmp_path: Path,
+                                                      seconds: int) -> None:
+    data = tmp_path / "data"
+    build_index(demo_archive_ro, data)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only",
+                             "--archive", str(demo_archive_ro), "--data-dir", str(data)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+        stats = {"ok": 0, "failed": 0, "bad_rejected": 0, "bad_accepted": 0}
+        rss: list[float] = [_rss_mb(proc.pid)]
+
+        async def sample(end: float) -> None:
+            while time.monotonic() < end:
+                rss.append(_rss_mb(proc.pid))
+                await asyncio.sleep(0.5)
+
+        end = time.monotonic() + seconds
+        rng = random.Random(3)
+        await asyncio.gather(*(_client(url, end, stats, random.Random(i)) for i in range(50)),
+                             *(_bad(url, end, stats, random.Random(100 + i)) for i in range(3)),
+                             sample(end))
+        assert proc.poll() is None, "the server died"
+        warm = rss[min(len(rss) - 1, 4)]
+        print(f"\n{seconds}s, 50 clients: {stats['ok']} calls ok, {stats['failed']} failed; "
+              f"{stats['bad_rejected']} bad requests rejected, {stats['bad_accepted']} "
+              f"accepted; RSS start {rss[0]:.0f} MB, after warm-up {warm:.0f} MB, "
+              f"peak {max(rss):.0f} MB")
+        assert stats["failed"] == 0 and stats["ok"] > 50
+        assert stats["bad_accepted"] == 0 and stats["bad_rejected"] > 0
+        assert max(rss) < warm + 300, rss  # bounded: no growth with requests
+        async with httpx2.AsyncClient(timeout=30) as h:  # still serving
+            assert (await h.post(url, json=INIT, headers=HEADERS)).status_code == 200
+        del rng
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
