@@ -165,9 +165,21 @@ def _demo_settings(settings: Settings) -> Settings:
     """Write (once) the demo archive into the data dir and point at it."""
     from app.archive.demo import write_demo_archive
 
+    import shutil
+    import tempfile
+
     root = settings.data_dir / "demo-archive"
     if not (root / "projects").is_dir():
-        write_demo_archive(root)
+        # Written beside and renamed into place, so an interrupted write never leaves a
+        # half demo that the next run would refuse to write over.
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".demo-", dir=settings.data_dir))
+        try:
+            write_demo_archive(tmp / "claude")
+            shutil.rmtree(root, ignore_errors=True)
+            (tmp / "claude").rename(root)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return Settings(archive_root=root.resolve(), data_dir=settings.data_dir)
 
 
