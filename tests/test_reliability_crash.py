@@ -5,7 +5,7 @@ during live indexing while lines are being appended. After every kill the index 
 and holds no document twice; after a resumed run it holds exactly the documents of a
 clean build of the same archive (the same id set), and every session's figures match.
 
-Default: 5 kills during a build and 5 during live indexing. `-m slow`: 20 of each.
+Default: 3 kills during a build and 3 during live indexing. `-m slow`: 20 of each.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _kills(n: int) -> int:
     return n
 
 
-@pytest.mark.parametrize("kills", [pytest.param(5, id="5-kills"),
+@pytest.mark.parametrize("kills", [pytest.param(3, id="3-kills"),
                                    pytest.param(20, id="20-kills", marks=pytest.mark.slow)])
 def test_sigkill_during_a_build_loses_and_doubles_nothing(
         demo_archive_ro: Path, tmp_path: Path, kills: int) -> None:
@@ -162,7 +162,7 @@ def _appender(root: Path, stop: threading.Event, counter: list[int]) -> None:
         time.sleep(rng.uniform(0.001, 0.02))
 
 
-@pytest.mark.parametrize("kills", [pytest.param(5, id="5-kills"),
+@pytest.mark.parametrize("kills", [pytest.param(3, id="3-kills"),
                                    pytest.param(20, id="20-kills", marks=pytest.mark.slow)])
 def test_sigkill_during_live_indexing_with_appends(demo_archive_ro: Path, tmp_path: Path,
                                                    kills: int) -> None:
