@@ -179,3 +179,28 @@ def test_kill_minus_9_at_any_moment_loses_and_doubles_nothing(tmp_path: Path) ->
         del store
     svc, _ = index(root, data)
     assert all_ids(svc) == expected
+
+
+def test_files_left_by_a_killed_writer_do_not_break_the_next_one(tmp_path: Path) -> None:
+    """A writer killed after writing a segment's delete file but before committing leaves
+    `<segment>.<opstamp>.del`; the next writer reaches the same opstamp and would collide."""
+    import shutil
+
+    root, data = tmp_path / "claude", tmp_path / "data"
+    write_session(root, "66666666-ffff", 6, "first")
+    write_session(root, "77777777-ffff", 6, "bystander")  # keeps the segment alive
+    index(root, data)
+    index_dir = IndexStore(Settings(root, data).archive_data_dir).path
+    snapshot = tmp_path / "snapshot"
+    shutil.copytree(index_dir, snapshot)
+    write_session(root, "66666666-ffff", 3, "second")  # rewritten: its documents deleted
+    index(root, data)
+    left = [f for f in index_dir.iterdir() if f.suffix == ".del"
+            and not (snapshot / f.name).exists()]
+    assert left, "the rewrite should have written a delete file"
+    shutil.rmtree(index_dir)
+    shutil.copytree(snapshot, index_dir)
+    for f in left:  # what the killed writer left behind, uncommitted
+        f.write_bytes(b"garbage from a killed writer")
+    svc, _ = index(root, data)
+    assert svc.search("second").total == 3 and svc.search("first").total == 0

@@ -12,7 +12,9 @@ rebuilt, with a message saying so.
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import shutil
 import time
 import zlib
@@ -90,13 +92,21 @@ class IndexStore:
                 shutil.rmtree(old, ignore_errors=True)
 
     def try_writer(self) -> tantivy.IndexWriter:
-        """Take the single writer, or raise `IndexLocked` if another process has it."""
+        """Take the single writer, or raise `IndexLocked` if another process has it.
+
+        Holding the lock, it first removes what a killed writer left behind (see
+        `remove_orphans`), so that the new writer never collides with it.
+        """
         try:
-            return self.index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
+            writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
         except ValueError as exc:
             if "LockBusy" in str(exc) or "lock" in str(exc).lower():
                 raise IndexLocked(str(exc)) from exc
             raise
+        removed = remove_orphans(self.path)
+        if removed:
+            log.info("removed %d files left by an interrupted writer", removed)
+        return writer
 
     def reload(self) -> None:
         """Make the latest commit (ours or another process's) visible to searches."""
@@ -171,3 +181,39 @@ def _bad_checksum(path: Path) -> str | None:
         if zlib.crc32(memoryview(raw)[:len(raw) - 8 - size]) != crc:
             return f"{name} is damaged (checksum mismatch)"
     return None
+
+
+_SEGMENT_FILE = re.compile(r"^([0-9a-f]{32})\.(?:(\d+)\.del|[a-z]+)$")
+
+
+def remove_orphans(path: Path) -> int:
+    """Delete segment files that the last commit does not reference.
+
+    A writer killed mid-commit leaves new segment files and, worse, delete files named
+    `<segment>.<opstamp>.del` for committed segments. The next writer restarts from the
+    last committed opstamp and would write a delete file of the same name, which Tantivy
+    refuses (`FileAlreadyExists`): without this, indexing could fail after a crash. Only
+    the lock holder calls this, and readers only open files that meta.json references.
+    """
+    try:
+        meta = json.loads((path / "meta.json").read_text())
+    except (OSError, ValueError):
+        return 0
+    keep: dict[str, int | None] = {}
+    for seg in meta.get("segments", []):
+        deletes = seg.get("deletes") or {}
+        keep[seg["segment_id"].replace("-", "")] = deletes.get("opstamp")
+    removed = 0
+    for f in path.iterdir():
+        m = _SEGMENT_FILE.match(f.name)
+        if not m:
+            continue
+        seg, del_opstamp = m.group(1), m.group(2)
+        if seg in keep and (del_opstamp is None or int(del_opstamp) == keep[seg]):
+            continue
+        try:
+            f.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
