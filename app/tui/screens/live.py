@@ -14,10 +14,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from app.service.models import Entry, SessionInfo
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.tail_sessions import ActiveSessions
 from app.tui.widgets.tail_view import TailView
@@ -35,7 +36,7 @@ class LiveScreen(Screen[None]):
     """Follow what Claude Code is writing now."""
 
     AUTO_FOCUS = "#live-tail"
-    """Focused on first show (set at mount: no second footer rebuild)."""
+    """Focused on first show."""
 
     BINDINGS = [
         Binding("end", "follow", "Follow end", tooltip="Jump to the end and follow"),
@@ -85,7 +86,7 @@ class LiveScreen(Screen[None]):
                 yield Static("", id="live-meta")
                 yield TailView(id="live-tail")
                 yield Static("", id="live-pending")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

@@ -14,11 +14,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Markdown, Static, Tree
+from textual.widgets import Input, Markdown, Static, Tree
 
 from app.service.models import PlanTree as PlanDoc
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import human_bytes, local, short_project
 
@@ -30,7 +31,7 @@ class PlansScreen(Screen[None]):
     """What was planned: plans with their agent subplans and sessions, read as Markdown."""
 
     AUTO_FOCUS = "#plans-tree"
-    """Focused on first show (set at mount: no second footer rebuild)."""
+    """Focused on first show."""
 
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search within plans"),
@@ -77,7 +78,7 @@ class PlansScreen(Screen[None]):
                 yield Static("", id="plan-meta")
                 with VerticalScroll(id="plan-scroll"):
                     yield Markdown("", id="plan-markdown")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

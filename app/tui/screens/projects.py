@@ -14,11 +14,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Markdown, OptionList, Static
+from textual.widgets import DataTable, Markdown, OptionList, Static
 
 from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.project_list import MemoryList, ProjectTable
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import ago, human_bytes, local, short_project
 
@@ -27,7 +28,7 @@ class ProjectsScreen(Screen[None]):
     """What was remembered: projects, their memory files and session summaries."""
 
     AUTO_FOCUS = "#projects-table"
-    """Focused on first show (set at mount: no second footer rebuild)."""
+    """Focused on first show."""
 
     BINDINGS = [
         Binding("o", "open_session", "Open session",
@@ -73,7 +74,7 @@ class ProjectsScreen(Screen[None]):
                 yield Static("", id="memory-meta")
                 with VerticalScroll(id="memory-scroll"):
                     yield Markdown("", id="memory-markdown")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

@@ -13,11 +13,12 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from app.service.models import HistoryItem
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.prompt_list import PromptTable
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import ago, local, short_project
 
@@ -39,7 +40,7 @@ class PromptsScreen(Screen[None]):
     """The prompt history, newest first (ranked when searching)."""
 
     AUTO_FOCUS = "#prompts-table"
-    """Focused on first show (set at mount: no second footer rebuild)."""
+    """Focused on first show."""
 
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search the prompts"),
@@ -80,7 +81,7 @@ class PromptsScreen(Screen[None]):
         yield Static("", id="prompts-status")
         yield PromptTable(id="prompts-table")
         yield Static("", id="prompt-preview")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

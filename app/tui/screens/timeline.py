@@ -17,11 +17,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Select, Static
+from textual.widgets import Select, Static
 
 from app.service.models import DayActivity, SessionInfo, Timeline
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.timeline_chart import ActivityChart
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import human_count, now, short_project
 from app.tui.widgets.timeline_sessions import DaySessions
@@ -64,7 +65,7 @@ class TimelineScreen(Screen[None]):
     """When things happened: an activity chart and the sessions of the selected bucket."""
 
     AUTO_FOCUS = "#timeline-chart"
-    """Focused on first show (set at mount: no second footer rebuild)."""
+    """Focused on first show."""
 
     BINDINGS = [
         Binding("d", "bucket('day')", "Days", tooltip="One bar per day (30 days)"),
@@ -123,7 +124,7 @@ class TimelineScreen(Screen[None]):
         yield ActivityChart(id="timeline-chart")
         yield Static("", id="timeline-day")
         yield DaySessions(id="timeline-sessions")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()
