@@ -24,6 +24,7 @@ def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
     from app.tui.screens.search import SearchScreen
 
     monkeypatch.setattr(SearchScreen, "SHOW_TIMING", False)
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)  # no timer to wait for
 
 
 def prepare(app):  # noqa: ANN001, ANN201

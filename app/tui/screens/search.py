@@ -1,4 +1,12 @@
-"""Search pane: a query line that searches as you type, facets, results and a preview."""
+"""Search pane: a query line that searches as you type, facets, results and a preview.
+
+Latency budget (keystroke to results painted): one search in flight at a time, and the
+keystrokes that come while it runs collapse into one search for the latest text (no
+fixed delay: a lone keystroke searches at once); the facets and the grouped hits come
+from one service call; the result list is virtualised, so painting costs the lines on
+screen; the facet sidebar is rebuilt only when its counts or the filters changed; the
+preview waits until the cursor has rested on a hit for `PREVIEW_DELAY`.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +16,10 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from app.service.models import ContextResult, Hit, SearchPage, SessionGroup
@@ -18,12 +27,13 @@ from app.service.service import ServiceError
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets.facet_list import FacetList, Filters
 from app.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
-from app.tui.widgets.result_list import ResultList, group_hits
+from app.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
 from app.tui.widgets.status_header import ArchiveHeader
 
 RESULT_LIMIT = 100
 """Hits fetched per query: a screenful many times over, and still ~10 ms."""
-
+GROUP_LIMIT = 40
+"""Sessions fetched per grouped query."""
 
 
 class SearchScreen(Screen[None]):
@@ -42,6 +52,9 @@ class SearchScreen(Screen[None]):
 
     SHOW_TIMING = True
     """Show how long the search took (snapshots turn it off: it differs run to run)."""
+    PREVIEW_DELAY = 0.12
+    """Seconds the cursor rests on a hit before its preview is read (0: at once)."""
+    AUTO_FOCUS = "#query"
 
     @dataclass
     class ResultsReady(Message):
@@ -68,6 +81,11 @@ class SearchScreen(Screen[None]):
         """Include tool output and thinking in the search."""
         self._token = 0
         self._shown_token = 0
+        self._in_flight: int | None = None
+        """The token of the search running (keystrokes meanwhile wait for it)."""
+        self._pending = False
+        self._facets_key: object = None
+        self._preview_timer: Timer | None = None
         self._server_groups = True
         self._terms: tuple[str, ...] = ()
         self.page: SearchPage | None = None
@@ -81,15 +99,13 @@ class SearchScreen(Screen[None]):
         with Horizontal(id="search-body"):
             yield FacetList(id="facets")
             yield ResultList(id="results")
-            with VerticalScroll(id="preview-scroll"):
-                yield HitPreview(id="preview")
+            yield HitPreview(id="preview")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#preview-scroll").border_title = "Preview"
+        self.query_one("#preview").border_title = "Preview"
         self.query_one("#facets").border_title = "Filters"
         self.query_one("#results").border_title = "Results"
-        self.query_one("#query", Input).focus()
         self._search()
 
     # ---- running searches ----------------------------------------------------------
@@ -98,14 +114,31 @@ class SearchScreen(Screen[None]):
         return self.query_one("#query", Input).value
 
     def _search(self) -> None:
+        """Search for what the query line and the filters say now (or once the search in
+        flight is back: however many keystrokes come meanwhile, one search follows)."""
         self._token += 1
+        if self._in_flight is not None:
+            self._pending = True
+            return
+        self._start_search()
+
+    def _start_search(self) -> None:
+        self._in_flight, self._pending = self._token, False
         self._run_search(self._token, self.query_text, self.filters.project,
                          sorted(self.filters.kinds), self.filters.since, self.grouped,
                          self.all_kinds)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False,
+    @work(thread=True, group="search", exit_on_error=False,
           description="Searching the archive")
     def _run_search(self, token: int, text: str, project: str | None, kinds: list[str],
+                    since: str | None, grouped: bool, all_kinds: bool) -> None:
+        try:
+            self._search_now(token, text, project, kinds, since, grouped, all_kinds)
+        except BaseException as exc:
+            self.post_message(self.ResultsReady(token, None, None, f"search failed: {exc}"))
+            raise
+
+    def _search_now(self, token: int, text: str, project: str | None, kinds: list[str],
                     since: str | None, grouped: bool, all_kinds: bool) -> None:
         service = self.app.service  # type: ignore[attr-defined]
         args = dict(project=project, kind=kinds or None, since=since, facets=True,
@@ -114,7 +147,8 @@ class SearchScreen(Screen[None]):
             groups = None
             if grouped and self._server_groups:
                 try:
-                    page = service.search(text, limit=40, group_by_session=True, **args)
+                    page = service.search(text, limit=GROUP_LIMIT, group_by_session=True,
+                                          hits_per_group=SNIPPETS_PER_GROUP, **args)
                     groups = page.groups
                 except ServiceError:
                     raise
@@ -135,6 +169,10 @@ class SearchScreen(Screen[None]):
     @on(ResultsReady)
     def _show_results(self, message: ResultsReady) -> None:
         message.stop()
+        if message.token == self._in_flight:
+            self._in_flight = None
+        if self._pending and self._in_flight is None:
+            self._start_search()  # the text changed meanwhile: its search goes out now
         if message.token != self._token:
             return  # a newer search is on its way: stale results never overwrite it
         self._shown_token = message.token
@@ -147,10 +185,15 @@ class SearchScreen(Screen[None]):
                             if ":" not in w and w.upper() not in ("AND", "OR", "NOT")
                             and len(w.strip('"')) > 1)
         self.query_one(ResultList).show(page, message.groups)
-        self.query_one(FacetList).show(page.facets, self.filters)
+        facets_key = (page.facets, self.filters.project, frozenset(self.filters.kinds),
+                      self.filters.since)
+        if facets_key != self._facets_key:
+            self._facets_key = facets_key
+            self.query_one(FacetList).show(page.facets, self.filters)
         status.update(self._status_text(page, message.groups))
         if not page.hits:
-            self.query_one("#preview", Static).update(Text(
+            self._cancel_preview()
+            self.query_one(HitPreview).show_message(Text(
                 "No results." + ("  Facet filters are on: ctrl+x clears them."
                                  if self.filters.active() else ""), "italic"))
 
@@ -177,7 +220,17 @@ class SearchScreen(Screen[None]):
     @on(ResultList.HitHighlighted)
     def _hit_highlighted(self, message: ResultList.HitHighlighted) -> None:
         message.stop()
-        self._run_preview(message.hit)
+        self._cancel_preview()
+        if self.PREVIEW_DELAY <= 0:
+            self._run_preview(message.hit)
+        else:  # read it once the cursor rests (typing and scrolling cost no previews)
+            self._preview_timer = self.set_timer(
+                self.PREVIEW_DELAY, lambda hit=message.hit: self._run_preview(hit))
+
+    def _cancel_preview(self) -> None:
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False,
           description="Reading the preview")
@@ -198,7 +251,6 @@ class SearchScreen(Screen[None]):
             return
         hit = results.hits[idx]
         self.query_one(HitPreview).show(hit, message.context, self._terms)
-        self.query_one("#preview-scroll", VerticalScroll).scroll_home(animate=False)
 
     # ---- opening -------------------------------------------------------------------
     @on(ResultList.HitChosen)

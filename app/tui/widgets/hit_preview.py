@@ -1,4 +1,10 @@
-"""The preview beside the results: the selected hit among its neighbouring entries."""
+"""The preview beside the results: the selected hit among its neighbouring entries.
+
+Drawn through the Line API: a preview is cut into strips once when it arrives (and on a
+resize), then scrolling only picks lines. A `Static` in a scroll container drew it
+twice per layout (once to measure its height, once to paint) and again on every
+repaint of the screen.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,9 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from app.service.models import ContextResult, Hit
 from app.tui.widgets.entry_render import EntryTheme, render_entry
@@ -17,7 +25,7 @@ TRANSCRIPT_KINDS = frozenset({"prompt", "assistant", "thinking", "tool_call", "t
 """Kinds that live in a transcript (a hit of these opens in replay)."""
 
 
-class HitPreview(Static):
+class HitPreview(ScrollView, can_focus=False):
     """A hit with two entries before it and three after, the hit itself unfolded."""
 
     COMPONENT_CLASSES = {
@@ -29,15 +37,77 @@ class HitPreview(Static):
     }
     """Styled from styles/search.tcss."""
 
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._source: tuple[Hit, ContextResult | None, tuple[str, ...]] | Text | None = None
+        self._lines: list[Strip] = []
+        self._width = 0
+
+    @property
+    def shown(self) -> Hit | None:
+        """The hit on show (None for a message or nothing)."""
+        return self._source[0] if isinstance(self._source, tuple) else None
+
     def show(self, hit: Hit, ctx: ContextResult | None, terms: tuple[str, ...]) -> None:
-        self.update(self._render_hit(hit, ctx, terms))
+        self._source = (hit, ctx, terms)
+        self._draw()
+
+    def show_message(self, text: Text) -> None:
+        self._source = text
+        self._draw()
+
+    def clear(self) -> None:
+        self._source = None
+        self._draw()
+
+    # ---- drawing -------------------------------------------------------------------
+    def on_resize(self) -> None:
+        if self._source is not None and self.content_region.width != self._width:
+            self._draw()
+
+    def _draw(self) -> None:
+        full = self.content_region.width
+        self._width = full
+        lines = self._strips(full)
+        if len(lines) > self.content_region.height and self._bar:
+            lines = self._strips(full - self._bar)
+        self._lines = lines
+        self.virtual_size = Size(full if len(lines) <= self.content_region.height
+                                 else full - self._bar, len(lines))
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+
+    @property
+    def _bar(self) -> int:
+        return self.styles.scrollbar_size_vertical
+
+    def _strips(self, width: int) -> list[Strip]:
+        if self._source is None or width <= 0:
+            return []
+        if isinstance(self._source, Text):
+            renderable: RenderableType = self._source
+        else:
+            renderable = self._render_hit(*self._source, width=width)
+        console = self.app.console
+        options = console.options.update_width(width).update(highlight=False)
+        return [Strip(line, width) for line in console.render_lines(renderable, options,
+                                                                    pad=True)]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = self.scroll_offset.y + y
+        style = self.rich_style
+        if line >= len(self._lines):
+            return Strip.blank(width, style)
+        return self._lines[line].apply_style(style).extend_cell_length(width, style) \
+            .crop(0, width)
 
     def _render_hit(self, hit: Hit, ctx: ContextResult | None,
-                    terms: tuple[str, ...]) -> RenderableType:
+                    terms: tuple[str, ...], *, width: int) -> RenderableType:
         def st(name: str):  # noqa: ANN202
             return self.get_component_rich_style(f"hit-preview--{name}", partial=True)
 
-        width = max(20, self.size.width - 2)
+        width = max(20, width - 2)
         theme = EntryTheme(match=self.get_component_rich_style("hit-preview--match"))
         head = Text.assemble((hit.title or "(untitled)", st("title")))
         meta = f"\n{project_name(hit.project) or '—'} · {when(hit.timestamp)}"
