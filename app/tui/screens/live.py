@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
 from app.service.models import Entry, SessionInfo
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.tail_sessions import ActiveSessions
@@ -32,7 +32,7 @@ REFRESH_SECONDS = 10.0
 """Ages and the active window are re-read this often even without commits."""
 
 
-class LiveScreen(Screen[None]):
+class LiveScreen(PaneScreen):
     """Follow what Claude Code is writing now."""
 
     AUTO_FOCUS = "#live-tail"

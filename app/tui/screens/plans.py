@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input, Markdown, Static, Tree
 
 from app.service.models import PlanTree as PlanDoc
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
@@ -27,7 +27,7 @@ PLAN_LIMIT = 500
 """Plans listed at most (the service's page cap); a search narrows beyond that."""
 
 
-class PlansScreen(Screen[None]):
+class PlansScreen(PaneScreen):
     """What was planned: plans with their agent subplans and sessions, read as Markdown."""
 
     AUTO_FOCUS = "#plans-tree"

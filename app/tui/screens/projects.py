@@ -13,18 +13,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Markdown, OptionList, Static
 
 from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.project_list import MemoryList, ProjectTable
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import ago, human_bytes, local, short_project
 
 
-class ProjectsScreen(Screen[None]):
+class ProjectsScreen(PaneScreen):
     """What was remembered: projects, their memory files and session summaries."""
 
     AUTO_FOCUS = "#projects-table"

@@ -11,12 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from app.service.models import HistoryItem
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.prompt_list import PromptTable
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
@@ -36,7 +36,7 @@ class PromptFilter:
     since: str = ""
 
 
-class PromptsScreen(Screen[None]):
+class PromptsScreen(PaneScreen):
     """The prompt history, newest first (ranked when searching)."""
 
     AUTO_FOCUS = "#prompts-table"

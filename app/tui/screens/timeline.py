@@ -16,11 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Select, Static
 
 from app.service.models import DayActivity, SessionInfo, Timeline
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.timeline_chart import ActivityChart
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
@@ -61,7 +61,7 @@ def _window(end: date, kind: str) -> tuple[datetime, datetime]:
         datetime.combine(first, time(), tzinfo=timezone.utc), "month")
 
 
-class TimelineScreen(Screen[None]):
+class TimelineScreen(PaneScreen):
     """When things happened: an activity chart and the sessions of the selected bucket."""
 
     AUTO_FOCUS = "#timeline-chart"
