@@ -234,11 +234,11 @@ class PlansScreen(PaneScreen):
         if key.kind == "session":
             self.post_message(OpenSession(key.ident))
             return
-        plan_node = node if key.agent == "" else node.parent
-        for child in (plan_node.children if plan_node is not None else []):
-            if child.data is not None and child.data.kind == "session":
-                self.post_message(OpenSession(child.data.ident))
-                return
+        tree = self.query_one(PlanTree)
+        group = tree.group_of(node) or tree.group_of(node.parent)
+        if group is not None and group.sessions:  # built as nodes or not (a closed plan)
+            self.post_message(OpenSession(group.sessions[0][0]))
+            return
         self.notify("No session is linked to this plan", severity="warning")
 
     def action_focus_search(self) -> None:

@@ -1,7 +1,9 @@
 """The plan tree: plans by recency or by project, agent subplans and linked sessions beneath.
 
 Rebuilding keeps the reader's place: expanded plans stay expanded and the cursor stays on
-the same plan, subplan or session (matched by key, not by line number).
+the same plan, subplan or session (matched by key, not by line number). A plan's subplans
+and sessions become nodes when it is first expanded (harlequin's lazy tree): hundreds of
+plans, most never opened, cost one node each.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -73,11 +76,20 @@ class PlanTree(Tree[NodeKey]):
         self.guide_depth = 3
         self.by_project = False
         self.groups: list[PlanGroup] = []
+        self._group_of: dict[NodeKey, PlanGroup] = {}
+        """Each plan node's group (its subplans and sessions, whether built or not)."""
+        self._styles: dict[str, Style] = {}
 
     def _style(self, name: str) -> Style:
         """A component's colour and weight only, so the cursor line keeps its background."""
-        st = self.get_component_rich_style(f"plan-tree--{name}")
-        return Style(color=st.color, bold=st.bold, italic=st.italic)
+        if name not in self._styles:
+            st = self.get_component_rich_style(f"plan-tree--{name}")
+            self._styles[name] = Style(color=st.color, bold=st.bold, italic=st.italic)
+        return self._styles[name]
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}
 
     def _plan_label(self, p: PlanInfo, subs: int, sessions: int) -> Text:
         title = one_line(p.title or p.codename, 40 if self.by_project else 34)
@@ -88,6 +100,33 @@ class PlanTree(Tree[NodeKey]):
         label.append(meta, style=self._style("meta"))
         return label
 
+    def group_of(self, node: TreeNode[NodeKey] | None) -> PlanGroup | None:
+        """The plan group a plan node stands for (None for other nodes)."""
+        if node is None or node.data is None:
+            return None
+        return self._group_of.get(node.data)
+
+    def _fill(self, node: TreeNode[NodeKey]) -> None:
+        """Add a plan node's subplans and sessions, once."""
+        g = self.group_of(node)
+        if g is None or node.children:
+            return
+        for sp in g.subplans:
+            node.add_leaf(Text.assemble(("◆ ", self._style("agent")),
+                                        one_line(sp.title.removeprefix("Subplan: ")
+                                                 or sp.agent_id, 40),
+                                        ("  subplan", self._style("meta"))),
+                          data=NodeKey("plan", sp.codename, sp.agent_id, sp.project))
+        for sid, title in g.sessions:
+            node.add_leaf(Text.assemble(("▶ ", self._style("session")),
+                                        one_line(title or sid, 40),
+                                        (f"  {sid[:8]}", self._style("meta"))),
+                          data=NodeKey("session", sid, "", g.plan.project))
+
+    @on(Tree.NodeExpanded)
+    def _expanded(self, event: Tree.NodeExpanded[NodeKey]) -> None:
+        self._fill(event.node)  # the event goes on to the screen
+
     def show(self, groups: list[PlanGroup], by_project: bool) -> None:
         """Rebuild the tree, keeping expanded plans and the cursor's node."""
         keep = self.cursor_node.data if self.cursor_node is not None else None
@@ -96,6 +135,7 @@ class PlanTree(Tree[NodeKey]):
         self.groups = groups
         self.by_project = by_project
         self.clear()
+        self._group_of = {}
         parent_for: dict[str, TreeNode[NodeKey]] = {}
         for g in groups:
             parent: TreeNode[NodeKey] = self.root
@@ -108,19 +148,12 @@ class PlanTree(Tree[NodeKey]):
                         data=pk, expand=True)
                 parent = parent_for[proj]
             key = NodeKey("plan", g.plan.codename, g.plan.agent_id, g.plan.project)
+            self._group_of[key] = g
             node = parent.add(self._plan_label(g.plan, len(g.subplans), len(g.sessions)),
                               data=key, expand=key in expanded or (first and not expanded
                                                                    and g is groups[0]))
-            for sp in g.subplans:
-                node.add_leaf(Text.assemble(("◆ ", self._style("agent")),
-                                            one_line(sp.title.removeprefix("Subplan: ") or sp.agent_id, 40),
-                                            ("  subplan", self._style("meta"))),
-                              data=NodeKey("plan", sp.codename, sp.agent_id, sp.project))
-            for sid, title in g.sessions:
-                node.add_leaf(Text.assemble(("▶ ", self._style("session")),
-                                            one_line(title or sid, 40),
-                                            (f"  {sid[:8]}", self._style("meta"))),
-                              data=NodeKey("session", sid, "", g.plan.project))
+            if node.is_expanded:
+                self._fill(node)
         target = self._find(keep) if keep is not None else None
         if target is None and keep is None:
             plans = [n for n in self._tree_nodes.values() if n.data and n.data.kind == "plan"]
