@@ -24,7 +24,8 @@ def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
     from app.tui.screens.search import SearchScreen
 
     monkeypatch.setattr(SearchScreen, "SHOW_TIMING", False)
-    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)  # no timer to wait for
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)  # no timers to wait for
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
 
 
 def prepare(app):  # noqa: ANN001, ANN201

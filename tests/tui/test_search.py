@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Static
 
 from app.tui.screens.search import SearchScreen
@@ -9,6 +10,13 @@ from app.tui.screens.transcript import TranscriptScreen
 from app.tui.widgets.facet_list import FacetList
 from app.tui.widgets.result_list import ResultList, fit_snippet
 from tests.tui.test_app import SIZE, app, live, settle, utc  # noqa: F401 - fixtures
+
+
+@pytest.fixture(autouse=True)
+def no_rest_delays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Preview and facet counts at once (the app waits for typing to rest)."""
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
 
 
 async def type_query(app, pilot, text: str) -> None:  # noqa: ANN001
@@ -23,7 +31,7 @@ async def test_typing_a_query_shows_highlighted_hits(app) -> None:  # noqa: ANN0
         await settle(app, pilot)
         await type_query(app, pilot, "gitignore")
         ready = [m for m in seen if isinstance(m, SearchScreen.ResultsReady)]
-        assert len(ready) >= len("gitignore")  # a search per keystroke
+        assert ready  # one search in flight; keys typed meanwhile collapse into the next
         screen = app.screen
         results = screen.query_one(ResultList)
         assert results.hits and screen.page.query == "gitignore"
@@ -126,3 +134,17 @@ def test_fit_snippet_keeps_the_first_match_in_view() -> None:
     assert len(cut) == 60 + 1 and cut.startswith("…") and cut.endswith("…")
     a, b = spans[0]
     assert cut[a:b] == "needle"
+
+
+async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:  # noqa: ANN001, F811
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        screen._in_flight = -1  # as if a search were running
+        for ch in "walker":
+            screen.query_one("#query", Input).insert_text_at_cursor(ch)
+            await pilot.pause()
+        assert screen._pending and screen.page.query == ""  # nothing sent meanwhile
+        screen.post_message(SearchScreen.ResultsReady(-1, None, None, "stale"))
+        await settle(app, pilot)
+        assert screen.page.query == "walker" and screen._in_flight is None

@@ -54,6 +54,9 @@ class SearchScreen(Screen[None]):
     """Show how long the search took (snapshots turn it off: it differs run to run)."""
     PREVIEW_DELAY = 0.12
     """Seconds the cursor rests on a hit before its preview is read (0: at once)."""
+    FACETS_DELAY = 0.15
+    """Seconds without new results before the facet counts are redrawn (0: at once):
+    while keys come, a keystroke's paint is the result list, not the sidebar too."""
     AUTO_FOCUS = "#query"
 
     @dataclass
@@ -86,6 +89,7 @@ class SearchScreen(Screen[None]):
         self._pending = False
         self._facets_key: object = None
         self._preview_timer: Timer | None = None
+        self._facets_timer: Timer | None = None
         self._server_groups = True
         self._terms: tuple[str, ...] = ()
         self.page: SearchPage | None = None
@@ -187,15 +191,26 @@ class SearchScreen(Screen[None]):
         self.query_one(ResultList).show(page, message.groups)
         facets_key = (page.facets, self.filters.project, frozenset(self.filters.kinds),
                       self.filters.since)
+        if self._facets_timer is not None:
+            self._facets_timer.stop()
+            self._facets_timer = None
         if facets_key != self._facets_key:
             self._facets_key = facets_key
-            self.query_one(FacetList).show(page.facets, self.filters)
-        status.update(self._status_text(page, message.groups))
+            if self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0:
+                self._show_facets(page)
+            else:
+                self._facets_timer = self.set_timer(
+                    self.FACETS_DELAY, lambda page=page: self._show_facets(page))
+        status.update(self._status_text(page, message.groups), layout=False)  # one line
         if not page.hits:
             self._cancel_preview()
             self.query_one(HitPreview).show_message(Text(
                 "No results." + ("  Facet filters are on: ctrl+x clears them."
                                  if self.filters.active() else ""), "italic"))
+
+    def _show_facets(self, page: SearchPage) -> None:
+        self._facets_timer = None
+        self.query_one(FacetList).show(page.facets, self.filters)
 
     def _status_text(self, page: SearchPage, groups: list[SessionGroup] | None) -> Text:
         out = Text()

@@ -65,16 +65,24 @@ class HitPreview(ScrollView, can_focus=False):
         if self._source is not None and self.content_region.width != self._width:
             self._draw()
 
-    def _draw(self) -> None:
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self._source is not None and self.is_mounted:
+            self._draw(home=False)
+
+    def _draw(self, *, home: bool = True) -> None:
         full = self.content_region.width
         self._width = full
         lines = self._strips(full)
         if len(lines) > self.content_region.height and self._bar:
             lines = self._strips(full - self._bar)
-        self._lines = lines
-        self.virtual_size = Size(full if len(lines) <= self.content_region.height
-                                 else full - self._bar, len(lines))
-        self.scroll_to(0, 0, animate=False, immediate=True)
+        width = full if len(lines) <= self.content_region.height else full - self._bar
+        style = self.rich_style  # final strips: a repaint only picks lines
+        self._lines = [line.apply_style(style).extend_cell_length(width, style)
+                       .crop(0, width) for line in lines]
+        self.virtual_size = Size(width, len(lines))
+        if home:
+            self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
 
     @property
@@ -96,11 +104,9 @@ class HitPreview(ScrollView, can_focus=False):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line = self.scroll_offset.y + y
-        style = self.rich_style
         if line >= len(self._lines):
-            return Strip.blank(width, style)
-        return self._lines[line].apply_style(style).extend_cell_length(width, style) \
-            .crop(0, width)
+            return Strip.blank(width, self.rich_style)
+        return self._lines[line]
 
     def _render_hit(self, hit: Hit, ctx: ContextResult | None,
                     terms: tuple[str, ...], *, width: int) -> RenderableType:
