@@ -13,13 +13,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Markdown, Static, Tree
+from textual.widgets import Input, Static, Tree
 
 from app.service.models import PlanTree as PlanDoc
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
 from app.tui.widgets.key_footer import KeyFooter
+from app.tui.widgets.markdown_view import MarkdownView
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import human_bytes, local, short_project
 
@@ -77,7 +78,7 @@ class PlansScreen(PaneScreen):
             with Vertical(id="plans-right"):
                 yield Static("", id="plan-meta")
                 with VerticalScroll(id="plan-scroll"):
-                    yield Markdown("", id="plan-markdown")
+                    yield MarkdownView(id="plan-markdown")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -187,7 +188,7 @@ class PlansScreen(PaneScreen):
 
     def _show_doc(self, key: NodeKey | None, doc: PlanDoc | None) -> None:
         meta = self.query_one("#plan-meta", Static)
-        md = self.query_one("#plan-markdown", Markdown)
+        md = self.query_one("#plan-markdown", MarkdownView)
         if doc is None or key is None:
             meta.update("[dim]no plan selected[/]")
             md.update("")

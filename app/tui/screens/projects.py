@@ -13,13 +13,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Markdown, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 
 from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.project_list import MemoryList, ProjectTable
 from app.tui.widgets.key_footer import KeyFooter
+from app.tui.widgets.markdown_view import MarkdownView
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import ago, human_bytes, local, short_project
 
@@ -73,7 +74,7 @@ class ProjectsScreen(PaneScreen):
             with Vertical(id="projects-right"):
                 yield Static("", id="memory-meta")
                 with VerticalScroll(id="memory-scroll"):
-                    yield Markdown("", id="memory-markdown")
+                    yield MarkdownView(id="memory-markdown")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -157,7 +158,7 @@ class ProjectsScreen(PaneScreen):
         self.query_one("#memory-meta", Static).update(
             f"[b]{short_project(project or '')}[/]\n[dim]no memory files[/]"
             if project else "[dim]no project[/]")
-        self.query_one("#memory-markdown", Markdown).update("")
+        self.query_one("#memory-markdown", MarkdownView).update("")
 
     @work(thread=True, group="memory-file", exclusive=True, exit_on_error=False)
     def _load_file(self, request: int, info: MemoryFileInfo) -> None:
@@ -188,7 +189,7 @@ class ProjectsScreen(PaneScreen):
                     f"[dim]{info.path} · {human_bytes(info.size)} · "
                     f"changed {local(info.modified, '%d %b %Y %H:%M')} "
                     f"({ago(info.modified)})[/]")
-        md = self.query_one("#memory-markdown", Markdown)
+        md = self.query_one("#memory-markdown", MarkdownView)
         if getattr(md, "source", None) != msg.file.text:
             md.update(msg.file.text)
             self.query_one("#memory-scroll", VerticalScroll).scroll_home(animate=False)
