@@ -98,6 +98,7 @@ class ArchiveApp(App[None]):
         self.service: ArchiveService = self.live.service
         """The only way panes query the archive."""
         self._start_live = start_live
+        self._closing = False
         self._doc_count = (-1, 0)
         self._reported: set[int] = set()
         self.live.on_commit(self._committed)
@@ -125,8 +126,16 @@ class ArchiveApp(App[None]):
         # In a thread: taking the writer lock and the first stat of the archive must not
         # delay the first paint; search works on what is indexed while it runs.
         self.live.start()
+        if self._closing:  # the app closed while the lock was being taken
+            self.live.stop(timeout=2.0)
 
     def on_unmount(self) -> None:
+        self.close_live()
+
+    def close_live(self) -> None:
+        """Stop indexing and release the writer lock, if this app started them
+        (idempotent: the unmount and `run_app` both call it)."""
+        self._closing = True
         if self._start_live:
             self.live.stop(timeout=2.0)
 
@@ -226,4 +235,8 @@ def make_app(settings: Settings, *, live: LiveArchive | None = None,
 
 def run_app(settings: Settings) -> None:
     """Open the app (what `ccarchive` with no command does)."""
-    make_app(settings).run()
+    app = make_app(settings)
+    try:
+        app.run()
+    finally:  # also when the app failed before unmounting: free the lock, end threads
+        app.close_live()

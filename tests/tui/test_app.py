@@ -154,3 +154,22 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:  # no
         assert any("the index went away" in n.message and n.severity == "error"
                    for n in notes)
         assert app.is_running
+
+
+async def test_quitting_stops_the_live_archive(demo_settings, utc) -> None:  # noqa: ANN001
+    """The app that started indexing stops it on exit: threads end, the lock is freed."""
+    from app.tui.app import make_app
+
+    app = make_app(demo_settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.live.is_writer
+        await pilot.press("ctrl+q")
+    assert app.live.stopping.is_set()
+    assert all(not t.is_alive() for t in app.live._threads)
+    again = LiveArchive(demo_settings, watch=False)
+    try:
+        assert again._try_become_writer()  # the writer lock was released
+    finally:
+        again.stop()
