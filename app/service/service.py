@@ -330,7 +330,9 @@ class ArchiveService:
             secs = searcher.fast_field_values(S.TSEC, [a for _s, a in rows])
             rows = [(score * (1 + 0.5 * math.exp(-max(0.0, now - t) / 86400 / 30)) if t
                      else score, a) for (score, a), t in zip(rows, secs, strict=True)]
-        rows.sort(key=lambda r: -r[0])
+        # ties in index order: tantivy's segment threads return equal scores in any
+        # order, so the same query could list two sessions either way round
+        rows.sort(key=lambda r: (-r[0], r[1].segment_ord, r[1].doc))
         rows = rows[:fetch]
         return (res.count or 0), rows
 

@@ -126,6 +126,9 @@ class TranscriptScreen(Screen[None]):
         Binding("e", "export", "Export", tooltip="Export this transcript as Markdown."),
     ]
 
+    AUTO_FOCUS = "#transcript"
+    """Focus on mount without a second footer build (focus() after mount rebuilt it)."""
+
     @dataclass
     class Opened(Message):
         key: int
@@ -171,7 +174,6 @@ class TranscriptScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TranscriptView).focus()
         if not self.stack:
             self._open_latest()
 
