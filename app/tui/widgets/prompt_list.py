@@ -15,6 +15,8 @@ from app.service.models import HistoryItem
 from app.tui.widgets.timeline_format import local, one_line, short_project
 
 FIXED = (("when", "when", 12), ("project", "project", 12), ("session", "session", 8))
+MAX_TEXT = 400
+"""Characters of a prompt kept in its cell (wider than any column it gets)."""
 
 
 class PromptTable(DataTable[str | Text]):
@@ -47,18 +49,19 @@ class PromptTable(DataTable[str | Text]):
         width = max(20, self.scrollable_content_region.width - fixed - 1)
         col = self.columns.get(ColumnKey("prompt"))
         if col is not None and col.width != width:
+            # the cells cut themselves to the column (no_wrap, ellipsis): no rebuild of
+            # every row when the width changes (as it does when the scrollbar appears)
             col.width = width
             self._text_width = width
             self._require_update_dimensions = True
-            if self.items:
-                self.show(self.items)
+            self.refresh()
 
     def _row(self, it: HistoryItem) -> tuple[str | Text, ...]:
         text = it.text.strip()
         style = "italic" if text.startswith("/") else ""
         return (local(it.timestamp, "%d %b %H:%M"), one_line(short_project(it.project), 12),
                 Text(it.session_id[:8], style="dim"),
-                Text(one_line(text, self._text_width), style=style))
+                Text(one_line(text, MAX_TEXT), style=style, no_wrap=True, overflow="ellipsis"))
 
     def show(self, items: list[HistoryItem]) -> int:
         """Replace the rows; returns how many rows are new above the cursor's prompt."""
