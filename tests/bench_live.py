@@ -34,6 +34,7 @@ import tantivy
 from app.config import Settings
 from app.index import schema as S
 from app.live.runtime import LiveArchive
+from app.service import live_service
 
 pytestmark = pytest.mark.benchmark
 
@@ -159,7 +160,7 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
                     files.add(rec["file"])
 
     def check() -> None:
-        searcher_of = live.service._searcher
+        searcher_of = live_service(live)._searcher
         schema = live.store.schema
         while not done.is_set():
             commits.wait(0.05)

@@ -55,6 +55,7 @@ async def _painted(app, pilot) -> None:  # noqa: ANN001
 @pytest.mark.skipif(not ARCHIVE or not DATA, reason="set CCARCHIVE_BENCH_ARCHIVE/_DATA")
 async def test_first_screen_of_each_pane(monkeypatch: pytest.MonkeyPatch) -> None:
     from app.live.runtime import LiveArchive
+    from app.service import live_service
     from app.tui.app import make_app
     from app.tui.widgets import timeline_format as tf
 
@@ -65,7 +66,7 @@ async def test_first_screen_of_each_pane(monkeypatch: pytest.MonkeyPatch) -> Non
     what else the machine runs."""
     for run in range(RUNS):
         live = LiveArchive(settings, watch=False)  # read the existing index; no indexing
-        last = live.service.sessions(limit=1).sessions[0].last_activity
+        last = live_service(live).sessions(limit=1).sessions[0].last_activity
         monkeypatch.setattr(tf, "CLOCK", lambda last=last: last + timedelta(minutes=1))
         app = make_app(settings, live=live, start_live=False)
         async with app.run_test(size=(130, 40)) as pilot:

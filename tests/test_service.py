@@ -917,7 +917,7 @@ def test_status_figures(demo_service: ArchiveService, demo_archive_ro: Path) -> 
     assert st.files == len(jsonl)
     assert st.archive_bytes == sum(p.stat().st_size for p in jsonl)
     assert st.index_bytes > 0 and st.last_update is not None
-    assert st.role == "writer"
+    assert st.role == "offline"  # built, and no process is indexing it now
 
 
 def test_tail_returns_what_follows(demo_service: ArchiveService) -> None:

@@ -111,6 +111,10 @@ class IndexStore:
     def reload(self) -> None:
         """Make the latest commit (ours or another process's) visible to searches."""
         self.index.reload()
+        self.generation += 1
+
+    generation: int = 0
+    """Bumped by every `reload()`: caches keyed on it (the service's) drop stale answers."""
 
     def searcher(self) -> tantivy.Searcher:
         return self.index.searcher()

@@ -35,7 +35,6 @@ from app.config import Settings
 from app.index import schema as S
 from app.index.indexer import CommitInfo, Indexer, Progress, RunReport
 from app.index.store import IndexLocked, IndexStore
-from app.service.service import ArchiveService
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +112,6 @@ class LiveArchive:
         self.settings = settings
         self.root = settings.archive_root.resolve()
         self.store = IndexStore(settings.archive_data_dir)
-        self.service = ArchiveService(self.store, self.root)
         self.state = IndexState()
         self.watch = watch
         self.force_polling = force_polling
@@ -133,7 +131,7 @@ class LiveArchive:
     def on_commit(self, callback: CommitCallback) -> None:
         """Call `callback(CommitInfo)` after every commit this process makes or sees.
 
-        Called from a background thread, after the service already sees the commit.
+        Called from a background thread, after the store was reloaded (searches see it).
         """
         self._callbacks.append(callback)
 
@@ -154,7 +152,7 @@ class LiveArchive:
                 log.exception("live callback failed")
 
     def _committed(self, info: CommitInfo) -> None:
-        self.service.refresh()
+        self.store.reload()
         self.state.last_commit = time.time()
         self.state.commits += 1
         self._seen_meta = self._meta_key()
@@ -205,7 +203,6 @@ class LiveArchive:
                 writer = self.store.try_writer()
             except IndexLocked:
                 self.state.role = READ_ONLY
-                self.service.role = READ_ONLY
                 self.state.writer_pid = self._writer_file_pid()
                 return False
             if self._rebuild:
@@ -214,7 +211,6 @@ class LiveArchive:
                 writer.commit()
             self.indexer = Indexer(self.store, self.root, writer, on_commit=self._committed)
             self.state.role = WRITER
-            self.service.role = WRITER
             self.state.writer_pid = os.getpid()
             self._write_writer_file()
         self._notify(self._role_callbacks, WRITER)
@@ -257,7 +253,7 @@ class LiveArchive:
                 commits, self._run_commits = self._run_commits, None
             if only is None:
                 self.store.mark_complete()
-            self.state.documents = self.service._searcher().num_docs
+            self.state.documents = self.store.searcher().num_docs
             self.state.last_error = None
             if commits or only is None:
                 self._report_batch(commits, report, time.perf_counter() - t0, only is None)
@@ -348,11 +344,11 @@ class LiveArchive:
         if key == self._seen_meta:
             return False
         self._seen_meta = key
-        self.service.refresh()
+        self.store.reload()
         info = self._changes_since_seen()
         self.state.last_commit = time.time()
         self.state.commits += 1
-        self.state.documents = self.service._searcher().num_docs
+        self.state.documents = self.store.searcher().num_docs
         self._notify(self._callbacks, info)
         return True
 

@@ -145,10 +145,10 @@ def register(main: click.Group, archive_options: Callable[..., Any],
 
 def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The live archive: index in the background if no one else does, follow otherwise."""
-    from app.live.runtime import LiveArchive
+    from app.service import open_live_service
 
-    live = LiveArchive(settings, watch=True).start()
-    return live.service, live.stop
+    service = open_live_service(settings)
+    return service, service.live.stop
 
 
 def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:

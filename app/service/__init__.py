@@ -2,6 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.service.service import ArchiveService, ServiceError
 
-__all__ = ["ArchiveService", "ServiceError"]
+if TYPE_CHECKING:
+    from app.config import Settings
+    from app.live.runtime import LiveArchive
+
+__all__ = ["ArchiveService", "ServiceError", "live_service", "open_live_service"]
+
+
+def live_service(live: LiveArchive, *, redact_secrets: bool = True) -> ArchiveService:
+    """The service over a live archive's index; it reports the archive's role."""
+    return ArchiveService(live.store, live.settings.archive_root,
+                          redact_secrets=redact_secrets, live=live)
+
+
+def open_live_service(settings: Settings, *, watch: bool = True,
+                      redact_secrets: bool = True) -> ArchiveService:
+    """Open the archive for a long-running front end: index it (or follow whoever does)
+    and return the service over it; `service.live.stop()` closes it."""
+    from app.live.runtime import LiveArchive
+
+    return live_service(LiveArchive(settings, watch=watch).start(),
+                        redact_secrets=redact_secrets)

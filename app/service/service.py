@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import tantivy
@@ -28,6 +28,9 @@ from app.archive.records import SUBAGENT_TOOLS, Extractor, FileSummary, parse_ts
 from app.index import schema as S
 from app.index.query import CompiledQuery, compile_query, parse_date_bound
 from app.index.store import IndexStore
+
+if TYPE_CHECKING:
+    from app.live.runtime import LiveArchive
 from app.service import models as M
 from app.service.redact import find_secrets, redact
 
@@ -90,32 +93,45 @@ class ArchiveService:
         archive_root: the archive, to read full entries back by offset.
         redact_secrets: redact credentials in every text returned (the default; see
             `app.service.redact`).
+        live: the live archive keeping this index current, if any: the service reports
+            its role (writer / read-only) in `status()`.
     """
 
     def __init__(self, store: IndexStore, archive_root: Path, *,
-                 redact_secrets: bool = True) -> None:
+                 redact_secrets: bool = True, live: LiveArchive | None = None) -> None:
         self.store = store
         self.root = archive_root
         self.schema = store.schema
         self.analyzer = store.analyzer
         self.redact_secrets = redact_secrets
-        self.role = "writer"
-        """writer | read-only | offline; set by whoever owns the index (the live layer)."""
+        self.live = live
+        self._role = "offline"
         self.message: str | None = store.recovered
         self._titles: dict[str, tuple[str, str]] = {}
         self._titles_gen: object = -1
         self._links: dict[str, dict[str, str]] = {}
         self._links_gen = -1
         self._lock = threading.Lock()
-        self.generation = 0
-        """Bumped on every `refresh()`: caches keyed on it drop stale answers."""
+
+    @property
+    def role(self) -> str:
+        """writer | read-only (another process indexes) | offline (nobody indexes)."""
+        return self.live.state.role if self.live is not None else self._role
+
+    @role.setter
+    def role(self, value: str) -> None:
+        self._role = value
+
+    @property
+    def generation(self) -> int:
+        """Changes with every commit this process sees: caches keyed on it drop stale
+        answers (the live layer reloads the store after each commit)."""
+        return self.store.generation
 
     # ---- plumbing ------------------------------------------------------------------
     def refresh(self) -> None:
-        """See the latest commit (called by the live layer after each one)."""
+        """See the latest commit now (the live layer does this after each one)."""
         self.store.reload()
-        with self._lock:
-            self.generation += 1
 
     def _searcher(self) -> tantivy.Searcher:
         return self.store.searcher()

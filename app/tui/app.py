@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from app.config import Settings
 from app.live.runtime import LiveArchive
-from app.service.service import ArchiveService
+from app.service import ArchiveService, live_service
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.live import LiveScreen
 from app.tui.screens.plans import PlansScreen
@@ -95,7 +95,7 @@ class ArchiveApp(App[None]):
         """The archive and the data dir."""
         self.live = live if live is not None else LiveArchive(settings)
         """The index, kept current in the background (the app stops it on exit)."""
-        self.service: ArchiveService = self.live.service
+        self.service: ArchiveService = live_service(self.live)
         """The only way panes query the archive."""
         self._start_live = start_live
         self._closing = False
