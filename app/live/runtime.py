@@ -108,8 +108,11 @@ class LiveArchive:
     """
 
     def __init__(self, settings: Settings, *, watch: bool = True,
-                 force_polling: bool | None = None, rebuild: bool = False) -> None:
+                 force_polling: bool | None = None, rebuild: bool = False,
+                 never_write: bool = False) -> None:
         self.settings = settings
+        self.never_write = never_write
+        """Follow the writer's commits but never take over (`serve --read-only`)."""
         self.root = settings.archive_root.resolve()
         self.store = IndexStore(settings.archive_data_dir)
         self.state = IndexState()
@@ -163,7 +166,7 @@ class LiveArchive:
     # ---- lifecycle ---------------------------------------------------------------------
     def start(self) -> LiveArchive:
         """Take the writer if free and index in the background; else follow read-only."""
-        if self._try_become_writer():
+        if not self.never_write and self._try_become_writer():
             self._spawn(self._writer_loop, "ccarchive-indexer")
         else:
             self._spawn(self._follow_loop, "ccarchive-follower")
@@ -196,6 +199,9 @@ class LiveArchive:
         t.start()
 
     def _try_become_writer(self) -> bool:
+        if self.never_write:
+            self.state.role = READ_ONLY
+            return False
         with self._lock:
             if self.indexer is not None:
                 return True
@@ -397,7 +403,7 @@ class LiveArchive:
                 self.poll_commits()
             except Exception:  # a torn read of a commit in progress: try again next tick
                 log.debug("following the writer failed", exc_info=True)
-            if time.monotonic() - last_try >= TAKEOVER_INTERVAL:
+            if not self.never_write and time.monotonic() - last_try >= TAKEOVER_INTERVAL:
                 last_try = time.monotonic()
                 if self._try_become_writer():
                     log.info("the previous writer is gone: this process now indexes")

@@ -152,35 +152,16 @@ def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
 
 
 def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:
-    """The existing index, never written; a thread picks up other processes' commits."""
-    import threading
-
+    """The existing index, never written; other processes' commits are followed."""
     from app.index.store import IndexStore
-    from app.service import ArchiveService
+    from app.service import open_live_service
 
-    store = IndexStore(settings.archive_data_dir)
-    if not store.complete:
+    if not IndexStore(settings.archive_data_dir).complete:
         raise click.ClickException(
             f"no index of {settings.archive_root} yet: run `ccarchive index` first "
             "(or serve without --read-only, which indexes)")
-    service = ArchiveService(store, settings.archive_root)
-    service.role = "read-only"
-    meta = store.path / "meta.json"
-    done = threading.Event()
-
-    def follow() -> None:
-        seen = meta.stat().st_mtime if meta.exists() else 0.0
-        while not done.wait(0.5):
-            try:
-                m = meta.stat().st_mtime
-            except OSError:
-                continue
-            if m != seen:
-                seen = m
-                service.refresh()
-
-    threading.Thread(target=follow, name="ccarchive-follow", daemon=True).start()
-    return service, done.set
+    service = open_live_service(settings, never_write=True)
+    return service, service.live.stop
 
 
 # ---- HTTP ---------------------------------------------------------------------------

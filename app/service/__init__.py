@@ -19,11 +19,12 @@ def live_service(live: LiveArchive, *, redact_secrets: bool = True) -> ArchiveSe
                           redact_secrets=redact_secrets, live=live)
 
 
-def open_live_service(settings: Settings, *, watch: bool = True,
+def open_live_service(settings: Settings, *, watch: bool = True, never_write: bool = False,
                       redact_secrets: bool = True) -> ArchiveService:
-    """Open the archive for a long-running front end: index it (or follow whoever does)
-    and return the service over it; `service.live.stop()` closes it."""
+    """Open the archive for a long-running front end: index it (or follow whoever does;
+    only follow with `never_write`) and return the service; `service.live.stop()` closes
+    it."""
     from app.live.runtime import LiveArchive
 
-    return live_service(LiveArchive(settings, watch=watch).start(),
-                        redact_secrets=redact_secrets)
+    live = LiveArchive(settings, watch=watch, never_write=never_write)
+    return live_service(live.start(), redact_secrets=redact_secrets)
