@@ -49,6 +49,9 @@ class PlansScreen(PaneScreen):
         total: int
         warnings: list[str]
         error: str | None = None
+        first: tuple[NodeKey, PlanDoc] | None = None
+        """The first plan's document, read with the list when the cursor will land on
+        it (a first load): shown at once, with no second query and frame."""
 
     @dataclass
     class PlanLoaded(Message):
@@ -91,10 +94,19 @@ class PlansScreen(PaneScreen):
     # ---- the list ------------------------------------------------------------------
     def reload(self) -> None:
         self._list_request += 1
-        self._load_plans(self._list_request, self.query_text)
+        cursor = self.query_one(PlanTree).cursor_node
+        first_too = cursor is None or cursor.data is None  # the cursor will go to the top
+        self._load_plans(self._list_request, self.query_text, self.by_project, first_too)
+
+    @staticmethod
+    def _in_tree_order(groups: list[PlanGroup], by_project: bool) -> list[PlanGroup]:
+        if by_project:
+            return sorted(groups, key=lambda g: short_project(g.plan.project).lower())
+        return groups
 
     @work(thread=True, group="plans", exclusive=True, exit_on_error=False)
-    def _load_plans(self, request: int, query: str) -> None:
+    def _load_plans(self, request: int, query: str, by_project: bool = False,
+                    first_too: bool = False) -> None:
         svc = self.service
         gen = svc.generation
         try:
@@ -117,8 +129,16 @@ class PlansScreen(PaneScreen):
         except Exception as exc:
             self.post_message(self.PlansLoaded(request, [], 0, [], str(exc)))
             return
+        first = None
+        if first_too and groups:
+            top = self._in_tree_order(groups, by_project)[0].plan
+            key = NodeKey("plan", top.codename, top.agent_id, top.project)
+            try:
+                first = (key, svc.plan(key.ident))
+            except Exception:
+                first = None  # the cursor's own query will say what went wrong
         self._generation = gen
-        self.post_message(self.PlansLoaded(request, groups, page.total, []))
+        self.post_message(self.PlansLoaded(request, groups, page.total, [], first=first))
 
     @on(PlansLoaded)
     def _plans_loaded(self, msg: PlansLoaded) -> None:
@@ -137,13 +157,16 @@ class PlansScreen(PaneScreen):
         what += "  [dim]by project[/]" if self.by_project else "  [dim]newest first[/]"
         count.update(what)
         tree = self.query_one(PlanTree)
-        groups = msg.groups
-        if self.by_project:
-            groups = sorted(groups, key=lambda g: (short_project(g.plan.project).lower()))
+        groups = self._in_tree_order(msg.groups, self.by_project)
         tree.show(groups, self.by_project)
         if not groups:
             self._show_doc(None, None)
         else:
+            if msg.first is not None and tree.cursor_node is None:
+                key, doc = msg.first
+                self._shown = key
+                self._doc_request += 1  # any query still on its way is older
+                self._show_doc(key, doc)
             # after the cursor settles: a rebuild that keeps the cursor's line posts no
             # NodeHighlighted, so look at the cursor node ourselves
             self.call_after_refresh(lambda: self.call_after_refresh(self._doc_for_cursor))
