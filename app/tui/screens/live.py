@@ -53,6 +53,9 @@ class LiveScreen(PaneScreen):
         request: int
         sessions: list[SessionInfo]
         error: str | None = None
+        first_tail: LiveScreen.TailLoaded | None = None
+        """The first session's tail, read with the list when none is followed yet:
+        applied at once (no second query and frame)."""
 
     @dataclass
     class TailLoaded(Message):
@@ -99,12 +102,12 @@ class LiveScreen(PaneScreen):
     # ---- active sessions -----------------------------------------------------------
     def reload(self) -> None:
         self._request += 1
-        self._load_active(self._request, self.minutes)
+        self._load_active(self._request, self.minutes, self.session_id is None)
         if self.session_id is not None:
             self._load_tail(self.session_id, self.last_seq, False)
 
     @work(thread=True, group="live-active", exclusive=True, exit_on_error=False)
-    def _load_active(self, request: int, minutes: int) -> None:
+    def _load_active(self, request: int, minutes: int, first_too: bool = False) -> None:
         svc = self.service
         gen = svc.generation
         try:
@@ -113,8 +116,16 @@ class LiveScreen(PaneScreen):
         except Exception as exc:
             self.post_message(self.ActiveLoaded(request, [], str(exc)))
             return
+        first = None
+        if first_too and sessions:  # the session about to be followed
+            sid = sessions[0].session_id
+            try:
+                entries, last = svc.tail_last(sid, count=START_ENTRIES)
+                first = self.TailLoaded(sid, entries, last, True)
+            except Exception:
+                first = None  # its own query will say what went wrong
         self._generation = gen
-        self.post_message(self.ActiveLoaded(request, sessions))
+        self.post_message(self.ActiveLoaded(request, sessions, first_tail=first))
 
     @on(ActiveLoaded)
     def _active_loaded(self, msg: ActiveLoaded) -> None:
@@ -131,20 +142,23 @@ class LiveScreen(PaneScreen):
         lst = self.query_one(ActiveSessions)
         lst.show(msg.sessions, self.session_id)
         if self.session_id is None and msg.sessions:
-            self._follow_session(msg.sessions[0].session_id)
+            self._follow_session(msg.sessions[0].session_id, msg.first_tail)
         self._show_meta()
 
     def _window_label(self) -> str:
         m = self.minutes
         return f"{m} min" if m < 60 else f"{m // 60} h"
 
-    def _follow_session(self, sid: str) -> None:
+    def _follow_session(self, sid: str, tail: TailLoaded | None = None) -> None:
         if sid == self.session_id:
             return
         self.session_id = sid
         self.last_seq = -1
         self._show_meta()
-        self._load_tail(sid, -1, True)
+        if tail is not None and tail.session_id == sid:
+            self._tail_loaded(tail)  # read with the list
+        else:
+            self._load_tail(sid, -1, True)
 
     # ---- the tail ------------------------------------------------------------------
     @work(thread=True, group="live-tail", exclusive=False, exit_on_error=False)
