@@ -45,6 +45,8 @@ class ProjectsScreen(PaneScreen):
         memory: dict[str, list[MemoryFileInfo]]
         titles: dict[str, str] = field(default_factory=dict)
         error: str | None = None
+        first_file: MemoryFile | None = None
+        """The memory file the list will select, read with it: shown at once."""
 
     @dataclass
     class FileLoaded(Message):
@@ -60,6 +62,9 @@ class ProjectsScreen(PaneScreen):
         self._memory: dict[str, list[MemoryFileInfo]] = {}
         self._titles: dict[str, str] = {}
         self._shown: tuple[str, str] | None = None
+        self._prefetched: MemoryFile | None = None
+        self._list_for: str | None = None
+        """The project whose memory files are listed."""
         self._generation = -1
         self._loaded = False
 
@@ -86,10 +91,14 @@ class ProjectsScreen(PaneScreen):
 
     def reload(self) -> None:
         self._request += 1
-        self._load(self._request)
+        self._prefetched = None
+        selected = self.query_one(MemoryList).selected_file
+        self._load(self._request, self.query_one(ProjectTable).selected,
+                   selected.path if selected is not None else None)
 
     @work(thread=True, group="projects", exclusive=True, exit_on_error=False)
-    def _load(self, request: int) -> None:
+    def _load(self, request: int, project: str | None = None,
+              path: str | None = None) -> None:
         svc = self.service
         gen = svc.generation
         try:
@@ -102,8 +111,21 @@ class ProjectsScreen(PaneScreen):
         except Exception as exc:
             self.post_message(self.ProjectsLoaded(request, [], {}, {}, str(exc)))
             return
+        # the file the lists will select (as ProjectTable.show and MemoryList.show keep
+        # or reset the selection), read now rather than after another round trip
+        first = None
+        paths = [p.path for p in projects]
+        project = project if project in paths else (paths[0] if paths else None)
+        files = memory.get(project or "", [])
+        target = next((f for f in files if f.path == path), files[0] if files else None)
+        if target is not None:
+            try:
+                first = svc.memory_file(target.project, target.path)
+            except Exception:
+                first = None  # its own query will say what went wrong
         self._generation = gen
-        self.post_message(self.ProjectsLoaded(request, projects, memory, titles))
+        self.post_message(self.ProjectsLoaded(request, projects, memory, titles,
+                                              first_file=first))
 
     @on(ProjectsLoaded)
     def _loaded_projects(self, msg: ProjectsLoaded) -> None:
@@ -114,6 +136,7 @@ class ProjectsScreen(PaneScreen):
             self.query_one("#memory-meta", Static).update(f"[b]Error:[/] {msg.error}")
             return
         self._memory, self._titles = msg.memory, msg.titles
+        self._prefetched = msg.first_file
         table = self.query_one(ProjectTable)
         table.show(msg.projects, {k: len(v) for k, v in msg.memory.items()})
         n = len(msg.projects)
@@ -124,6 +147,7 @@ class ProjectsScreen(PaneScreen):
 
     def _show_memory_list(self) -> None:
         project = self.query_one(ProjectTable).selected
+        self._list_for = project
         files = self._memory.get(project or "", [])
         self.query_one(MemoryList).show(files, self._titles)
         summaries = sum(1 for f in files if f.session_id)
@@ -134,7 +158,8 @@ class ProjectsScreen(PaneScreen):
 
     @on(DataTable.RowHighlighted, "#projects-table")
     def _project_highlighted(self) -> None:
-        self._show_memory_list()
+        if self.query_one(ProjectTable).selected != self._list_for:  # not a rebuild's echo
+            self._show_memory_list()
 
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _file_highlighted(self) -> None:
@@ -152,6 +177,10 @@ class ProjectsScreen(PaneScreen):
             return
         self._shown = key
         self._file_request += 1
+        pre = self._prefetched
+        if pre is not None and (pre.info.project, pre.info.path) == key:
+            self._file_loaded(self.FileLoaded(self._file_request, pre))  # read with the list
+            return
         self._load_file(self._file_request, f)
 
     def _show_project_only(self, project: str | None) -> None:
