@@ -43,6 +43,24 @@ def _next_bucket(start: datetime, kind: str) -> datetime:
     return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
 
 
+def _selected(days: list[DayActivity], key: str | None) -> int:
+    """The bucket to select: the kept one, else the last with activity, else the last."""
+    keys = [b.day for b in days]
+    if key in keys:
+        return keys.index(key)
+    active = [i for i, b in enumerate(days) if b.sessions or b.prompts]
+    return active[-1] if active else len(keys) - 1
+
+
+def _bucket_range(day: str, kind: str, tl: Timeline | None) -> tuple[datetime, datetime]:
+    """[start, end) of the bucket starting on `day`, clipped to the timeline's range."""
+    start = _day(day)
+    end = _next_bucket(start, kind)
+    if tl is not None:
+        start, end = max(start, tl.since), min(end, tl.until)
+    return start, end
+
+
 def _window(end: date, kind: str) -> tuple[datetime, datetime]:
     """[since, until) of `WINDOWS[kind]` buckets ending with the bucket holding `end`."""
     hi = datetime.combine(end, time(), tzinfo=timezone.utc) + timedelta(days=1)
@@ -88,6 +106,9 @@ class TimelineScreen(PaneScreen):
         timeline: Timeline | None
         projects: list[str]
         error: str | None = None
+        sessions: tuple[str, list[SessionInfo], int] | None = None
+        """The selected bucket's sessions (its first day, sessions, total), read with
+        the timeline: shown at once, with no second query and frame."""
 
     @dataclass
     class SessionsLoaded(Message):
@@ -139,11 +160,12 @@ class TimelineScreen(PaneScreen):
         self._tl_request += 1
         end = self.end or now().date()
         since, until = _window(end, self.bucket_kind)
-        self._load_timeline(self._tl_request, since, until, self.bucket_kind, self.project)
+        self._load_timeline(self._tl_request, since, until, self.bucket_kind, self.project,
+                            self.selected_key)
 
     @work(thread=True, group="timeline", exclusive=True, exit_on_error=False)
     def _load_timeline(self, request: int, since: datetime, until: datetime, kind: str,
-                       project: str | None) -> None:
+                       project: str | None, selected_key: str | None = None) -> None:
         svc = self.service
         gen = svc.generation
         try:
@@ -152,8 +174,19 @@ class TimelineScreen(PaneScreen):
         except Exception as exc:  # shown in place, never a crash
             self.post_message(self.TimelineLoaded(request, None, [], str(exc)))
             return
+        sessions = None
+        sel = _selected(tl.days, selected_key)
+        if 0 <= sel < len(tl.days):
+            day = tl.days[sel].day
+            start, end = _bucket_range(day, kind, tl)
+            try:
+                page = svc.sessions_started(since=start, until=end, project=project,
+                                            limit=500)
+                sessions = (day, page.sessions, page.total)
+            except Exception:
+                sessions = None  # the bucket's own query will say what went wrong
         self._generation = gen
-        self.post_message(self.TimelineLoaded(request, tl, projects))
+        self.post_message(self.TimelineLoaded(request, tl, projects, sessions=sessions))
 
     @on(TimelineLoaded)
     def _timeline_loaded(self, msg: TimelineLoaded) -> None:
@@ -164,17 +197,12 @@ class TimelineScreen(PaneScreen):
             return
         tl = self._timeline = msg.timeline
         self._update_projects(msg.projects)
-        keys = [b.day for b in tl.days]
-        if self.selected_key in keys:
-            sel = keys.index(self.selected_key)
-        else:
-            active = [i for i, b in enumerate(tl.days) if b.sessions or b.prompts]
-            sel = active[-1] if active else len(keys) - 1
+        sel = _selected(tl.days, self.selected_key)
         chart = self.query_one(ActivityChart)
         chart.set_data(tl.days, tl.bucket, sel)
         self._show_range(tl)
         if 0 <= sel < len(tl.days):
-            self._select_bucket(tl.days[sel])
+            self._select_bucket(tl.days[sel], msg.sessions)
 
     def _update_projects(self, projects: list[str]) -> None:
         if projects == self._projects_known:
@@ -198,13 +226,10 @@ class TimelineScreen(PaneScreen):
             f"[b]{sessions}[/] sessions  [b]{human_count(messages)}[/] messages  "
             f"[b]{human_count(tokens)}[/] tokens")
 
-    def _select_bucket(self, b: DayActivity) -> None:
+    def _select_bucket(self, b: DayActivity,
+                       read: tuple[str, list[SessionInfo], int] | None = None) -> None:
         self.selected_key = b.day
-        start = _day(b.day)
-        end = _next_bucket(start, self.bucket_kind)
-        if self._timeline is not None:
-            start = max(start, self._timeline.since)
-            end = min(end, self._timeline.until)
+        start, end = _bucket_range(b.day, self.bucket_kind, self._timeline)
         label = {"day": start.strftime("%a %d %b %Y"),
                  "week": f"Week of {start.strftime('%d %b %Y')}",
                  "month": start.strftime("%B %Y")}[self.bucket_kind]
@@ -212,6 +237,9 @@ class TimelineScreen(PaneScreen):
             f"[b]{label}[/]   {b.sessions} sessions · {b.prompts} prompts · "
             f"{human_count(b.messages)} messages · {human_count(b.tokens)} tokens")
         self._ss_request += 1
+        if read is not None and read[0] == b.day:  # read with the timeline
+            self.query_one(DaySessions).show(read[1])
+            return
         self._load_sessions(self._ss_request, start, end, self.project)
 
     @work(thread=True, group="timeline-sessions", exclusive=True, exit_on_error=False)
