@@ -138,7 +138,7 @@ class TailView(ScrollView, can_focus=True):
         (the bar appearing must not re-cut everything)."""
         if not self.size.width:
             return 80
-        room = self.size.width - self.styles.gutter.width - 3  # 2 margin + 1 scrollbar
+        room = self.size.width - self.styles.gutter.width - 4  # margin 2, gap, scrollbar
         return max(10, min(room, MAX_WIDTH))
 
     def _layout(self) -> None:
