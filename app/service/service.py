@@ -356,12 +356,9 @@ class ArchiveService:
                   cq: CompiledQuery) -> dict[str, tantivy.SnippetGenerator] | None:
         if cq.text_query is None:
             return None
-        gens = {}
-        for field in (S.TEXT, S.TITLE):
-            g = tantivy.SnippetGenerator.create(searcher, cq.text_query, self.schema, field)
-            g.set_max_num_chars(SNIPPET_CHARS)
-            gens[field] = g
-        return gens
+        g = tantivy.SnippetGenerator.create(searcher, cq.text_query, self.schema, S.TEXT)
+        g.set_max_num_chars(SNIPPET_CHARS)
+        return {S.TEXT: g}
 
     def _snippet(self, doc: tantivy.Document, gens: dict[str, tantivy.SnippetGenerator] | None,
                  chars: int) -> tuple[str, list[tuple[int, int]]]:
@@ -399,7 +396,7 @@ class ArchiveService:
             title=title or self._red(_first(doc, S.TITLE)), snippet=snippet, highlights=spans,
             score=round(score, 4), path=_first(doc, S.PATH), tool=_first(doc, S.TOOL),
             model=_first(doc, S.MODEL), branch=_first(doc, S.BRANCH),
-            flags=doc.to_dict().get(S.FLAGS, []),
+            flags=doc.get_all(S.FLAGS),
         )
 
     def _grouped(self, searcher: tantivy.Searcher, cq: CompiledQuery, q: tantivy.Query,
