@@ -142,22 +142,27 @@ class MarkdownView(Widget):
         super().__init__(id=id)
         self.source = markdown
         """The Markdown shown."""
-        self._text: tuple[int, Text] | None = None
-        """The rendered document and the width it was rendered at."""
+        self._texts: dict[int, Text] = {}
+        """The rendered document by width (layout asks at more than one width)."""
+        self._theme_cache: Theme | None = None
 
     def update(self, markdown: str) -> None:
         """Show another document."""
         if markdown != self.source:
             self.source = markdown
-            self._text = None
+            self._texts = {}
             self.refresh(layout=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._text = None
+        self._texts = {}
+        self._theme_cache = None
 
     # ---- rendering -----------------------------------------------------------------
     def _theme(self) -> Theme:
+        if self._theme_cache is not None:
+            return self._theme_cache
+
         def style(name: str) -> Style:
             st = self.get_component_rich_style(f"markdown-view--{name}")
             return Style(color=st.color, bgcolor=st.bgcolor, bold=st.bold,
@@ -165,11 +170,12 @@ class MarkdownView(Widget):
 
         styles = {rich_name: style(name) for rich_name, name in _STYLES.items()}
         styles["markdown.h1.border"] = styles["markdown.h1"]
-        return Theme(styles, inherit=True)
+        self._theme_cache = Theme(styles, inherit=True)
+        return self._theme_cache
 
     def _render_text(self, width: int) -> Text:
-        if self._text is not None and self._text[0] == width:
-            return self._text[1]
+        if width in self._texts:
+            return self._texts[width]
         source = self.source
         out = Text(end="", no_wrap=True, overflow="crop")
         console = self.app.console
@@ -197,7 +203,9 @@ class MarkdownView(Widget):
                 out.append("\n")
             for seg in line:
                 out.append(seg.text, seg.style if seg.style else None)
-        self._text = (width, out)
+        if len(self._texts) > 3:
+            self._texts.clear()
+        self._texts[width] = out
         return out
 
     def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001
