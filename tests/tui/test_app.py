@@ -2,55 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
-import pytest
 from textual.widgets import Input
 
 from app.index.indexer import CommitInfo
 from app.live.runtime import LiveArchive
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets import status_header
-
-SIZE = (130, 40)
-FOLLOWUP_SESSION = "f26dbc60-c2ae-4dc0-9c85-506dc31423a4"
-"""Demo session "Parallelize tally directory walk" (it has a subagent)."""
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
-    """Times shown in UTC and a fixed archive path, whatever machine runs the tests."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
-@pytest.fixture
-def live(demo_settings, utc):  # noqa: ANN001, ANN201
-    """The demo archive copy, indexed once by a LiveArchive driven by hand (no watcher)."""
-    live = LiveArchive(demo_settings, watch=False).start()
-    for t in live._threads:
-        t.join(60)
-    yield live
-    live.stop()
-
-
-@pytest.fixture
-def app(live, demo_settings):  # noqa: ANN001, ANN201
-    from app.tui.app import make_app
-
-    return make_app(demo_settings, live=live, start_live=False)
-
-
-async def settle(app, pilot) -> None:  # noqa: ANN001
-    """Let workers finish and their messages land (three rounds: work begets work)."""
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 
 async def test_every_pane_has_a_function_key(app) -> None:  # noqa: ANN001
@@ -156,7 +114,7 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:  # no
         assert app.is_running
 
 
-async def test_quitting_stops_the_live_archive(demo_settings, utc) -> None:  # noqa: ANN001
+async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> None:  # noqa: ANN001
     """The app that started indexing stops it on exit: threads end, the lock is freed."""
     from app.tui.app import make_app
 

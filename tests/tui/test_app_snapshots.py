@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from app.tui.messages import OpenSession
-from tests.tui.test_app import FOLLOWUP_SESSION, SIZE, app, live, settle, utc  # noqa: F401
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 
 async def still(app, pilot) -> None:  # noqa: ANN001

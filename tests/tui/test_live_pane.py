@@ -5,47 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from app.live.runtime import LiveArchive
-from app.tui.messages import OpenSession
-from app.tui.widgets import status_header
-from app.tui.widgets import timeline_format as tf
-from tests.conftest import DEMO_NOW
-
-SIZE = (130, 40)
-
-
-@pytest.fixture
-def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The demo archive's "now", UTC times and a fixed archive path in the header."""
-    monkeypatch.setattr(tf, "CLOCK", lambda: DEMO_NOW)
-    monkeypatch.setattr(tf, "_LOCAL", False)
-    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
-
-
-@pytest.fixture
-def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
-    """The demo archive copy, indexed by a LiveArchive we drive by hand (no watcher)."""
-    live = LiveArchive(demo_settings, watch=False).start()
-    for t in live._threads:
-        t.join(60)
-    yield live
-    live.stop()
-
-
-@pytest.fixture
-def app(live, demo_settings):  # noqa: ANN001, ANN201
-    from app.tui.app import make_app
-
-    return make_app(demo_settings, live=live, start_live=False)
-
-
-async def settle(app, pilot) -> None:  # noqa: ANN001
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+from tests.tui.support import SIZE, settle
 
 SESSION = "097b4589-ae10-47e5-83a2-4051f38639c1"
 SESSION_FILE = "projects/-home-demo-src-pantry-api/097b4589-ae10-47e5-83a2-4051f38639c1.jsonl"
@@ -95,9 +55,9 @@ def start_new_session(root: Path) -> list[str]:
     return [NEW_FILE]
 
 
+from app.tui.widgets.prompt_list import PromptTable  # noqa: E402
 from app.tui.widgets.tail_sessions import ActiveSessions  # noqa: E402
 from app.tui.widgets.tail_view import TailView  # noqa: E402
-from app.tui.widgets.prompt_list import PromptTable  # noqa: E402
 
 
 async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive) -> None:  # noqa: ANN001

@@ -2,48 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
-from app.live.runtime import LiveArchive
 from app.tui.messages import OpenSession
-from app.tui.widgets import status_header
-from app.tui.widgets import timeline_format as tf
-from tests.conftest import DEMO_NOW
-
-SIZE = (130, 40)
-
-
-@pytest.fixture
-def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The demo archive's "now", UTC times and a fixed archive path in the header."""
-    monkeypatch.setattr(tf, "CLOCK", lambda: DEMO_NOW)
-    monkeypatch.setattr(tf, "_LOCAL", False)
-    monkeypatch.setattr(status_header, "short_path", lambda _p: "~/.claude")
-
-
-@pytest.fixture
-def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
-    """The demo archive copy, indexed by a LiveArchive we drive by hand (no watcher)."""
-    live = LiveArchive(demo_settings, watch=False).start()
-    for t in live._threads:
-        t.join(60)
-    yield live
-    live.stop()
-
-
-@pytest.fixture
-def app(live, demo_settings):  # noqa: ANN001, ANN201
-    from app.tui.app import make_app
-
-    return make_app(demo_settings, live=live, start_live=False)
-
-
-async def settle(app, pilot) -> None:  # noqa: ANN001
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 from app.tui.widgets.prompt_list import PromptTable  # noqa: E402
+from tests.tui.support import SIZE, settle
 
 
 async def test_newest_first_search_and_filters(app) -> None:  # noqa: ANN001

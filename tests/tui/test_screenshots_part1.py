@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Input
 
 from app.tui.messages import OpenSession
-from tests.tui.test_app import FOLLOWUP_SESSION, app, live, settle, utc  # noqa: F401
+from tests.tui.support import FOLLOWUP_SESSION, settle
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 SIZE = (140, 42)

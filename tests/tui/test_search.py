@@ -9,7 +9,7 @@ from app.tui.screens.search import SearchScreen
 from app.tui.screens.transcript import TranscriptScreen
 from app.tui.widgets.facet_list import FacetList
 from app.tui.widgets.result_list import ResultList, fit_snippet
-from tests.tui.test_app import SIZE, app, live, settle, utc  # noqa: F401 - fixtures
+from tests.tui.support import SIZE, settle
 
 
 @pytest.fixture(autouse=True)

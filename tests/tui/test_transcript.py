@@ -13,7 +13,7 @@ from app.tui.messages import OpenSession
 from app.tui.screens import transcript as tx
 from app.tui.screens.transcript import TranscriptScreen, parse_when, replay_delay
 from app.tui.widgets.transcript_view import PAGE, TranscriptView
-from tests.tui.test_app import FOLLOWUP_SESSION, SIZE, app, live, settle, utc  # noqa: F401
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 
 async def open_followup(app, pilot, **kw) -> TranscriptScreen:  # noqa: ANN001, ANN003
