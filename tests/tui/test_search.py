@@ -148,3 +148,26 @@ async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:  # noq
         screen.post_message(SearchScreen.ResultsReady(-1, None, None, "stale"))
         await settle(app, pilot)
         assert screen.page.query == "walker" and screen._in_flight is None
+
+
+async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) -> None:  # noqa: ANN001
+    """With the facet redraw delayed (as in use), re-searching with the same counts
+    (ctrl+g) must not drop the pending redraw: the facets end up those of the query."""
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0.15)
+    shown: list[object] = []
+    original = FacetList.show
+
+    def record(self, facets, filters):  # noqa: ANN001, ANN202
+        shown.append(facets)
+        return original(self, facets, filters)
+
+    monkeypatch.setattr(FacetList, "show", record)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one("#query", Input).focus()
+        await pilot.press(*"gitignore walker", "ctrl+g")  # regroup before the redraw
+        await settle(app, pilot)
+        await pilot.pause(0.4)
+        await settle(app, pilot)
+        want = app.service.search("gitignore walker", facets=True).facets
+        assert shown and shown[-1] == want

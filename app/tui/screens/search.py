@@ -191,16 +191,19 @@ class SearchScreen(Screen[None]):
         self.query_one(ResultList).show(page, message.groups)
         facets_key = (page.facets, self.filters.project, frozenset(self.filters.kinds),
                       self.filters.since)
+        # `_facets_key` is what the facet list shows; a pending redraw is replaced by the
+        # newest one, and dropped when the newest counts are those already shown (as after
+        # ctrl+g, which searches again with the same query).
         if self._facets_timer is not None:
             self._facets_timer.stop()
             self._facets_timer = None
         if facets_key != self._facets_key:
-            self._facets_key = facets_key
             if self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0:
-                self._show_facets(page)
+                self._show_facets(page, facets_key)
             else:
                 self._facets_timer = self.set_timer(
-                    self.FACETS_DELAY, lambda page=page: self._show_facets(page))
+                    self.FACETS_DELAY,
+                    lambda page=page, key=facets_key: self._show_facets(page, key))
         status.update(self._status_text(page, message.groups), layout=False)  # one line
         if not page.hits:
             self._cancel_preview()
@@ -208,8 +211,9 @@ class SearchScreen(Screen[None]):
                 "No results." + ("  Facet filters are on: ctrl+x clears them."
                                  if self.filters.active() else ""), "italic"))
 
-    def _show_facets(self, page: SearchPage) -> None:
+    def _show_facets(self, page: SearchPage, key: object) -> None:
         self._facets_timer = None
+        self._facets_key = key
         self.query_one(FacetList).show(page.facets, self.filters)
 
     def _status_text(self, page: SearchPage, groups: list[SessionGroup] | None) -> Text:
