@@ -20,7 +20,7 @@ import pytest
 from app.config import Settings
 from app.index.store import IndexStore
 from app.live.runtime import LiveArchive
-from app.service import ArchiveService
+from app.service import ArchiveService, live_service
 from tests.test_live import (
     all_ids,
     append,
@@ -192,7 +192,7 @@ def test_writer_killed_mid_batch_loses_and_doubles_nothing(demo_settings: Settin
     assert nxt._try_become_writer()  # the dead writer's lock is free
     nxt.run_once(only=rels)  # what the watcher reports on start
     nxt.run_once()  # the catch-up pass
-    assert all(found(nxt.service, w) == 2 for w in words)
+    assert all(found(live_service(nxt), w) == 2 for w in words)
     ids = assert_no_doubles(nxt.store)
     nxt.stop()
 
