@@ -14,3 +14,20 @@ async def settle(app, pilot) -> None:  # noqa: ANN001
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:  # noqa: ANN001
+    """Wait until the search pane shows the results of `query` and nothing is pending
+    (on a loaded machine keystrokes collapse into follow-up searches that land later)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = app.screen
+        page = getattr(screen, "page", None)
+        if page is not None and page.query == query and screen._in_flight is None \
+                and not screen._pending:
+            break
+        assert time.monotonic() < deadline, f"the search for {query!r} did not land"
+        await pilot.pause(0.05)
+    await settle(app, pilot)

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from app.tui.messages import OpenSession
-from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, searched, settle
 
 
 async def still(app, pilot) -> None:  # noqa: ANN001
@@ -37,6 +37,7 @@ def test_search_pane(app, snap_compare) -> None:  # noqa: ANN001, F811
     async def run_before(pilot) -> None:  # noqa: ANN001
         await still(pilot.app, pilot)
         await pilot.press(*"walker")
+        await searched(pilot.app, pilot, "walker")
         await still(pilot.app, pilot)
 
     assert snap_compare(prepare(app), run_before=run_before, terminal_size=SIZE)

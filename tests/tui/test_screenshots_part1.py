@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Input
 
 from app.tui.messages import OpenSession
-from tests.tui.support import FOLLOWUP_SESSION, settle
+from tests.tui.support import FOLLOWUP_SESSION, searched, settle
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 SIZE = (140, 42)
@@ -33,6 +33,7 @@ async def test_part1_screenshots(app) -> None:  # noqa: ANN001, F811
         await still(app, pilot)
         await pilot.press(*"gitignore walker")
         await pilot.press("ctrl+g")  # single hits show the kinds side by side
+        await searched(app, pilot, "gitignore walker")
         await still(app, pilot)
         app.save_screenshot("search.svg", str(SHOTS))
 

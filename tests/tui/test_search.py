@@ -9,7 +9,7 @@ from app.tui.screens.search import SearchScreen
 from app.tui.screens.transcript import TranscriptScreen
 from app.tui.widgets.facet_list import FacetList
 from app.tui.widgets.result_list import ResultList, fit_snippet
-from tests.tui.support import SIZE, settle
+from tests.tui.support import SIZE, searched, settle
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +22,7 @@ def no_rest_delays(monkeypatch: pytest.MonkeyPatch) -> None:
 async def type_query(app, pilot, text: str) -> None:  # noqa: ANN001
     app.screen.query_one("#query", Input).focus()
     await pilot.press(*text)
-    await settle(app, pilot)
+    await searched(app, pilot, text)
 
 
 async def test_typing_a_query_shows_highlighted_hits(app) -> None:  # noqa: ANN001, F811
