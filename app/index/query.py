@@ -650,9 +650,11 @@ class _Compiler:
             else:
                 out.append(Query.term_query(self.schema, S.PARTS, tokens[0]))
                 forms = [f for f in word_forms(tokens[0]) if f != tokens[0]]
-                if forms:
-                    out.append(Query.boost_query(
-                        Query.term_set_query(self.schema, S.TEXT, forms), FORMS_BOOST))
+                if forms:  # scored terms, not a term set: a set collects every match up
+                    # front, which cost a quarter of a typical search (measured)
+                    out.append(Query.boost_query(Query.boolean_query(
+                        [(Occur.Should, Query.term_query(self.schema, S.TEXT, f))
+                         for f in forms]), FORMS_BOOST))
         camel = split_camel(word)
         if len(camel) > 1 and not prefix:
             parts = self.analyzer.analyze(" ".join(camel))[:MAX_PHRASE_TOKENS]
