@@ -48,28 +48,33 @@ def split_camel(word: str) -> list[str]:
     return parts if len(parts) > 1 else [word]
 
 
-_SUFFIXES = ("ing", "ed", "es", "s", "er", "ers", "ion", "ions")
+_SUFFIXES = ("ing", "ed", "es", "s", "ion", "ions")
+"""Inflections only: agent nouns (-er) change the meaning too often (walker, paper)."""
 
 
 def word_forms(token: str) -> list[str]:
-    """A lowercased word and its common English forms, for matching without a stemmer.
+    """A lowercased word and its common English inflections, for matching without a
+    stemmer: `test` -> tests, tested, testing; `migrating` -> migrate, migration, ...
 
     Only plain alphabetic words of 3+ letters are widened; identifiers, numbers and
     short words match as typed.
     """
     if len(token) < 3 or not token.isalpha() or not token.isascii():
         return [token]
-    stems = {token}
+    bases = set()
     for suffix in _SUFFIXES:
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
             base = token[: -len(suffix)]
-            stems.add(base)
-            if suffix in ("ing", "ed", "er", "ers", "ion", "ions"):
-                stems.add(base + "e")  # migrating -> migrate
-    forms = set(stems)
-    for stem in stems:
-        for suffix in _SUFFIXES:
-            forms.add(stem + suffix)
-        if stem.endswith("e"):
-            forms.update((stem[:-1] + "ing", stem + "d", stem[:-1] + "ion", stem[:-1] + "ions"))
+            bases.add(base)
+            if suffix in ("ing", "ed", "ion", "ions"):
+                bases.add(base + "e")  # migrating -> migrate
+    if not bases:  # the word is itself a base form
+        bases.add(token)
+    forms = {token} | bases
+    for base in bases:
+        if base.endswith("e"):
+            forms.update((base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ion",
+                          base[:-1] + "ions"))
+        else:
+            forms.update((base + "s", base + "es", base + "ed", base + "ing"))
     return sorted(forms)

@@ -31,9 +31,9 @@ async def test_part1_screenshots(app) -> None:  # noqa: ANN001, F811
     app.live.state.role = "writer"
     async with app.run_test(size=SIZE) as pilot:
         await still(app, pilot)
-        await pilot.press(*"gitignore walker")
+        await pilot.press(*"gitignore walk")
         await pilot.press("ctrl+g")  # single hits show the kinds side by side
-        await searched(app, pilot, "gitignore walker")
+        await searched(app, pilot, "gitignore walk")
         await still(app, pilot)
         app.save_screenshot("search.svg", str(SHOTS))
 

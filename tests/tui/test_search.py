@@ -54,7 +54,7 @@ async def test_stale_results_never_overwrite_fresh_ones(app) -> None:  # noqa: A
 async def test_facets_filter_by_kind_and_toggle_off(app) -> None:  # noqa: ANN001, F811
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "walker")
+        await type_query(app, pilot, "walk")
         screen = app.screen
         await pilot.press("ctrl+g")  # single hits, to see each kind
         await settle(app, pilot)
@@ -115,7 +115,7 @@ async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:  # noqa:
 async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:  # noqa: ANN001, F811
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "walker kind:prompt")
+        await type_query(app, pilot, "walk kind:prompt")
         hit = app.screen.query_one(ResultList).hits[0]
         await pilot.press("enter")
         await settle(app, pilot)
@@ -124,7 +124,7 @@ async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:  # noqa:
         _sid, _agent, index = app.service.entry_position(hit.id)
         assert screen.view.cursor == index
         assert screen.view.entry(index).id == hit.id
-        assert screen.place.query == "walker kind:prompt"
+        assert screen.place.query == "walk kind:prompt"
 
 
 def test_fit_snippet_keeps_the_first_match_in_view() -> None:

@@ -95,9 +95,6 @@ class LiveScreen(PaneScreen):
         self.reload()
         self.set_interval(REFRESH_SECONDS, self.reload)
 
-    @property
-    def service(self):  # noqa: ANN201
-        return self.app.service  # type: ignore[attr-defined]
 
     # ---- active sessions -----------------------------------------------------------
     def reload(self) -> None:

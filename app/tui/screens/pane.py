@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from app.service import ArchiveService
 
 
 class PaneScreen(Screen[None]):
@@ -34,6 +39,11 @@ class PaneScreen(Screen[None]):
             return
         if not (self.CSS or self.CSS_PATH):
             self._css_update_count = generation
+
+    @property
+    def service(self) -> ArchiveService:
+        """The app's query service: the only way a pane asks the archive anything."""
+        return self.app.service  # type: ignore[attr-defined]
 
     def _on_screen_suspend(self) -> None:
         self._been_away = True  # Screen's own handler runs after this one

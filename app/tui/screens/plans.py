@@ -87,9 +87,6 @@ class PlansScreen(PaneScreen):
     def on_mount(self) -> None:
         self.reload()
 
-    @property
-    def service(self):  # noqa: ANN201
-        return self.app.service  # type: ignore[attr-defined]
 
     # ---- the list ------------------------------------------------------------------
     def reload(self) -> None:

@@ -85,9 +85,6 @@ class ProjectsScreen(PaneScreen):
     def on_mount(self) -> None:
         self.reload()
 
-    @property
-    def service(self):  # noqa: ANN201
-        return self.app.service  # type: ignore[attr-defined]
 
     def reload(self) -> None:
         self._request += 1

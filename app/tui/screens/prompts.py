@@ -87,9 +87,6 @@ class PromptsScreen(PaneScreen):
         self.reload()
         self._load_projects()
 
-    @property
-    def service(self):  # noqa: ANN201
-        return self.app.service  # type: ignore[attr-defined]
 
     # ---- queries -------------------------------------------------------------------
     def reload(self, *, live: bool = False) -> None:

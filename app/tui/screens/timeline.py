@@ -150,9 +150,6 @@ class TimelineScreen(PaneScreen):
     def on_mount(self) -> None:
         self.reload()
 
-    @property
-    def service(self):  # noqa: ANN201 - the app's ArchiveService
-        return self.app.service  # type: ignore[attr-defined]
 
     # ---- queries -------------------------------------------------------------------
     def reload(self) -> None:
