@@ -18,9 +18,9 @@ from textual.widgets import Input, Static, Tree
 from app.service.models import PlanTree as PlanDoc
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.markdown_view import MarkdownView
+from app.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import human_bytes, local, short_project
 

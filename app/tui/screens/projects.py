@@ -18,9 +18,9 @@ from textual.widgets import DataTable, OptionList, Static
 from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.project_list import MemoryList, ProjectTable
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.markdown_view import MarkdownView
+from app.tui.widgets.project_list import MemoryList, ProjectTable
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import ago, human_bytes, local, short_project
 

@@ -17,8 +17,8 @@ from textual.widgets import Input, Select, Static
 from app.service.models import HistoryItem
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.prompt_list import PromptTable
 from app.tui.widgets.key_footer import KeyFooter
+from app.tui.widgets.prompt_list import PromptTable
 from app.tui.widgets.status_header import ArchiveHeader
 from app.tui.widgets.timeline_format import ago, local, short_project
 

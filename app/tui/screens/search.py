@@ -18,15 +18,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from app.service.models import ContextResult, Hit, SearchPage, SessionGroup
 from app.service.service import ServiceError
 from app.tui.messages import IndexUpdated, OpenSession
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.facet_list import FacetList, Filters
 from app.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
 from app.tui.widgets.status_header import ArchiveHeader
 
@@ -36,7 +37,7 @@ GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
     BINDINGS = [
@@ -104,7 +105,7 @@ class SearchScreen(Screen[None]):
             yield FacetList(id="facets")
             yield ResultList(id="results")
             yield HitPreview(id="preview")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#preview").border_title = "Preview"

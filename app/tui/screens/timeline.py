@@ -21,9 +21,9 @@ from textual.widgets import Select, Static
 from app.service.models import DayActivity, SessionInfo, Timeline
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.timeline_chart import ActivityChart
 from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.status_header import ArchiveHeader
+from app.tui.widgets.timeline_chart import ActivityChart
 from app.tui.widgets.timeline_format import human_count, now, short_project
 from app.tui.widgets.timeline_sessions import DaySessions
 

@@ -19,15 +19,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from app.service.models import Entry, SessionInfo, TranscriptPage
 from app.service.service import ServiceError
 from app.tui.messages import IndexUpdated
+from app.tui.screens.pane import PaneScreen
 from app.tui.widgets.ask_dialog import AskDialog
 from app.tui.widgets.entry_render import entry_markdown
+from app.tui.widgets.key_footer import KeyFooter
 from app.tui.widgets.result_list import project_name
 from app.tui.widgets.status_header import ArchiveHeader, short_path
 from app.tui.widgets.transcript_view import PAGE, TranscriptView
@@ -103,7 +104,7 @@ class Place:
     hits: list[int] = field(default_factory=list)
 
 
-class TranscriptScreen(Screen[None]):
+class TranscriptScreen(PaneScreen):
     """Replay one session (or one of its subagents)."""
 
     BINDINGS = [
@@ -171,7 +172,7 @@ class TranscriptScreen(Screen[None]):
         yield Static(id="tx-title")
         yield TranscriptView(id="transcript")
         yield Static(id="tx-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if not self.stack:
