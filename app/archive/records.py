@@ -45,10 +45,8 @@ COMPACT_PREFIX = "This session is being continued from a previous conversation"
 INTERRUPT_PREFIX = "[Request interrupted by user"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
-_COMMAND_RE = re.compile(
-    r"<command-name>\s*(/?[^<]*?)\s*</command-name>.*?(?:<command-args>(.*?)</command-args>)?",
-    re.S,
-)
+_COMMAND_RE = re.compile(r"<command-name>\s*(/?[^<]*?)\s*</command-name>")
+_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
 @dataclass(slots=True)
@@ -176,9 +174,9 @@ def prompt_display(text: str) -> str:
     if "<command-name>" in text:
         m = _COMMAND_RE.search(text)
         if m:
-            args = (m.group(2) or "").strip()
-            name = m.group(1).strip()
-            return f"{name} {args}".strip()
+            a = _ARGS_RE.search(text)
+            args = a.group(1).strip() if a else ""
+            return f"{m.group(1).strip()} {args}".strip()
     if "<" not in text:
         return text
     if "<bash-input>" in text:
@@ -187,6 +185,19 @@ def prompt_display(text: str) -> str:
             return "!" + m.group(1).strip()
     cleaned = _CONTEXT_TAGS.sub("", text).strip()
     return cleaned or text
+
+
+_LOCAL_OUTPUT = re.compile(r"</?local-command-(?:stdout|stderr|caveat)>")
+
+
+def event_display(text: str) -> str:
+    """A harness event as a reader wants it: `/rename Foo` rather than the command's XML
+    tags, a local command's output without its wrapper tags."""
+    if "<command-name>" in text:
+        return prompt_display(text)
+    if "<local-command-" in text:
+        return _LOCAL_OUTPUT.sub("", text).strip() or text
+    return text
 
 
 def parse_ts(value: Any) -> datetime | None:
@@ -436,7 +447,8 @@ class Extractor:
             return [Unit("summary", self._cap(text, PROSE_CAP), role="user", text_len=len(text))]
         stripped = text.lstrip()
         if stripped.startswith(EVENT_PREFIXES):
-            return [Unit("event", self._cap(text, TOOL_CAP), role="user", text_len=len(text))]
+            shown = event_display(text)
+            return [Unit("event", self._cap(shown, TOOL_CAP), role="user", text_len=len(shown))]
         if stripped.startswith(INTERRUPT_PREFIX):
             return []
         if self.is_agent_file and stripped == "Warmup":
@@ -482,6 +494,7 @@ class Extractor:
         if sub == "away_summary":
             return [Unit("summary", self._cap(text, PROSE_CAP), role="system", text_len=len(text))]
         if sub in EVENT_SUBTYPES or (not sub and text.strip()):
+            text = event_display(text)
             flags: tuple[str, ...] = ()
             if sub == "compact_boundary":
                 meta = obj.get("compactMetadata")
