@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import tantivy
 
-SCHEMA_VERSION = 3
-"""Part of the index folder name (`index-v1`); bump on any schema or tokenizer change."""
+SCHEMA_VERSION = 4
+"""Part of the index folder name (`index-v4`); bump on any change to the schema, the
+analysis of text or what is extracted into documents, so that indexes are rebuilt."""
 
 CODE_TOKENIZER = "cc_code"
 """Our analyzer for prose mixed with code. Not a built-in name, so a process that forgot
