@@ -57,6 +57,10 @@ COMMIT_DOCS = 150_000
 """Commit after this many documents: bounds what a kill loses (it is re-read, not lost)
 and the writer's memory, while keeping commits (≈0.1-0.3 s each) a small share of a run."""
 COMMIT_BYTES = 384 << 20
+COMMIT_SECONDS = 4.0
+"""...and at least this often while documents wait: during a first build the app searches
+what is already indexed, and a commit every few seconds (≈0.1-0.3 s each) costs a few per
+cent of the run."""
 HEAD_BYTES = 1024
 """The first bytes of a file are fingerprinted: same inode and size-or-larger but other
 first bytes means the file was rewritten in place, not appended to."""
@@ -239,6 +243,7 @@ class Indexer:
         self._touched_kinds: set[str] = set()
         self._gen = int(time.time() * 1000)
         self._maps: _Maps | None = None
+        self._last_commit = time.monotonic()
 
     # ---- checkpoints ---------------------------------------------------------------
     def _load_states(self) -> None:
@@ -450,7 +455,9 @@ class Indexer:
                     length = len(line)
                 st.offset = offset + length + 1
                 if self._pending_docs >= COMMIT_DOCS or \
-                        self._pending_bytes + st.offset - start >= COMMIT_BYTES:
+                        self._pending_bytes + st.offset - start >= COMMIT_BYTES or \
+                        (self._pending_docs and
+                         time.monotonic() - self._last_commit >= COMMIT_SECONDS):
                     self._pending_bytes += st.offset - start
                     self._save_file(st, summary, stats, history is None)
                     stats = LineStats()
@@ -744,6 +751,7 @@ class Indexer:
         self._touched_sessions = set()
         self._touched_kinds = set()
         self._gen = max(int(time.time() * 1000), self._gen + 1)  # strictly increasing
+        self._last_commit = time.monotonic()
         if self.on_commit:
             self.on_commit(info)
 
