@@ -7,7 +7,6 @@ commands that need them: `ccarchive search --json` must start in well under 100 
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import click
 
 from app import __version__
+from app.archive.discovery import archive_exists
 from app.config import Settings
 
 
@@ -48,8 +48,7 @@ def _settings(archive: str | None, data_dir: str | None) -> Settings:
 
 
 def _require_archive(settings: Settings) -> None:
-    if not (settings.archive_root / "projects").is_dir() and \
-            not (settings.archive_root / "history.jsonl").is_file():
+    if not archive_exists(settings.archive_root):
         raise click.ClickException(
             f"no Claude Code archive at {settings.archive_root} (no projects/ folder).\n"
             "  Point at one with --archive PATH or $CLAUDE_CONFIG_DIR, or try the demo:"
@@ -141,7 +140,7 @@ def main() -> None:
 def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
     """Open the terminal app (the default command)."""
     settings = _settings(archive, data_dir)
-    if demo or not _has_archive(settings):
+    if demo or not archive_exists(settings.archive_root):
         if not demo:
             click.echo(f"No Claude Code archive at {settings.archive_root}.", err=True)
             if sys.stdin.isatty() and not click.confirm(
@@ -154,11 +153,6 @@ def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
     from app.tui.app import run_app  # deferred: Textual is only needed here
 
     run_app(settings)
-
-
-def _has_archive(settings: Settings) -> bool:
-    return (settings.archive_root / "projects").is_dir() or \
-        (settings.archive_root / "history.jsonl").is_file()
 
 
 def _demo_settings(settings: Settings) -> Settings:

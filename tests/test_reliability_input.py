@@ -20,7 +20,6 @@ import random
 import subprocess
 import sys
 import threading
-from collections import Counter
 from pathlib import Path
 from typing import Any
 

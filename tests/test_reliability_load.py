@@ -10,7 +10,6 @@ Default 10 s; `-m slow` 60 s.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import socket
 import subprocess

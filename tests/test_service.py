@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app.service import models as M
-from app.service.service import ArchiveService, ServiceError, decode_cursor
+from app.service.service import ArchiveService, ServiceError
 
 from .conftest import MAKE_ARCHIVE, build_index
 

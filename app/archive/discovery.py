@@ -64,6 +64,11 @@ def default_archive_root() -> Path:
     return Path.home() / ".claude"
 
 
+def archive_exists(root: Path) -> bool:
+    """Whether `root` looks like a Claude Code folder (transcripts or prompt history)."""
+    return (root / "projects").is_dir() or (root / "history.jsonl").is_file()
+
+
 def _stat_file(path: Path, rel: str, kind: str, report: DiscoveryReport, **kw: str) -> (
     SourceFile | None
 ):

@@ -193,13 +193,6 @@ def _decode_slow(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
     return objects
 
 
-def read_tail_piece(path: str | os.PathLike[str], offset: int) -> bytes:
-    """The bytes after the last newline, from `offset` (a torn or still-growing last line)."""
-    with open(path, "rb") as f:
-        f.seek(offset)
-        return f.read()
-
-
 def read_span(path: str | os.PathLike[str], offset: int, length: int) -> bytes:
     """Read one line back by offset, as a viewer does (no seek races: `os.pread`)."""
     fd = os.open(path, os.O_RDONLY)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import time
 from collections import Counter
@@ -929,7 +928,3 @@ def _markdown_title(text: str) -> str:
 def _decode_dir(name: str) -> str:
     """Last resort only: the folder name is a lossy encoding of the path (FORMAT.md §2)."""
     return name.replace("-", "/") if name.startswith("-") else name
-
-
-def file_stats(path: os.PathLike[str]) -> os.stat_result:
-    return os.stat(path)

@@ -32,6 +32,12 @@ WRITER_HEAP = 160_000_000
 WRITER_THREADS = 2
 
 
+def complete_index_exists(archive_data_dir: Path) -> bool:
+    """Whether a full build of the current index version has finished, without opening
+    (or creating) anything: for read-only callers that must never build an index."""
+    return (archive_data_dir / f"index-v{S.SCHEMA_VERSION}" / "complete").exists()
+
+
 class IndexLocked(Exception):
     """Another process holds the index writer."""
 
@@ -82,7 +88,7 @@ class IndexStore:
     @property
     def complete(self) -> bool:
         """Whether a full build of this index has finished once."""
-        return (self.path / "complete").exists()
+        return complete_index_exists(self.base)
 
     def mark_complete(self) -> None:
         """Record a finished full build, and drop older index versions and broken copies."""

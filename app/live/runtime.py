@@ -412,14 +412,6 @@ class LiveArchive:
                     return
 
 
-def open_live(settings: Settings, *, watch: bool = True) -> LiveArchive:
-    """Open and start: the usual way for the app and `serve`."""
-    return LiveArchive(settings, watch=watch).start()
-
-
-def archive_exists(root: Path) -> bool:
-    return (root / "projects").is_dir() or (root / "history.jsonl").is_file()
-
 
 def index_role(store: IndexStore) -> str:
     """For a one-shot command (`status`): is some process indexing this archive now?

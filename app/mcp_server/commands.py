@@ -81,7 +81,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
                     f"${TOKEN_ENV} (anyone who can reach the port could read the archive)")
             if token and len(token) < 16:
                 raise click.UsageError("the token must be at least 16 characters")
-        from app.live.runtime import archive_exists
+        from app.archive.discovery import archive_exists
 
         if not archive_exists(settings.archive_root):
             raise click.ClickException(
@@ -153,10 +153,10 @@ def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
 
 def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The existing index, never written; other processes' commits are followed."""
-    from app.index.store import IndexStore
+    from app.index.store import complete_index_exists
     from app.service import open_live_service
 
-    if not IndexStore(settings.archive_data_dir).complete:
+    if not complete_index_exists(settings.archive_data_dir):
         raise click.ClickException(
             f"no index of {settings.archive_root} yet: run `ccarchive index` first "
             "(or serve without --read-only, which indexes)")

@@ -65,12 +65,10 @@ def _short_project(path: str) -> str:
 
 def _service(settings: Settings) -> Any:
     """The service over the existing, complete index, read-only; None if there is none."""
-    from app.index import schema as S
+    from app.index.store import IndexStore, complete_index_exists
 
-    index_dir = settings.archive_data_dir / f"index-v{S.SCHEMA_VERSION}"
-    if not (index_dir / "complete").exists():
+    if not complete_index_exists(settings.archive_data_dir):
         return None
-    from app.index.store import IndexStore
     from app.service import ArchiveService
 
     return ArchiveService(IndexStore(settings.archive_data_dir), settings.archive_root)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -22,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import tantivy
 
-from app.archive import discovery as D
 from app.archive.lines import LineStats, decode_line, read_span
 from app.archive.records import SUBAGENT_TOOLS, Extractor, FileSummary, parse_ts
 from app.index import schema as S
@@ -177,8 +177,6 @@ class ArchiveService:
     def _project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None
-        import re
-
         return tantivy.Query.regex_query(self.schema, S.PROJECT,
                                          f"(?i).*{re.escape(project)}.*")
 
@@ -672,7 +670,7 @@ class ArchiveService:
         doc = self._session_doc(session_id)
         if doc is None and len(session_id) >= 4:
             q = self._all(self._term(S.KIND, S.SESSION_DOC), tantivy.Query.regex_query(
-                self.schema, S.SESSION, _regex_escape(session_id) + ".*"))
+                self.schema, S.SESSION, re.escape(session_id) + ".*"))
             searcher = self._searcher()
             hits = searcher.search(q, 2, count=False).hits
             if len(hits) == 1:
@@ -697,10 +695,10 @@ class ArchiveService:
                                  self._date_arg(until, "until"))]
         if model:
             must.append(tantivy.Query.regex_query(self.schema, S.MODEL,
-                                                  f"(?i).*{_regex_escape(model)}.*"))
+                                                  f"(?i).*{re.escape(model)}.*"))
         if branch:
             must.append(tantivy.Query.regex_query(self.schema, S.BRANCH,
-                                                  f"(?i).*{_regex_escape(branch)}.*"))
+                                                  f"(?i).*{re.escape(branch)}.*"))
         not_ = [] if include_gone else [self._term(S.STATE, "gone")]
         if not include_empty:
             must.append(tantivy.Query.range_query(self.schema, S.MESSAGES,
@@ -824,7 +822,7 @@ class ArchiveService:
                                             self._project_query(project)]
         if codename:
             must.append(tantivy.Query.regex_query(self.schema, S.SLUG,
-                                                  f"(?i).*{_regex_escape(codename)}.*"))
+                                                  f"(?i).*{re.escape(codename)}.*"))
         scored = False
         if query:
             cq = compile_query(query, self.schema, self.analyzer)
@@ -930,7 +928,7 @@ class ArchiveService:
             self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until"))]
         if session_id:
             must.append(tantivy.Query.regex_query(self.schema, S.SESSION,
-                                                  _regex_escape(session_id) + ".*"))
+                                                  re.escape(session_id) + ".*"))
         warnings: list[str] = []
         gens = None
         searcher = self._searcher()
@@ -1068,12 +1066,6 @@ def _history_text(obj: dict[str, Any]) -> str:
     return text
 
 
-def _regex_escape(text: str) -> str:
-    import re
-
-    return re.escape(text)
-
-
 def _clean(fragment: str) -> str:
     return fragment.replace("\n", " ").replace("\r", " ").replace("\t", " ")
 
@@ -1103,14 +1095,3 @@ def _rebucket(days: list[M.DayActivity], bucket: str) -> list[M.DayActivity]:
         r.messages += d.messages
         r.tokens += d.tokens
     return list(out.values())
-
-
-def source_kind(rel: str) -> str:
-    """Which kind of source a relative path is (for views that open files)."""
-    if rel.startswith("plans/"):
-        return D.PLAN
-    if rel == "history.jsonl":
-        return D.HISTORY
-    if rel.endswith(".md"):
-        return D.MEMORY
-    return D.AGENT if "/agent-" in rel else D.SESSION

@@ -313,7 +313,7 @@ class SearchScreen(PaneScreen):
         focused = self.focused
         if key == "down" and isinstance(focused, Input):
             self.query_one(ResultList).focus()
-            getattr(event, "stop")()
+            event.stop()
 
     # ---- facets --------------------------------------------------------------------
     @on(FacetList.Toggled)
