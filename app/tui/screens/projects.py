@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from app.tui.messages import IndexUpdated, OpenSession
@@ -153,7 +153,7 @@ class ProjectsScreen(PaneScreen):
             f"{f' · {summaries} session summar' + ('ies' if summaries > 1 else 'y') if summaries else ''}[/]")
         self._load_selected_file(force=True)
 
-    @on(DataTable.RowHighlighted, "#projects-table")
+    @on(ProjectTable.RowHighlighted, "#projects-table")
     def _project_highlighted(self) -> None:
         if self.query_one(ProjectTable).selected != self._list_for:  # not a rebuild's echo
             self._show_memory_list()

@@ -8,49 +8,44 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.message import Message
-from textual.widgets import DataTable, OptionList
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from app.service.models import MemoryFileInfo, ProjectInfo
+from app.tui.widgets.line_table import Column, LineTable
 from app.tui.widgets.timeline_format import ago, human_bytes, human_count, one_line, short_project
 
 
-class ProjectTable(DataTable[str | Text]):
+class ProjectTable(LineTable):
     """Project, sessions, last used, size and tokens; the cursor picks the project."""
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__([Column("project", 18), Column(Text("sessions", justify="right"), 8),
+                          Column("last used", 9), Column(Text("size", justify="right"), 7),
+                          Column(Text("tokens", justify="right"), 6)], id=id)
         self.projects: list[ProjectInfo] = []
-
-    def on_mount(self) -> None:
-        self.add_column("project", key="project", width=18)
-        self.add_column(Text("sessions", justify="right"), key="sessions", width=8)
-        self.add_column("last used", key="last", width=9)
-        self.add_column(Text("size", justify="right"), key="size", width=7)
-        self.add_column(Text("tokens", justify="right"), key="tokens", width=6)
 
     def show(self, projects: list[ProjectInfo], memory_counts: dict[str, int]) -> None:
         keep = self.selected
         self.projects = projects
-        self.clear()
+        rows = []
         for p in projects:
             name = Text(one_line(short_project(p.path), 16))
             if memory_counts.get(p.path):
                 name.append(" ◆", style="bold")
-            self.add_row(name, Text(str(p.sessions), justify="right"), ago(p.last_activity),
+            rows.append((name, Text(str(p.sessions), justify="right"), ago(p.last_activity),
                          Text(human_bytes(p.archive_bytes), justify="right"),
-                         Text(human_count(p.tokens), justify="right"), key=p.path)
-        if keep is not None and keep in self.rows:
-            self.move_cursor(row=self.get_row_index(keep), animate=False)
+                         Text(human_count(p.tokens), justify="right")))
+        self.set_rows(rows)
+        paths = [p.path for p in projects]
+        if keep is not None and keep in paths:
+            self.move_cursor(row=paths.index(keep), animate=False)
 
     @property
     def selected(self) -> str | None:
-        if not self.projects or self.row_count == 0:
+        if not self.projects or not 0 <= self.cursor_row < len(self.projects):
             return None
-        try:
-            return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        except Exception:
-            return None
+        return self.projects[self.cursor_row].path
 
 
 class MemoryList(OptionList):

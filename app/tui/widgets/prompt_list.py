@@ -8,18 +8,17 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.message import Message
-from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey
 
 from app.service.models import HistoryItem
+from app.tui.widgets.line_table import PADDING, Cell, Column, LineTable
 from app.tui.widgets.timeline_format import local, one_line, short_project
 
-FIXED = (("when", "when", 12), ("project", "project", 12), ("session", "session", 8))
+FIXED = (("when", 12), ("project", 12), ("session", 8))
 MAX_TEXT = 400
 """Characters of a prompt kept in its cell (wider than any column it gets)."""
 
 
-class PromptTable(DataTable[str | Text]):
+class PromptTable(LineTable):
     """When, project, session and the prompt's first line."""
 
     @dataclass
@@ -31,32 +30,24 @@ class PromptTable(DataTable[str | Text]):
         """The cursor is close to the last loaded row: load the next page."""
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        super().__init__([*(Column(label, width) for label, width in FIXED),
+                          Column("prompt", 60)], id=id)
         self.items: list[HistoryItem] = []
-        self._text_width = 60
 
     def on_mount(self) -> None:
-        for label, key, width in FIXED:
-            self.add_column(label, key=key, width=width)
-        self.add_column("prompt", key="prompt", width=self._text_width)
         self._fit()
 
     def on_resize(self) -> None:
         self._fit()
 
     def _fit(self) -> None:
-        fixed = sum(w for *_, w in FIXED) + 2 * self.cell_padding * (len(FIXED) + 1)
-        width = max(20, self.scrollable_content_region.width - fixed - 1)
-        col = self.columns.get(ColumnKey("prompt"))
-        if col is not None and col.width != width:
-            # the cells cut themselves to the column (no_wrap, ellipsis): no rebuild of
-            # every row when the width changes (as it does when the scrollbar appears)
-            col.width = width
-            self._text_width = width
-            self._require_update_dimensions = True
-            self.refresh()
+        # the cells cut themselves to the column: a new width (as when the scrollbar
+        # appears) only redraws the lines on screen
+        fixed = sum(w for _, w in FIXED) + 2 * PADDING * (len(FIXED) + 1)
+        self.set_column_width(len(FIXED),
+                              max(20, self.scrollable_content_region.width - fixed - 1))
 
-    def _row(self, it: HistoryItem) -> tuple[str | Text, ...]:
+    def _row(self, it: HistoryItem) -> tuple[Cell, ...]:
         text = it.text.strip()
         style = "italic" if text.startswith("/") else ""
         return (local(it.timestamp, "%d %b %H:%M"), one_line(short_project(it.project), 12),
@@ -70,12 +61,10 @@ class PromptTable(DataTable[str | Text]):
         old_index = old_ids.index(keep.id) if keep is not None and keep.id in old_ids else None
         scroll = self.scroll_y
         self.items = items
-        self.clear()
-        for it in items:
-            self.add_row(*self._row(it), key=it.id)
         if not items:
-            self.add_row(Text("no prompts", style="dim italic"), "", "", "", key="-")
+            self.set_rows([(Text("no prompts", style="dim italic"), "", "", "")])
             return 0
+        self.set_rows([self._row(it) for it in items])
         if keep is None or old_index is None:
             return 0
         ids = [i.id for i in items]
@@ -91,10 +80,9 @@ class PromptTable(DataTable[str | Text]):
     def append(self, items: list[HistoryItem]) -> None:
         """More (older) prompts at the end."""
         known = {i.id for i in self.items}
-        for it in items:
-            if it.id not in known:
-                self.items.append(it)
-                self.add_row(*self._row(it), key=it.id)
+        new = [it for it in items if it.id not in known]
+        self.items.extend(new)
+        self.append_rows([self._row(it) for it in new])
 
     @property
     def selected(self) -> HistoryItem | None:
@@ -103,13 +91,13 @@ class PromptTable(DataTable[str | Text]):
             return None
         return self.items[row]
 
-    @on(DataTable.RowHighlighted)
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(LineTable.RowHighlighted)
+    def _highlighted(self, event: LineTable.RowHighlighted) -> None:
         if self.items and event.cursor_row >= len(self.items) - 20:
             self.post_message(self.NearEnd())
 
-    @on(DataTable.RowSelected)
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(LineTable.RowSelected)
+    def _selected(self, event: LineTable.RowSelected) -> None:
         event.stop()
         if self.selected is not None:
             self.post_message(self.Opened(self.selected))

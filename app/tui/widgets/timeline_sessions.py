@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.message import Message
-from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey
 
 from app.service.models import SessionInfo
+from app.tui.widgets.line_table import PADDING, Column, LineTable
 from app.tui.widgets.timeline_format import (
     human_count,
     human_duration,
@@ -33,7 +32,7 @@ COLUMNS = (
 )
 
 
-class DaySessions(DataTable[str | Text]):
+class DaySessions(LineTable):
     """Title, project, branch, models, duration, tokens and subagents of each session."""
 
     @dataclass
@@ -42,14 +41,14 @@ class DaySessions(DataTable[str | Text]):
 
         session_id: str
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+        super().__init__([Column(label, width) for label, _, width in COLUMNS], id=id,
+                         classes=classes)
         self.sessions: list[SessionInfo] = []
+        self._keys: list[str] = []
         self._title_width = 40
 
     def on_mount(self) -> None:
-        for label, key, width in COLUMNS:
-            self.add_column(label, key=key, width=width)
         self._fit_columns()
         self.show([])
 
@@ -59,28 +58,25 @@ class DaySessions(DataTable[str | Text]):
     def _fit_columns(self) -> None:
         """Give the title whatever width the fixed columns leave."""
         fixed = sum(w for _, k, w in COLUMNS if k != "title")
-        padding = 2 * self.cell_padding * len(COLUMNS)
+        padding = 2 * PADDING * len(COLUMNS)
         width = max(20, self.scrollable_content_region.width - fixed - padding - 1)
-        col = self.columns.get(ColumnKey("title"))
-        if col is not None and col.width != width:
-            col.width = width
-            self._title_width = width
-            self._require_update_dimensions = True
-            self.refresh()
+        self._title_width = width
+        self.set_column_width([k for _, k, _ in COLUMNS].index("title"), width)
 
     def show(self, sessions: list[SessionInfo]) -> None:
         """Replace the rows, keeping the cursor on the same session if it is still there."""
         keep = self.selected_id
         self.sessions = sessions
-        self.clear()
         if not sessions:
-            self.add_row(Text("no sessions in this period", style="dim italic"), "", "", "",
-                         "", "", "", "", key="-")
+            self._keys = ["-"]
+            self.set_rows([(Text("no sessions in this period", style="dim italic"), "", "",
+                            "", "", "", "", "")])
             return
+        rows = []
         for s in sessions:
             models = ", ".join(dict.fromkeys(short_model(m) for m in s.models)) or "–"
             agents = Text(str(s.subagent_count) if s.subagent_count else "·", justify="right")
-            self.add_row(
+            rows.append((
                 local(s.first_activity, "%a %H:%M") if s.first_activity else "–",
                 one_line(s.title or s.first_prompt or s.session_id, self._title_width),
                 short_project(s.project),
@@ -89,20 +85,18 @@ class DaySessions(DataTable[str | Text]):
                 Text(human_duration(s.duration_s), justify="right"),
                 Text(human_count(s.tokens.total + s.tokens.subagents), justify="right"),
                 agents,
-                key=s.session_id,
-            )
-        if keep is not None and keep in self.rows:
-            self.move_cursor(row=self.get_row_index(keep), animate=False)
+            ))
+        self._keys = [s.session_id for s in sessions]
+        self.set_rows(rows)
+        if keep is not None and keep in self._keys:
+            self.move_cursor(row=self._keys.index(keep), animate=False)
 
     @property
     def selected_id(self) -> str | None:
         """The session under the cursor."""
-        if not self.sessions or self.row_count == 0:
+        if not self.sessions or not 0 <= self.cursor_row < len(self._keys):
             return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        except Exception:
-            return None
+        key = self._keys[self.cursor_row]
         return key if key != "-" else None
 
     def open_selected(self) -> None:
@@ -110,7 +104,7 @@ class DaySessions(DataTable[str | Text]):
         if sid:
             self.post_message(self.Opened(sid))
 
-    @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(LineTable.RowSelected)
+    def _row_selected(self, event: LineTable.RowSelected) -> None:
         event.stop()
         self.open_selected()
