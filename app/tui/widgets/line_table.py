@@ -4,9 +4,11 @@ The panes' tables (prompts, the timeline's day sessions, projects) only need fix
 columns, one row per line, zebra stripes and a row cursor. `DataTable` renders each
 cell through Rich (`Padding` and `Styled` in a console render, 0.3-0.5 ms a cell) and,
 when idle, measures every cell of every new row; a 200-row page cost 60-110 ms before
-and after its first paint. Here a row is cut into one strip only when it is on screen
-(cells cropped to their column, no measuring, as `result_list.py` does), and the strips
-are kept per row, width and state. The looks are DataTable's: the same component
+and after its first paint. Here a row is cut into segments only when it is on screen
+(cells cropped to their column, no measuring, as `result_list.py` does), kept per row
+and state. The flexible column is sized for the vertical scrollbar the rows will need
+before the scrollbar shows, so its arrival (a frame later) redraws nothing: the rows'
+segments do not depend on the widget's width. The looks are DataTable's: the same component
 classes (`datatable--header`, `--cursor`, `--hover`, `--even-row`, `--odd-row`), the
 same CSS and the same order in which they are combined, so a pane looks the same.
 """
@@ -34,12 +36,18 @@ PADDING = 1
 """Blank cells each side of a column's content (DataTable's `cell_padding`)."""
 
 
+MIN_FLEXIBLE = 20
+"""The flexible column's narrowest width."""
+
+
 @dataclass
 class Column:
     """A column: its label and its width in cells (without the padding)."""
 
     label: Cell
     width: int
+    flexible: bool = False
+    """Takes the width the other columns leave (at least MIN_FLEXIBLE)."""
 
 
 class LineTable(ScrollView, can_focus=True):
@@ -144,7 +152,9 @@ class LineTable(ScrollView, can_focus=True):
         self._show_hover = False
         """As DataTable: the hover row shows after the mouse moved, not after a key."""
         self._generation = 0
-        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self._cells: LRUCache[tuple[object, ...], list[Segment]] = LRUCache(256)
+        """A row's cells as segments, by row and state (not by the widget's width)."""
+        self._styles: dict[tuple[str, bool], Style] = {}
 
     # ---- data ----------------------------------------------------------------------
     @property
@@ -164,18 +174,36 @@ class LineTable(ScrollView, can_focus=True):
         self._rows.extend(rows)
         self._changed()
 
-    def set_column_width(self, index: int, width: int) -> None:
-        """A column's new width (the flexible column of a table that fits its width)."""
-        if self.columns[index].width != width:
-            self.columns[index].width = width
-            self._changed()
-
     def _changed(self) -> None:
         self._generation += 1
-        self._strips.clear()
+        self._cells.clear()
+        self.fit_columns()
         width = sum(c.width + 2 * PADDING for c in self.columns)
         self.virtual_size = Size(width, len(self._rows) + 1)
         self.refresh()
+
+    def fit_columns(self, rows: int | None = None) -> None:
+        """Give the flexible column what the others leave, less one cell, as the panes'
+        DataTables had it; for `rows` rows (default: those shown), counting in the
+        vertical scrollbar they need even before it shows."""
+        flexible = [c for c in self.columns if c.flexible]
+        if not flexible or not self.is_mounted:
+            return
+        rows = len(self._rows) if rows is None else rows
+        region = self.content_region
+        scrollbar = self.styles.scrollbar_size_vertical \
+            if rows + 1 > region.height and self.styles.overflow_y != "hidden" else 0
+        others = sum(c.width for c in self.columns if not c.flexible)
+        width = max(MIN_FLEXIBLE, region.width - scrollbar - others
+                    - 2 * PADDING * len(self.columns) - 1)
+        column = flexible[0]
+        if column.width != width:
+            column.width = width
+            self._generation += 1
+            self._cells.clear()
+            self.virtual_size = Size(sum(c.width + 2 * PADDING for c in self.columns),
+                                     len(self._rows) + 1)
+            self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._rows) + 1  # `height: auto` fits the rows and the header
@@ -206,10 +234,21 @@ class LineTable(ScrollView, can_focus=True):
     # ---- drawing -------------------------------------------------------------------
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._strips.clear()
+        self._styles.clear()
+        self._cells.clear()
 
     def on_resize(self) -> None:
-        self._strips.clear()
+        self.fit_columns()
+
+    def _style(self, name: str, full: bool = False) -> Style:
+        """A component's style as DataTable reads it: the row styles as they are in the
+        CSS (`get_component_styles`), the cursor and hover ones resolved in full."""
+        key = (name, self.has_focus)
+        style = self._styles.get(key)
+        if style is None:
+            style = self._styles[key] = self.get_component_rich_style(name) if full \
+                else self.get_component_styles(name).rich_style
+        return style
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -217,54 +256,63 @@ class LineTable(ScrollView, can_focus=True):
         row = -1 if y == 0 else y - 1 + self.scroll_offset.y
         if row >= len(self._rows):
             return Strip.blank(width, base)
-        x = self.scroll_offset.x
         cursor = row == self._cursor and row >= 0
         hover = self._show_hover and row == self._hover
-        key = (row, x, width, cursor, hover, self.has_focus, self._generation)
-        strip = self._strips.get(key)
-        if strip is None:
-            strip = self._strips[key] = self._render_row(row, x, width, base, cursor, hover)
-        return strip
+        key = (row, cursor, hover, self.has_focus, self._generation)
+        cells = self._cells.get(key)
+        if cells is None:
+            cells = self._cells[key] = self._render_cells(row, cursor, hover)
+        # DataTable extends the row's look (not the cells') to the widget's edge
+        table_width = sum(c.width + 2 * PADDING for c in self.columns)
+        extend = Segment(" " * max(0, width - table_width), self._extend_style(row, cursor,
+                                                                                 hover))
+        strip = Strip([*cells, extend])
+        x = self.scroll_offset.x
+        if x:
+            strip = strip.crop(x, x + width)
+        return strip.adjust_cell_length(width, base).simplify()
 
     def _row_style(self, row: int) -> Style:
         if row == -1:
-            return self.get_component_styles("datatable--header").rich_style
+            return self._style("datatable--header")
         if self.zebra_stripes:
-            name = "datatable--odd-row" if row % 2 else "datatable--even-row"
-            return self.get_component_styles(name).rich_style
+            return self._style("datatable--odd-row" if row % 2 else "datatable--even-row")
         return self.rich_style
 
-    def _render_row(self, row: int, x: int, width: int, base: Style, cursor: bool,
-                    hover: bool) -> Strip:
-        # the order DataTable combines them in: the row's style, then the hover and
-        # cursor components, then (cursor colours win over the cells') their colours
+    def _component(self, cursor: bool, hover: bool) -> Style:
         component = Style()
         if hover:
-            component += self.get_component_rich_style("datatable--hover")
+            component += self._style("datatable--hover", full=True)
         if cursor:
-            component += self.get_component_rich_style("datatable--cursor")
+            component += self._style("datatable--cursor", full=True)
+        return component
+
+    def _extend_style(self, row: int, cursor: bool, hover: bool) -> Style:
+        return self._row_style(row) + self._component(cursor, hover)
+
+    def _render_cells(self, row: int, cursor: bool, hover: bool) -> list[Segment]:
+        # the order DataTable combines them in: the row's style, then the hover and
+        # cursor components, then (cursor colours win over the cells') their colours
+        component = self._component(cursor, hover)
         post = Style.from_color(component.color) + Style.from_color(
             bgcolor=component.bgcolor)
-        row_style = self._row_style(row)
-        pre = row_style + component
+        pre = self._row_style(row) + component
         cells = [c.label for c in self.columns] if row == -1 else self._rows[row]
         console = self.app.console
         segments: list[Segment] = []
         for column, cell in zip(self.columns, cells, strict=False):
             segments.extend(Segment.apply_style(
                 self._cell_segments(cell, column.width, console), pre, post))
-        table_width = sum(c.width + 2 * PADDING for c in self.columns)
-        segments.append(Segment(" " * max(0, width - table_width), row_style + component))
-        strip = Strip(segments)
-        if x:
-            strip = strip.crop(x, x + width)
-        return strip.adjust_cell_length(width, base).simplify()
+        return segments
 
     @staticmethod
     def _cell_segments(cell: Cell, width: int, console: object) -> list[Segment]:
         """A cell as DataTable draws a one-line cell: markup read, the first line, cut
         (or justified) to the column, one blank each side."""
-        text = Text.from_markup(cell, end="") if isinstance(cell, str) else cell.copy()
+        if isinstance(cell, str):
+            text = Text.from_markup(cell, end="") if "[" in cell else Text(cell, end="")
+        else:
+            text = cell.copy()
         if "\n" in text.plain:
             text = text.split(allow_blank=True)[0]
         overflow = text.overflow or "fold"

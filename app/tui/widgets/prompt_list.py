@@ -10,7 +10,7 @@ from textual import on
 from textual.message import Message
 
 from app.service.models import HistoryItem
-from app.tui.widgets.line_table import PADDING, Cell, Column, LineTable
+from app.tui.widgets.line_table import Cell, Column, LineTable
 from app.tui.widgets.timeline_format import local, one_line, short_project
 
 FIXED = (("when", 12), ("project", 12), ("session", 8))
@@ -30,22 +30,10 @@ class PromptTable(LineTable):
         """The cursor is close to the last loaded row: load the next page."""
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        # the prompt takes the rest of the width: the cells cut themselves to it
         super().__init__([*(Column(label, width) for label, width in FIXED),
-                          Column("prompt", 60)], id=id)
+                          Column("prompt", 60, flexible=True)], id=id)
         self.items: list[HistoryItem] = []
-
-    def on_mount(self) -> None:
-        self._fit()
-
-    def on_resize(self) -> None:
-        self._fit()
-
-    def _fit(self) -> None:
-        # the cells cut themselves to the column: a new width (as when the scrollbar
-        # appears) only redraws the lines on screen
-        fixed = sum(w for _, w in FIXED) + 2 * PADDING * (len(FIXED) + 1)
-        self.set_column_width(len(FIXED),
-                              max(20, self.scrollable_content_region.width - fixed - 1))
 
     def _row(self, it: HistoryItem) -> tuple[Cell, ...]:
         text = it.text.strip()

@@ -9,7 +9,7 @@ from textual import on
 from textual.message import Message
 
 from app.service.models import SessionInfo
-from app.tui.widgets.line_table import PADDING, Column, LineTable
+from app.tui.widgets.line_table import Column, LineTable
 from app.tui.widgets.timeline_format import (
     human_count,
     human_duration,
@@ -42,31 +42,21 @@ class DaySessions(LineTable):
         session_id: str
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
-        super().__init__([Column(label, width) for label, _, width in COLUMNS], id=id,
-                         classes=classes)
+        # the title takes whatever width the other columns leave
+        super().__init__([Column(label, width, flexible=key == "title")
+                          for label, key, width in COLUMNS], id=id, classes=classes)
         self.sessions: list[SessionInfo] = []
         self._keys: list[str] = []
-        self._title_width = 40
 
     def on_mount(self) -> None:
-        self._fit_columns()
         self.show([])
-
-    def on_resize(self) -> None:
-        self._fit_columns()
-
-    def _fit_columns(self) -> None:
-        """Give the title whatever width the fixed columns leave."""
-        fixed = sum(w for _, k, w in COLUMNS if k != "title")
-        padding = 2 * PADDING * len(COLUMNS)
-        width = max(20, self.scrollable_content_region.width - fixed - padding - 1)
-        self._title_width = width
-        self.set_column_width([k for _, k, _ in COLUMNS].index("title"), width)
 
     def show(self, sessions: list[SessionInfo]) -> None:
         """Replace the rows, keeping the cursor on the same session if it is still there."""
         keep = self.selected_id
         self.sessions = sessions
+        self.fit_columns(len(sessions) or 1)
+        title_width = next(c.width for c in self.columns if c.flexible)
         if not sessions:
             self._keys = ["-"]
             self.set_rows([(Text("no sessions in this period", style="dim italic"), "", "",
@@ -78,7 +68,7 @@ class DaySessions(LineTable):
             agents = Text(str(s.subagent_count) if s.subagent_count else "·", justify="right")
             rows.append((
                 local(s.first_activity, "%a %H:%M") if s.first_activity else "–",
-                one_line(s.title or s.first_prompt or s.session_id, self._title_width),
+                one_line(s.title or s.first_prompt or s.session_id, title_width),
                 short_project(s.project),
                 one_line(", ".join(s.branches) or "–", 18),
                 one_line(models, 14),
