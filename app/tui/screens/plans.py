@@ -121,8 +121,8 @@ class PlansScreen(PaneScreen):
                         if main:
                             g.subplans.insert(0, g.plan)
                             g.plan = main[0]
-            for g in groups:
-                g.sessions = [(sid, svc.session_title(sid)[0]) for sid in g.plan.sessions]
+            for g in groups:  # titles when a plan is opened, not for every plan now
+                g.title_of = lambda sid: svc.session_title(sid)[0]
         except Exception as exc:
             self.post_message(self.PlansLoaded(request, [], 0, [], str(exc)))
             return

@@ -19,7 +19,6 @@ from app.tui.widgets.timeline_format import (
     short_project,
 )
 
-
 COLUMNS = (
     ("started", "started", 9),
     ("title", "title", 40),
