@@ -10,6 +10,7 @@ def test_camel_parts_split_identifiers_with_a_case_change() -> None:
         "parse HTTP Response XML Parser 2"
     assert camel_parts("plain words, snake_case and a/b/c.py") == ""
     assert camel_parts("fooBar fooBar") == "foo Bar"
+    assert camel_parts("Hello HTTP 184 v2 iPhone HTTPServer") == "i Phone HTTP Server"
 
 
 def test_split_camel_keeps_plain_words_whole() -> None:

@@ -60,7 +60,7 @@ def all_ids(svc: ArchiveService) -> list[str]:
     searcher = svc.store.searcher()
     q = tantivy.Query.term_set_query(svc.schema, S.KIND, list(S.SEARCHABLE_KINDS))
     n = searcher.search(q, 1).count
-    return sorted(searcher.doc(a).get_first(S.ID) for _, a in searcher.search(q, n + 1).hits)
+    return sorted(S.doc_id(searcher.doc(a)) for _, a in searcher.search(q, n + 1).hits)
 
 
 def test_second_run_reads_nothing_and_appends_read_only_new_bytes(tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def all_ids(store) -> list[str]:  # noqa: ANN001
     searcher = store.searcher()
     n = searcher.num_docs
     res = searcher.search(tantivy.Query.all_query(), max(n, 1), count=False)
-    return [searcher.doc(addr).get_first(S.ID) for _s, addr in res.hits]
+    return [S.doc_id(searcher.doc(addr)) for _s, addr in res.hits]
 
 
 def assert_no_doubles(store) -> list[str]:  # noqa: ANN001

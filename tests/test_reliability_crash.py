@@ -76,7 +76,7 @@ def documents(settings: Settings) -> tuple[list[str], dict[str, tuple]]:
     sessions: dict[str, tuple] = {}
     for _s, addr in searcher.search(tantivy.Query.all_query(), n + 1).hits:
         doc = searcher.doc(addr)
-        ids.append(doc.get_first(S.ID))
+        ids.append(S.doc_id(doc))
         if doc.get_first(S.KIND) == S.SESSION_DOC:
             b = orjson.loads(doc.get_first(S.BLOB))
             sessions[b["session_id"]] = (b["title"], b["messages"], b["prompts"],

@@ -17,28 +17,25 @@ from __future__ import annotations
 
 import re
 
-# A case change inside a word: where a camelCase identifier is. Scanning for this
-# two-character pattern and widening each match to its word is 2x faster than one regex
-# for whole identifiers (which backtracks at every word start).
-_TRANSITION = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
-_WORD_REST = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[A-Za-z0-9]{2,}")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 MAX_PARTS_INPUT = 64_000
 
 
 def camel_parts(text: str) -> str:
-    """The parts of every camelCase identifier in `text`, space separated ("" if none)."""
+    """The parts of every camelCase identifier in `text`, space separated ("" if none).
+
+    An identifier is a word of letters and digits with mixed case that is not merely
+    Capitalised (`parseHTTPResponse`, `iPhone`, `HTTPServer`; not `Hello`, `HTTP`).
+    Finding every word and testing its case with str methods (C loops) is 2x faster
+    than scanning for case changes with a regex and widening each to its word.
+    """
     words: dict[str, None] = {}
-    end = -1
-    for m in _TRANSITION.finditer(text, 0, MAX_PARTS_INPUT):
-        i = m.start()
-        if i < end:
-            continue  # another case change in the word just taken
-        start = i
-        while start and text[start - 1].isalnum():
-            start -= 1
-        end = _WORD_REST.match(text, i).end()  # type: ignore[union-attr]
-        words[text[start:end]] = None
+    for w in _WORD.findall(text, 0, MAX_PARTS_INPUT):
+        if not (w.islower() or w.isupper() or w[1:].islower() or w.isdigit()):
+            words[w] = None
+    if not words:
+        return ""
     return " ".join(" ".join(_CAMEL_PART.findall(w)) for w in words)
 
 

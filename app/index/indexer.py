@@ -52,14 +52,17 @@ from app.index.store import IndexStore
 
 log = logging.getLogger(__name__)
 
-COMMIT_DOCS = 150_000
-"""Commit after this many documents: bounds what a kill loses (it is re-read, not lost)
-and the writer's memory, while keeping commits (≈0.1-0.3 s each) a small share of a run."""
-COMMIT_BYTES = 384 << 20
+COMMIT_DOCS = 500_000
+"""Commit after this many documents: bounds what a kill loses (it is re-read, not lost).
+The writer's memory is bounded by its heap, which Tantivy flushes on its own."""
+COMMIT_BYTES = 1 << 30
 COMMIT_SECONDS = 4.0
-"""...and at least this often while documents wait: during a first build the app searches
-what is already indexed, and a commit every few seconds (≈0.1-0.3 s each) costs a few per
-cent of the run."""
+"""...and while documents wait, commit after this long, then after twice as long each
+time within one run, up to `COMMIT_SECONDS_MAX`: during a first build the app searches
+what is already indexed, so the first results must come soon; but every commit stalls
+the reader of the archive while Tantivy finishes its segments, and makes segments to
+merge (on 1 GB, a commit every 4 s took 40 s where 4 commits took 23 s)."""
+COMMIT_SECONDS_MAX = 32.0
 HEAD_BYTES = 1024
 """The first bytes of a file are fingerprinted: same inode and size-or-larger but other
 first bytes means the file was rewritten in place, not appended to."""
@@ -243,6 +246,7 @@ class Indexer:
         self._gen = int(time.time() * 1000)
         self._maps: _Maps | None = None
         self._last_commit = time.monotonic()
+        self._commit_every = COMMIT_SECONDS
 
     # ---- checkpoints ---------------------------------------------------------------
     def _load_states(self) -> None:
@@ -283,6 +287,7 @@ class Indexer:
         """
         t0 = time.perf_counter()
         report = RunReport()
+        self._commit_every = COMMIT_SECONDS
         disc = D.DiscoveryReport({})
         if only is None:
             sources = list(D.discover(self.root, disc))
@@ -456,7 +461,8 @@ class Indexer:
                 if self._pending_docs >= COMMIT_DOCS or \
                         self._pending_bytes + st.offset - start >= COMMIT_BYTES or \
                         (self._pending_docs and
-                         time.monotonic() - self._last_commit >= COMMIT_SECONDS):
+                         time.monotonic() - self._last_commit >= self._commit_every):
+                    self._commit_every = min(COMMIT_SECONDS_MAX, self._commit_every * 2)
                     self._pending_bytes += st.offset - start
                     self._save_file(st, summary, stats, history is None)
                     stats = LineStats()
@@ -511,36 +517,42 @@ class Indexer:
         session = summary.session_id or src.session_id
         slug = obj.get("slug")
         docs = []
+        parent_b = parent.encode() if parent else b""
+        model = model if model else ""
+        branch = branch if isinstance(branch, str) and branch else ""
+        slug = slug if isinstance(slug, str) and slug else ""
+        tsec = int(ts.timestamp())
+        add_kind = self._touched_kinds.add
         for u in units:
-            block = j * 16 + min(u.block, 15)
+            block = S.block_of(j, u.block)
             doc = tantivy.Document()
-            doc.add_text(S.ID, f"{src.rel}:{offset}:{block}")
             doc.add_text(S.KIND, u.kind)
             doc.add_text(S.ROLE, u.role)
             doc.add_text(S.PROJECT, project)
             doc.add_text(S.SESSION, session)
             doc.add_text(S.AGENT, agent)
             doc.add_text(S.UUID, uuid)
-            doc.add_text(S.PARENT, parent)
             doc.add_date(S.TS, ts)
+            if parent_b:
+                doc.add_bytes(S.PARENT, parent_b)
             if model:
                 doc.add_text(S.MODEL, model)
-            if isinstance(branch, str) and branch:
+            if branch:
                 doc.add_text(S.BRANCH, branch)
-            if isinstance(slug, str) and slug:
+            if slug:
                 doc.add_text(S.SLUG, slug)
             if u.tool:
                 doc.add_text(S.TOOL, u.tool)
             if u.tool_use_id:
-                doc.add_text(S.TOOL_USE_ID, u.tool_use_id)
+                doc.add_bytes(S.TOOL_USE_ID, u.tool_use_id.encode())
             if u.link_agent:
-                doc.add_text(S.LINK_AGENT, u.link_agent)
+                doc.add_bytes(S.LINK_AGENT, u.link_agent.encode())
             for path in u.files:
                 doc.add_text(S.FILES, path)
             for flag in u.flags:
-                doc.add_text(S.FLAGS, flag)
+                doc.add_bytes(S.FLAGS, flag.encode())
             if agent == "sidechain":
-                doc.add_text(S.FLAGS, "sidechain")
+                doc.add_bytes(S.FLAGS, b"sidechain")
             doc.add_text(S.PATH, src.rel)
             doc.add_unsigned(S.OFFSET, offset)
             doc.add_unsigned(S.LENGTH, length)
@@ -549,12 +561,12 @@ class Indexer:
             doc.add_unsigned(S.GEN, self._gen)
             doc.add_text(S.TEXT, u.text)
             doc.add_unsigned(S.RANK, S.KIND_RANK.get(u.kind, 10))
-            doc.add_unsigned(S.TSEC, int(ts.timestamp()))
+            doc.add_unsigned(S.TSEC, tsec)
             parts = camel_parts(u.text)
             if parts:
                 doc.add_text(S.PARTS, parts)
             docs.append(doc)
-            self._touched_kinds.add(u.kind)
+            add_kind(u.kind)
         return docs
 
     def _history_docs(self, src: D.SourceFile, obj: dict[str, Any], offset: int, length: int,
@@ -569,7 +581,6 @@ class Indexer:
                 if isinstance(item, dict) and isinstance(item.get("content"), str):
                     text += "\n" + item["content"]
         doc = tantivy.Document()
-        doc.add_text(S.ID, f"{src.rel}:{offset}:{j}")
         doc.add_text(S.KIND, S.HISTORY)
         doc.add_text(S.ROLE, "user")
         project = obj.get("project")
@@ -582,7 +593,7 @@ class Indexer:
         doc.add_text(S.PATH, src.rel)
         doc.add_unsigned(S.OFFSET, offset)
         doc.add_unsigned(S.LENGTH, length)
-        doc.add_unsigned(S.SEQ, offset * 256 + j)
+        doc.add_unsigned(S.SEQ, offset * 256 + min(j, 255))
         doc.add_unsigned(S.TEXT_LEN, len(text))
         doc.add_unsigned(S.GEN, self._gen)
         doc.add_text(S.TEXT, cap(text, PROSE_CAP))

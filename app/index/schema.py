@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import tantivy
 
-SCHEMA_VERSION = 4
-"""Part of the index folder name (`index-v4`); bump on any change to the schema, the
+SCHEMA_VERSION = 5
+"""Part of the index folder name (`index-v5`); bump on any change to the schema, the
 analysis of text or what is extracted into documents, so that indexes are rebuilt."""
 
 CODE_TOKENIZER = "cc_code"
@@ -32,7 +32,8 @@ def code_analyzer() -> tantivy.TextAnalyzer:
 
 
 # ---- field names -------------------------------------------------------------------
-ID = "id"  # unique key of a document (raw); upserts delete by it
+ID = "id"  # key of a bookkeeping document (raw; upserts delete by it); entries have none
+#            and are named by path + seq instead (see `entry_id`)
 KIND = "kind"  # see KINDS
 ROLE = "role"  # user | assistant | system | agent
 PROJECT = "project"  # real path of the working directory (from `cwd`)
@@ -97,17 +98,21 @@ KIND_RANK = {
 """Ranking weight x10 by kind: what people mean (their prompts, plans, memory) above
 assistant prose, and that above what tools printed."""
 
-RAW_FIELDS = (
-    ID, KIND, ROLE, PROJECT, SESSION, AGENT, UUID, PARENT, MODEL, BRANCH, TOOL, TOOL_USE_ID,
-    LINK_AGENT, SLUG, PATH, STATE, FLAGS,
-)
+RAW_FIELDS = (ID, KIND, ROLE, PROJECT, SESSION, AGENT, UUID, MODEL, BRANCH, TOOL, SLUG, PATH, STATE)
+"""Text fields matched whole (filters, lookups)."""
+STORED_ONLY_FIELDS = (PARENT, TOOL_USE_ID, LINK_AGENT, FLAGS)
+"""Read back with an entry, never searched: stored as UTF-8 bytes, because a Tantivy text
+field is always indexed, and indexing nearly-unique values (uuids, tool ids) costs: work
+per field is most of Tantivy's time per document (measured: leaving the per-entry id,
+these, seq and the timestamp out of the inverted index cut its CPU by about a fifth)."""
 FAST_RAW_FIELDS = frozenset({KIND, PROJECT, SESSION, PATH})
 """Text columns that are aggregated (facets, per-project and per-file counts); a fast
 column on every other raw field would cost indexing time for nothing."""
 UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN, BYTES)
-_UNSIGNED_OPTIONS = {  # (indexed, fast): stored-only where nothing filters or sorts on it
+_UNSIGNED_OPTIONS = {  # (indexed, fast): stored-only where nothing filters or sorts on it;
+    # range queries and sorting run on a fast column alone (no inverted index needed)
     OFFSET: (False, False), LENGTH: (False, False), TEXT_LEN: (False, False),
-    SEQ: (True, True), GEN: (True, True), MESSAGES: (True, True),
+    SEQ: (False, True), GEN: (True, True), MESSAGES: (True, True),
     TOKENS: (False, True), BYTES: (False, True),
 }
 
@@ -124,12 +129,44 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field(PARTS, stored=False, tokenizer_name=CODE_TOKENIZER, index_option="position")
     sb.add_text_field(TITLE, stored=True, tokenizer_name=CODE_TOKENIZER, index_option="position")
     sb.add_text_field(FILES, stored=True, tokenizer_name=CODE_TOKENIZER, index_option="position")
-    sb.add_date_field(TS, stored=True, indexed=True, fast=True)
-    sb.add_date_field(TS_START, stored=True, indexed=True, fast=True)
+    sb.add_date_field(TS, stored=True, indexed=False, fast=True)  # ranges run on the column
+    sb.add_date_field(TS_START, stored=True, indexed=False, fast=True)
     for name in UNSIGNED_FIELDS:
         indexed, fast = _UNSIGNED_OPTIONS[name]
         sb.add_unsigned_field(name, stored=True, indexed=indexed, fast=fast)
     for name in (RANK, TSEC):
         sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
-    sb.add_bytes_field(BLOB, stored=True, indexed=False)
+    for name in (BLOB, *STORED_ONLY_FIELDS):
+        sb.add_bytes_field(name, stored=True, indexed=False)
     return sb.build()
+
+
+# ---- entry ids -------------------------------------------------------------------------
+def block_of(obj_index: int, unit_index: int) -> int:
+    """The low byte of `seq`: which object of a line (glued lines hold several) and which
+    unit of it. Both are clamped to 15 so the byte never spills into the offset."""
+    return min(obj_index, 15) * 16 + min(unit_index, 15)
+
+
+def entry_id(path: str, seq: int) -> str:
+    """The id of an entry document, `<path>:<byte offset>:<block>`, derived from two
+    stored fields rather than indexed as a unique term of its own."""
+    return f"{path}:{seq >> 8}:{seq & 255}"
+
+
+def parse_entry_id(value: str) -> tuple[str, int] | None:
+    """(path, seq) of an entry id, or None if `value` is not one."""
+    head, sep, block = value.rpartition(":")
+    path, sep2, offset = head.rpartition(":")
+    if not (sep and sep2 and path and offset.isdigit() and block.isdigit()) or \
+            int(block) > 255:
+        return None
+    return path, int(offset) * 256 + int(block)
+
+
+def doc_id(doc: tantivy.Document) -> str:
+    """A stored document's id: its own (bookkeeping documents) or its entry id."""
+    own = doc.get_first(ID)
+    if own:
+        return own
+    return entry_id(doc.get_first(PATH) or "", int(doc.get_first(SEQ) or 0))

@@ -52,7 +52,13 @@ class ServiceError(ValueError):
 
 def _first(doc: tantivy.Document, field: str, default: Any = "") -> Any:
     v = doc.get_first(field)
-    return default if v is None else v
+    if v is None:
+        return default
+    return v.decode() if isinstance(v, bytes) and field in S.STORED_ONLY_FIELDS else v
+
+
+def _strs(doc: tantivy.Document, field: str) -> list[Any]:
+    return [v.decode() if isinstance(v, bytes) else v for v in doc.get_all(field)]
 
 
 def _dt(v: Any) -> datetime | None:
@@ -388,13 +394,13 @@ class ArchiveService:
             (_first(doc, S.TITLE), "")
         snippet, spans = self._snippet(doc, gens, chars)
         return M.Hit(
-            id=_first(doc, S.ID), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
+            id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
             agent_id=_first(doc, S.AGENT), uuid=_first(doc, S.UUID),
             project=_first(doc, S.PROJECT), timestamp=_dt(doc.get_first(S.TS)),
             title=title or self._red(_first(doc, S.TITLE)), snippet=snippet, highlights=spans,
             score=round(score, 4), path=_first(doc, S.PATH), tool=_first(doc, S.TOOL),
             model=_first(doc, S.MODEL), branch=_first(doc, S.BRANCH),
-            flags=doc.get_all(S.FLAGS),
+            flags=_strs(doc, S.FLAGS),
         )
 
     def _grouped(self, searcher: tantivy.Searcher, cq: CompiledQuery, q: tantivy.Query,
@@ -479,7 +485,7 @@ class ArchiveService:
             subagent = self._subagent_links(_first(doc, S.SESSION)).get(
                 _first(doc, S.TOOL_USE_ID), "")
         return M.Entry(
-            id=_first(doc, S.ID), kind=kind, role=_first(doc, S.ROLE),
+            id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE),
             uuid=_first(doc, S.UUID), parent_uuid=_first(doc, S.PARENT),
             session_id=_first(doc, S.SESSION), agent_id=_first(doc, S.AGENT),
             timestamp=_dt(doc.get_first(S.TS)), text=self._red(piece), text_len=text_len,
@@ -487,7 +493,7 @@ class ArchiveService:
             next_char=end if truncated and (end < len(text) or readable) else None,
             tool=tool, tool_use_id=_first(doc, S.TOOL_USE_ID),
             subagent_id=subagent, files=doc.get_all(S.FILES),
-            model=_first(doc, S.MODEL), flags=doc.get_all(S.FLAGS), path=path,
+            model=_first(doc, S.MODEL), flags=_strs(doc, S.FLAGS), path=path,
             offset=offset, length=length, project=_first(doc, S.PROJECT),
         )
 
@@ -543,7 +549,14 @@ class ArchiveService:
 
     def _doc_by_id(self, entry_id: str) -> tantivy.Document:
         searcher = self._searcher()
-        hits = searcher.search(self._term(S.ID, entry_id), 1, count=False).hits
+        parsed = S.parse_entry_id(entry_id)
+        if parsed is None:
+            q = self._term(S.ID, entry_id)
+        else:
+            path, seq = parsed
+            q = self._all(self._term(S.PATH, path), tantivy.Query.range_query(
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq))
+        hits = searcher.search(q, 1, count=False).hits
         if not hits:
             raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
         doc = searcher.doc(hits[0][1])
@@ -947,7 +960,7 @@ class ArchiveService:
         for _, addr in res.hits:
             doc = searcher.doc(addr)
             snippet, _spans = self._snippet(doc, gens, SNIPPET_CHARS)
-            items.append(M.HistoryItem(id=_first(doc, S.ID), text=self._red(_first(doc, S.TEXT)),
+            items.append(M.HistoryItem(id=S.doc_id(doc), text=self._red(_first(doc, S.TEXT)),
                                        project=_first(doc, S.PROJECT),
                                        session_id=_first(doc, S.SESSION),
                                        timestamp=_dt(doc.get_first(S.TS)), snippet=snippet))
