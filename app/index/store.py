@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import shutil
 import time
 import zlib
 from pathlib import Path
@@ -95,6 +94,8 @@ class IndexStore:
         (self.path / "complete").touch()
         for old in self.base.glob("index-v*"):
             if old != self.path and old.is_dir():
+                import shutil  # rare; `ccarchive search` should not pay its imports
+
                 shutil.rmtree(old, ignore_errors=True)
 
     def try_writer(self) -> tantivy.IndexWriter:

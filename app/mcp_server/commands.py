@@ -7,7 +7,6 @@ alone takes ~0.9 s to import, and `ccarchive search --json` must start in < 100 
 
 from __future__ import annotations
 
-import hmac
 import logging
 import os
 import sys
@@ -175,11 +174,14 @@ class BearerAuth:
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
+        import hmac  # here, not at module level: `app.cli` imports this module
+
+        self._same = hmac.compare_digest
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             got = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
-            if not hmac.compare_digest(got, self.expected):
+            if not self._same(got, self.expected):
                 body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
                 await send({"type": "http.response.start", "status": 401, "headers": [
                     (b"content-type", b"application/json"),
