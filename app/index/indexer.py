@@ -189,7 +189,9 @@ def _peek_envelope(path: Path) -> tuple[str, str]:
     file (summaries, snapshots) come before them, and their documents need a project."""
     try:
         with open(path, "rb") as f:
-            head = f.read(256 << 10)
+            head = f.read(16 << 10)  # nearly always enough; read on only if not
+            if b'"cwd":"' not in head or b'"sessionId":"' not in head:
+                head += f.read((256 << 10) - len(head))
     except OSError:
         return "", ""
     m = _CWD_RE.search(head)
