@@ -113,6 +113,29 @@ def test_a_rewritten_file_is_read_again_without_duplicates(tmp_path: Path) -> No
     assert svc.search("after").total == 0
 
 
+def test_a_rewrite_with_the_same_first_bytes_is_not_taken_for_an_append(
+        tmp_path: Path) -> None:
+    """Same inode, same first kilobyte, larger: only the bytes before the checkpoint tell
+    that what was read is gone (an editor rewriting the file, a tool replacing lines)."""
+    root, data = tmp_path / "claude", tmp_path / "data"
+    sid = "77777777-abcd"
+    path = root / "projects" / PROJECT / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True)
+    first = json.dumps(entry(0, sid, "opening " + "padding " * 300)) + "\n"  # > 1 kB
+    lines = [json.dumps(entry(i, sid, f"original line {i}")) + "\n" for i in (1, 2, 3)]
+    path.write_text(first + "".join(lines))
+    index(root, data)
+    ino = path.stat().st_ino
+    swapped = [json.dumps(entry(i, sid, f"replacement line {i}")) + "\n" for i in (1, 2, 3, 4)]
+    with open(path, "r+") as f:  # in place: the inode stays
+        f.write(first + "".join(swapped))
+    assert path.stat().st_ino == ino
+    svc, report = index(root, data)
+    assert report.files_reset == 1
+    assert svc.search("original").total == 0
+    assert svc.search("replacement").total == 4 and len(all_ids(svc)) == 5
+
+
 def test_a_deleted_session_stays_searchable_and_is_marked_gone(tmp_path: Path) -> None:
     root, data = tmp_path / "claude", tmp_path / "data"
     path = write_session(root, "44444444-dddd", 4, "ephemeral")

@@ -64,8 +64,9 @@ the reader of the archive while Tantivy finishes its segments, and makes segment
 merge (on 1 GB, a commit every 4 s took 40 s where 4 commits took 23 s)."""
 COMMIT_SECONDS_MAX = 32.0
 HEAD_BYTES = 1024
-"""The first bytes of a file are fingerprinted: same inode and size-or-larger but other
-first bytes means the file was rewritten in place, not appended to."""
+"""The first bytes of a file are fingerprinted, and so are the last bytes read: same
+inode and size-or-larger but other bytes at either place means the file was rewritten
+in place, not appended to."""
 
 _CWD_RE = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
 _SID_RE = re.compile(rb'"sessionId":"([0-9A-Za-z_-]+)"')
@@ -109,6 +110,8 @@ class FileState:
     offset: int = 0
     head: str = ""
     head_len: int = 0
+    tail: str = ""  # fingerprint of the HEAD_BYTES before `offset` (what was read last)
+    tail_at: int = 0  # where that span starts
     gone: bool = False
     docs: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
@@ -176,11 +179,12 @@ def _complete_objects(piece: bytes) -> list[dict[str, Any]]:
     return [obj] if isinstance(obj, dict) else []
 
 
-def _head_hash(path: Path, length: int) -> str:
-    """Fingerprint of the first `length` bytes."""
+def _head_hash(path: Path, length: int, start: int = 0) -> str:
+    """Fingerprint of `length` bytes from `start` (the first bytes by default)."""
     if length <= 0:
         return ""
     with open(path, "rb") as f:
+        f.seek(start)
         return hashlib.blake2b(f.read(length), digest_size=8).hexdigest()
 
 
@@ -355,6 +359,8 @@ class Indexer:
                 (st.dev, st.ino) != src.identity
                 or src.size < st.offset
                 or _head_hash(src.path, min(st.head_len, src.size)) != st.head
+                or (st.tail_at < st.offset and
+                    _head_hash(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
                 or whole_file
             )
             if rewritten:
@@ -492,6 +498,11 @@ class Indexer:
 
     def _save_file(self, st: FileState, summary: FileSummary, stats: LineStats,
                    transcript: bool) -> None:
+        st.tail_at = max(0, st.offset - HEAD_BYTES)
+        try:
+            st.tail = _head_hash(self.root / st.rel, st.offset - st.tail_at, st.tail_at)
+        except OSError:  # vanished since: the next run marks it gone
+            st.tail, st.tail_at = "", 0
         if transcript:
             st.summary = summary.to_json()
         for reason, n in (stats.skipped or {}).items():
