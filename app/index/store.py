@@ -31,6 +31,12 @@ WRITER_HEAP = 160_000_000
 WRITER_THREADS = 2
 
 
+def _is_panic(exc: BaseException) -> bool:
+    """A Rust panic surfaced by PyO3 (`pyo3_runtime.PanicException`, a BaseException that
+    cannot be imported by name): Tantivy panics on some damaged files instead of failing."""
+    return type(exc).__name__ == "PanicException"
+
+
 def complete_index_exists(archive_data_dir: Path) -> bool:
     """Whether a full build of the current index version has finished, without opening
     (or creating) anything: for read-only callers that must never build an index."""
@@ -67,8 +73,8 @@ class IndexStore:
             if missing:  # Tantivy would open it: empty, or failing at the first search
                 raise ValueError(missing)
             index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
-        except ValueError as exc:
-            if "LockBusy" in str(exc):
+        except BaseException as exc:  # noqa: BLE001 (Tantivy may panic on damaged files)
+            if not (isinstance(exc, ValueError) or _is_panic(exc)) or "LockBusy" in str(exc):
                 raise
             aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
             self.path.rename(aside)
