@@ -338,7 +338,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
     shrink_lines = [words(300 + k) for k in range(40)]
     shrinking = _session(root, 4, b"\n".join(shrink_lines) + b"\n")
     half = len(b"\n".join(shrink_lines[:20])) + 1
-    from app.index import indexer as I
+    from app.index import reader as I  # where files are read line by line
 
     real_iter = I.iter_raw_lines
 

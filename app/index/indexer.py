@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,25 +28,11 @@ import orjson
 import tantivy
 
 from app.archive import discovery as D
-from app.archive.lines import (
-    HUGE,
-    INCOMPLETE_LAST_LINE,
-    HugeLine,
-    LineStats,
-    decode_line,
-    iter_raw_lines,
-)
-from app.archive.records import (
-    PROSE_CAP,
-    TITLE_CAP,
-    Extractor,
-    FileSummary,
-    Unit,
-    cap,
-    parse_ts,
-)
+from app.archive.lines import INCOMPLETE_LAST_LINE
+from app.archive.records import PROSE_CAP, TITLE_CAP, FileSummary, cap, parse_ts
 from app.index import schema as S
 from app.index.analysis import camel_parts
+from app.index.reader import CHUNK_DOCS, Chunk, ReadTask, decode_dir, read_chunks
 from app.index.store import IndexStore
 
 log = logging.getLogger(__name__)
@@ -68,8 +53,6 @@ HEAD_BYTES = 1024
 inode and size-or-larger but other bytes at either place means the file was rewritten
 in place, not appended to."""
 
-_CWD_RE = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
-_SID_RE = re.compile(rb'"sessionId":"([0-9A-Za-z_-]+)"')
 
 ProgressFn = Callable[["Progress"], None]
 CommitFn = Callable[["CommitInfo"], None]
@@ -146,39 +129,6 @@ class RunReport:
     discovery_skipped: dict[str, int] = field(default_factory=dict)
 
 
-_PROGRESS = b'"type":"progress","data":'
-_SNAPSHOT = b'{"type":"file-history-snapshot",'
-_GLUED = b'}{"'
-
-
-def _is_noise(line: bytes) -> bool:
-    """Progress and file-history-snapshot records, recognised without parsing them.
-
-    They are a third of all lines and a fifth of the bytes (FORMAT.md §15) and never
-    become documents. The test is exact: the record's own top-level `type` is the first
-    `"type":"` of the line (nothing nested comes before it in these records), and a raw
-    `}{"` can only be two objects glued on one line (inside a JSON string the quote would
-    be escaped), in which case the line is parsed normally.
-    """
-    if line.startswith(_SNAPSHOT):
-        return _GLUED not in line
-    i = line.find(_PROGRESS, 0, 4096)
-    return i >= 0 and line.find(b'"type":"', 0, i + 1) == i and _GLUED not in line
-
-
-TAIL_PARSE_LIMIT = 16 << 20
-"""A newline-less last piece up to this size is tried as a complete line."""
-
-
-def _complete_objects(piece: bytes) -> list[dict[str, Any]]:
-    """The object(s) of a last line without newline, if it is complete; else []."""
-    try:
-        obj = orjson.loads(piece)
-    except orjson.JSONDecodeError:
-        return []
-    return [obj] if isinstance(obj, dict) else []
-
-
 def _head_hash(path: Path, length: int, start: int = 0) -> str:
     """Fingerprint of `length` bytes from `start` (the first bytes by default)."""
     if length <= 0:
@@ -186,31 +136,6 @@ def _head_hash(path: Path, length: int, start: int = 0) -> str:
     with open(path, "rb") as f:
         f.seek(start)
         return hashlib.blake2b(f.read(length), digest_size=8).hexdigest()
-
-
-def _peek_envelope(path: Path) -> tuple[str, str]:
-    """(cwd, sessionId) from the first entries that carry them: records at the top of a
-    file (summaries, snapshots) come before them, and their documents need a project."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16 << 10)  # nearly always enough; read on only if not
-            if b'"cwd":"' not in head or b'"sessionId":"' not in head:
-                head += f.read((256 << 10) - len(head))
-    except OSError:
-        return "", ""
-    m = _CWD_RE.search(head)
-    cwd = ""
-    if m:
-        try:
-            cwd = orjson.loads(b'"' + m.group(1) + b'"')
-        except orjson.JSONDecodeError:
-            cwd = ""
-    s = _SID_RE.search(head)
-    return cwd, s.group(1).decode() if s else ""
-
-
-def _ts_or(value: Any, fallback: datetime | None) -> datetime | None:
-    return parse_ts(value) or fallback
 
 
 class Indexer:
@@ -304,20 +229,22 @@ class Indexer:
         seen = {s.rel for s in sources}
         report.files_seen = len(sources)
         todo = [s for s in sources if self._changed(s)]
-        total = sum(max(0, s.size - self._resume_offset(s)) for s in todo)
+        # transcripts and history first: plans and memory files look up the sessions
+        # (and their projects) that those just read
+        lines = [s for s in todo if s.kind not in (D.PLAN, D.MEMORY)]
+        whole = [s for s in todo if s.kind in (D.PLAN, D.MEMORY)]
+        tasks = [self._task(s) for s in lines]
+        total = sum(max(0, s.size - t.offset) for s, t in zip(lines, tasks, strict=True)) + \
+            sum(s.size for s in whole)
         done_bytes = 0
-        for i, src in enumerate(todo):
-            try:
-                read = self._index_file(src, report)
-            except OSError as exc:  # vanished or unreadable between walk and read
-                log.warning("cannot read %s: %s", src.rel, exc)
-                report.skipped["unreadable"] += 1
-                read = 0
-            done_bytes += read
-            report.bytes_read += read
-            report.files_read += 1
+        for i, (src, task) in enumerate(zip(lines, tasks, strict=True), 1):
+            done_bytes += self._read_one(src, report, self._index_lines, task)
             if progress:
-                progress(Progress(i + 1, len(todo), done_bytes, total, report.docs_added))
+                progress(Progress(i, len(todo), done_bytes, total, report.docs_added))
+        for i, src in enumerate(whole, len(lines) + 1):
+            done_bytes += self._read_one(src, report, self._index_whole_file)
+            if progress:
+                progress(Progress(i, len(todo), done_bytes, total, report.docs_added))
         if only is None:
             missing = [st for rel, st in self.states.items() if rel not in seen]
         else:
@@ -338,11 +265,17 @@ class Indexer:
                 report.skipped[reason] += n
         return report
 
-    def _resume_offset(self, src: D.SourceFile) -> int:
-        st = self.states.get(src.rel)
-        if st is None or st.gone or (st.dev, st.ino) != src.identity or src.size < st.offset:
-            return 0
-        return st.offset
+    def _read_one(self, src: D.SourceFile, report: RunReport, read: Callable[..., int],
+                  *args: Any) -> int:
+        try:
+            n = read(src, *args, report)
+        except OSError as exc:  # vanished or unreadable between walk and read
+            log.warning("cannot read %s: %s", src.rel, exc)
+            report.skipped["unreadable"] += 1
+            n = 0
+        report.bytes_read += n
+        report.files_read += 1
+        return n
 
     def _changed(self, src: D.SourceFile) -> bool:
         st = self.states.get(src.rel)
@@ -351,22 +284,38 @@ class Indexer:
         return (src.size, src.mtime_ns, (src.dev, src.ino)) != (st.size, st.mtime_ns,
                                                                  (st.dev, st.ino))
 
-    def _index_file(self, src: D.SourceFile, report: RunReport) -> int:
+    def _rewritten(self, src: D.SourceFile) -> bool:
+        """Whether what was read of this file is no longer what it holds."""
         st = self.states.get(src.rel)
-        whole_file = src.kind in (D.PLAN, D.MEMORY)
-        if st is not None:
-            rewritten = (
-                (st.dev, st.ino) != src.identity
-                or src.size < st.offset
-                or _head_hash(src.path, min(st.head_len, src.size)) != st.head
-                or (st.tail_at < st.offset and
-                    _head_hash(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
-                or whole_file
-            )
-            if rewritten:
-                self.writer.delete_documents_by_term(S.PATH, src.rel)
-                report.files_reset += 1 if not whole_file else 0
-                st = None
+        if st is None:
+            return False
+        return (
+            (st.dev, st.ino) != src.identity
+            or src.size < st.offset
+            or _head_hash(src.path, min(st.head_len, src.size)) != st.head
+            or (st.tail_at < st.offset and
+                _head_hash(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
+        )
+
+    def _task(self, src: D.SourceFile) -> ReadTask:
+        """Where reading this file starts; decided before reading (perhaps in another
+        process), applied by `_begin_file` when its documents are added."""
+        st = self.states.get(src.rel)
+        chunk_docs = max(1, min(CHUNK_DOCS, COMMIT_DOCS))
+        if st is None or self._rewritten(src):
+            return ReadTask(src, chunk_docs=chunk_docs, rewritten=st is not None)
+        return ReadTask(src, st.offset, st.summary if src.kind in D.TRANSCRIPT_KINDS else {},
+                        st.open_tail, chunk_docs)
+
+    def _begin_file(self, src: D.SourceFile, *, rewritten: bool,
+                    report: RunReport) -> FileState:
+        """The checkpoint to read into: the old one, or a new one once the documents of
+        a rewritten file are deleted (in the same commit as what replaces them)."""
+        st = self.states.get(src.rel)
+        if st is not None and rewritten:
+            self.writer.delete_documents_by_term(S.PATH, src.rel)
+            report.files_reset += 1 if src.kind not in (D.PLAN, D.MEMORY) else 0
+            st = None
         if st is None:
             st = FileState(rel=src.rel, kind=src.kind)
             self.states[src.rel] = st
@@ -376,16 +325,12 @@ class Indexer:
         st.dev, st.ino, st.gone = src.dev, src.ino, False
         st.head_len = min(src.size, HEAD_BYTES)
         st.head = _head_hash(src.path, st.head_len)
-        if whole_file:
-            read = self._index_document_file(src, st, report)
-        elif src.kind == D.HISTORY:
-            read = self._index_lines(src, st, report, self._history_docs)
-        else:
-            read = self._index_lines(src, st, report, None)
+        return st
+
+    def _end_file(self, src: D.SourceFile, st: FileState) -> None:
         st.size, st.mtime_ns = src.size, src.mtime_ns
         self._remember(st)
         self._touch_state(st)
-        return read
 
     def _remember(self, st: FileState) -> None:
         """Fold a checkpoint into the incremental lookups."""
@@ -407,216 +352,70 @@ class Indexer:
             self._touched_sessions.add(sid)
 
     # ---- transcripts and history ---------------------------------------------------
-    def _index_lines(self, src: D.SourceFile, st: FileState, report: RunReport,
-                     history: Callable[..., list[tantivy.Document]] | None) -> int:
-        summary = FileSummary.from_json(st.summary) if st.summary else FileSummary()
-        if history is None:
-            if not summary.session_id:
-                summary.session_id = src.session_id
-            if src.kind == D.AGENT:
-                summary.agent_id = summary.agent_id or src.agent_id
-                if not summary.meta:
-                    summary.meta = _read_meta(src)
-            if st.offset == 0 and (not summary.cwd or not summary.session_id):
-                cwd, sid = _peek_envelope(src.path)
-                summary.cwd = summary.cwd or cwd
-                summary.session_id = summary.session_id or sid
-        extractor = Extractor(summary, is_agent_file=src.kind == D.AGENT)
-        stats = LineStats()
-        start = first_offset = st.offset
-        last_ts = parse_ts(summary.last_ts)
-        fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc)
+    def _index_lines(self, src: D.SourceFile, task: ReadTask, report: RunReport) -> int:
+        """Add the documents `app.index.reader` made of a file, committing between its
+        chunks when a commit is due (checkpoint and documents together)."""
+        st = self._begin_file(src, rewritten=task.rewritten, report=report)
+        first = start = st.offset = task.offset
+        st.open_tail = False
         add = self.writer.add_document
-
-        def handle(offset: int, objs: list[dict[str, Any]], length: int) -> None:
-            nonlocal last_ts
-            for j, obj in enumerate(objs):
-                if history is not None:
-                    docs = history(src, obj, offset, length, j)
-                else:
-                    units = extractor.extract(obj, stats)
-                    if not units:
-                        continue
-                    ts = _ts_or(obj.get("timestamp"), last_ts)
-                    if ts is not None:
-                        last_ts = ts
-                    docs = self._unit_docs(src, summary, obj, units, offset, length, j,
-                                           ts or fallback_ts)
-                for doc in docs:
-                    add(doc)
-                st.docs += len(docs)
-                self._pending_docs += len(docs)
-                report.docs_added += len(docs)
-
-        open_tail, st.open_tail = st.open_tail, False
-        with open(src.path, "rb") as f:
-            for offset, line in iter_raw_lines(f, start, end=src.size):
-                if isinstance(line, HugeLine):
-                    stats.repair(HUGE)
-                    handle(offset, [_huge_envelope(line)], line.length)
-                    length = line.length
-                elif open_tail and offset == first_offset and not line:
-                    length = 0  # the newline that completes a line we already read
-                elif history is None and _is_noise(line):
-                    stats.lines += 1
-                    stats.objects += 1
-                    summary.entries += 1
-                    length = len(line)
-                else:
-                    handle(offset, decode_line(line, stats), len(line))
-                    length = len(line)
-                st.offset = offset + length + 1
-                if self._pending_docs >= COMMIT_DOCS or \
-                        self._pending_bytes + st.offset - start >= COMMIT_BYTES or \
-                        (self._pending_docs and
-                         time.monotonic() - self._last_commit >= self._commit_every):
-                    self._commit_every = min(COMMIT_SECONDS_MAX, self._commit_every * 2)
-                    self._pending_bytes += st.offset - start
-                    self._save_file(st, summary, stats, history is None)
-                    stats = LineStats()
-                    start = st.offset
-                    self._commit(report)
-            tail = src.size - st.offset
-            if 0 < tail <= TAIL_PARSE_LIMIT:
-                # A last line without its newline: torn by a crash, being written right
-                # now, or complete but never terminated. Only the last is read now; if
-                # its newline arrives later it is skipped above, so nothing doubles.
-                f.seek(st.offset)
-                piece = f.read(tail)
-                objs = _complete_objects(piece)
-                if objs:
-                    stats.lines += 1
-                    stats.objects += len(objs)
-                    handle(st.offset, objs, len(piece))
-                    st.offset = src.size
-                    st.open_tail = True
+        chunk: Chunk
+        for chunk in read_chunks(task):
+            gen = self._gen
+            for doc in chunk.docs:
+                doc.add_unsigned(S.GEN, gen)
+                add(doc)
+            n = len(chunk.docs)
+            st.docs += n
+            self._pending_docs += n
+            report.docs_added += n
+            self._touched_kinds |= chunk.kinds
+            st.offset = chunk.offset
+            if chunk.summary is not None:
+                st.summary = chunk.summary
+            for reason, k in (chunk.lines.skipped or {}).items():
+                st.skipped[reason] = st.skipped.get(reason, 0) + k
+            for reason, k in (chunk.lines.repaired or {}).items():
+                st.repaired[reason] = st.repaired.get(reason, 0) + k
+            if chunk.last:
+                st.pending, st.open_tail = chunk.pending, chunk.open_tail
+            elif self._commit_due(st.offset - start):
+                self._pending_bytes += st.offset - start
+                start = st.offset
+                self._save_file(st)
+                self._commit(report)
         self._pending_bytes += st.offset - start
-        st.pending = max(0, src.size - st.offset)
-        self._save_file(st, summary, stats, history is None)
+        self._save_file(st)
+        self._end_file(src, st)
         self._maps = None
-        return st.offset - first_offset
+        if self._commit_due(0):
+            self._commit(report)
+        return st.offset - first
 
-    def _save_file(self, st: FileState, summary: FileSummary, stats: LineStats,
-                   transcript: bool) -> None:
+    def _commit_due(self, unsaved_bytes: int) -> bool:
+        due = self._pending_docs >= COMMIT_DOCS or \
+            self._pending_bytes + unsaved_bytes >= COMMIT_BYTES or \
+            (self._pending_docs and time.monotonic() - self._last_commit >= self._commit_every)
+        if due:
+            self._commit_every = min(COMMIT_SECONDS_MAX, self._commit_every * 2)
+        return bool(due)
+
+    def _save_file(self, st: FileState) -> None:
         st.tail_at = max(0, st.offset - HEAD_BYTES)
         try:
             st.tail = _head_hash(self.root / st.rel, st.offset - st.tail_at, st.tail_at)
         except OSError:  # vanished since: the next run marks it gone
             st.tail, st.tail_at = "", 0
-        if transcript:
-            st.summary = summary.to_json()
-        for reason, n in (stats.skipped or {}).items():
-            st.skipped[reason] = st.skipped.get(reason, 0) + n
-        for reason, n in (stats.repaired or {}).items():
-            st.repaired[reason] = st.repaired.get(reason, 0) + n
         self._touch_state(st)
 
-    def _unit_docs(self, src: D.SourceFile, summary: FileSummary, obj: dict[str, Any],
-                   units: list[Unit], offset: int, length: int, j: int,
-                   ts: datetime) -> list[tantivy.Document]:
-        uuid = obj.get("uuid")
-        uuid = uuid if isinstance(uuid, str) else ""
-        parent = obj.get("parentUuid") or obj.get("logicalParentUuid") or ""
-        parent = parent if isinstance(parent, str) else ""
-        branch = obj.get("gitBranch")
-        model = ""
-        msg = obj.get("message")
-        if isinstance(msg, dict) and isinstance(msg.get("model"), str):
-            model = msg["model"]
-        agent = summary.agent_id if src.kind == D.AGENT else ""
-        if not agent and obj.get("isSidechain") is True and src.kind == D.SESSION:
-            agent = "sidechain"
-        project = summary.cwd or _decode_dir(src.project_dir)
-        session = summary.session_id or src.session_id
-        slug = obj.get("slug")
-        docs = []
-        parent_b = parent.encode() if parent else b""
-        model = model if model else ""
-        branch = branch if isinstance(branch, str) and branch else ""
-        slug = slug if isinstance(slug, str) and slug else ""
-        tsec = int(ts.timestamp())
-        add_kind = self._touched_kinds.add
-        for u in units:
-            block = S.block_of(j, u.block)
-            doc = tantivy.Document()
-            doc.add_text(S.KIND, u.kind)
-            doc.add_text(S.ROLE, u.role)
-            doc.add_text(S.PROJECT, project)
-            doc.add_text(S.SESSION, session)
-            doc.add_text(S.AGENT, agent)
-            doc.add_text(S.UUID, uuid)
-            doc.add_date(S.TS, ts)
-            if parent_b:
-                doc.add_bytes(S.PARENT, parent_b)
-            if model:
-                doc.add_text(S.MODEL, model)
-            if branch:
-                doc.add_text(S.BRANCH, branch)
-            if slug:
-                doc.add_text(S.SLUG, slug)
-            if u.tool:
-                doc.add_text(S.TOOL, u.tool)
-            if u.tool_use_id:
-                doc.add_bytes(S.TOOL_USE_ID, u.tool_use_id.encode())
-            if u.link_agent:
-                doc.add_bytes(S.LINK_AGENT, u.link_agent.encode())
-            for path in u.files:
-                doc.add_text(S.FILES, path)
-            for flag in u.flags:
-                doc.add_bytes(S.FLAGS, flag.encode())
-            if agent == "sidechain":
-                doc.add_bytes(S.FLAGS, b"sidechain")
-            doc.add_text(S.PATH, src.rel)
-            doc.add_unsigned(S.OFFSET, offset)
-            doc.add_unsigned(S.LENGTH, length)
-            doc.add_unsigned(S.SEQ, offset * 256 + block)
-            doc.add_unsigned(S.TEXT_LEN, u.text_len or len(u.text))
-            doc.add_unsigned(S.GEN, self._gen)
-            doc.add_text(S.TEXT, u.text)
-            doc.add_unsigned(S.RANK, S.KIND_RANK.get(u.kind, 10))
-            doc.add_unsigned(S.TSEC, tsec)
-            parts = camel_parts(u.text)
-            if parts:
-                doc.add_text(S.PARTS, parts)
-            docs.append(doc)
-            add_kind(u.kind)
-        return docs
-
-    def _history_docs(self, src: D.SourceFile, obj: dict[str, Any], offset: int, length: int,
-                      j: int) -> list[tantivy.Document]:
-        display = obj.get("display")
-        if not isinstance(display, str) or not display.strip():
-            return []
-        text = display
-        pasted = obj.get("pastedContents")
-        if isinstance(pasted, dict):
-            for item in pasted.values():
-                if isinstance(item, dict) and isinstance(item.get("content"), str):
-                    text += "\n" + item["content"]
-        doc = tantivy.Document()
-        doc.add_text(S.KIND, S.HISTORY)
-        doc.add_text(S.ROLE, "user")
-        project = obj.get("project")
-        doc.add_text(S.PROJECT, project if isinstance(project, str) else "")
-        sid = obj.get("sessionId")
-        doc.add_text(S.SESSION, sid if isinstance(sid, str) else "")
-        ts = parse_ts(obj.get("timestamp"))
-        if ts is not None:
-            doc.add_date(S.TS, ts)
-        doc.add_text(S.PATH, src.rel)
-        doc.add_unsigned(S.OFFSET, offset)
-        doc.add_unsigned(S.LENGTH, length)
-        doc.add_unsigned(S.SEQ, offset * 256 + min(j, 255))
-        doc.add_unsigned(S.TEXT_LEN, len(text))
-        doc.add_unsigned(S.GEN, self._gen)
-        doc.add_text(S.TEXT, cap(text, PROSE_CAP))
-        doc.add_unsigned(S.RANK, S.KIND_RANK[S.HISTORY])
-        if ts is not None:
-            doc.add_unsigned(S.TSEC, int(ts.timestamp()))
-        self._touched_kinds.add(S.HISTORY)
-        return [doc]
-
     # ---- plans and memory ------------------------------------------------------------
+    def _index_whole_file(self, src: D.SourceFile, report: RunReport) -> int:
+        """A plan or memory file: one document, replaced whole when the file changes."""
+        st = self._begin_file(src, rewritten=True, report=report)
+        read = self._index_document_file(src, st, report)
+        self._end_file(src, st)
+        return read
+
     def _index_document_file(self, src: D.SourceFile, st: FileState, report: RunReport) -> int:
         raw = src.path.read_bytes()
         text = raw.decode("utf-8", errors="replace")
@@ -686,7 +485,7 @@ class Indexer:
         counts = self.maps.dir_cwds.get(project_dir)
         if counts:
             return counts.most_common(1)[0][0]
-        return _decode_dir(project_dir)
+        return decode_dir(project_dir)
 
     # ---- sessions --------------------------------------------------------------------
     def _session_docs(self, sids: Iterable[str]) -> list[tuple[str, tantivy.Document]]:
@@ -908,47 +707,9 @@ def _merged_skips(files: list[FileState]) -> dict[str, int]:
     return dict(out)
 
 
-def _read_meta(src: D.SourceFile) -> dict[str, Any]:
-    path = D.meta_path(src)
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-_HUGE_FIELDS = {
-    key: re.compile(rb'"' + key.encode() + rb'":"((?:[^"\\]|\\.){0,200})"')
-    for key in ("type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd", "tool_use_id")
-}
-
-
-def _huge_envelope(line: HugeLine) -> dict[str, Any]:
-    """A stand-in record for a line too big to parse: its envelope, read from its head,
-    and a tool result (what such lines are) holding the head of its text."""
-    found: dict[str, Any] = {}
-    for key, rx in _HUGE_FIELDS.items():
-        m = rx.search(line.head)
-        if m:
-            found[key] = m.group(1).decode("utf-8", errors="replace")
-    note = f"[a {line.length / 1e6:.1f} MB line, indexed by its first {len(line.head) // 1024} kB]"
-    head_text = line.head.decode("utf-8", errors="replace")
-    body = {"type": "tool_result", "tool_use_id": found.get("tool_use_id", ""),
-            "content": f"{note}\n{head_text[:4000]}"}
-    return {"type": "user", "uuid": found.get("uuid", ""),
-            "parentUuid": found.get("parentUuid"), "sessionId": found.get("sessionId", ""),
-            "timestamp": found.get("timestamp", ""), "cwd": found.get("cwd", ""),
-            "message": {"role": "user", "content": [body]}}
-
-
 def _markdown_title(text: str) -> str:
     for line in text.splitlines()[:40]:
         s = line.strip()
         if s.startswith("#"):
             return s.lstrip("#").strip()[:TITLE_CAP]
     return ""
-
-
-def _decode_dir(name: str) -> str:
-    """Last resort only: the folder name is a lossy encoding of the path (FORMAT.md §2)."""
-    return name.replace("-", "/") if name.startswith("-") else name
