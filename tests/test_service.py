@@ -839,6 +839,18 @@ def test_plans_list_and_tree(demo_service: ArchiveService, demo_archive_ro: Path
     assert {s.session_id for s in tree.sessions} == set(tree.plan.sessions)
     flat = svc.plan(sub.codename, include_agent_plans=False)
     assert flat.subplans == []
+    # a listed plan's sessions (read for the whole page at once) are its own plan's
+    for p in every.plans:
+        assert p.sessions == svc.plan(p.codename).plan.sessions, p.codename
+    assert any(p.sessions for p in every.plans)
+    full = {p.path: p.sessions for p in every.plans}
+    for cap in (1, 0):  # the newest `cap` only, however many there are
+        svc.SLUG_SESSIONS = cap  # type: ignore[misc]
+        try:
+            capped = svc.plans(limit=100, include_agent_plans=True).plans
+        finally:
+            del svc.SLUG_SESSIONS
+        assert {p.path: p.sessions for p in capped} == {k: v[:cap] for k, v in full.items()}
     small = svc.plan(sub.codename, max_chars=20)
     assert len(small.text) == 20 and small.truncated
     # filters
