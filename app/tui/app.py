@@ -48,6 +48,8 @@ STYLE_FILES = ("base", "search", "transcript", "timeline", "plans", "projects", 
 
 FREEZE_AFTER = 0.3
 """Seconds after the first paint to move the startup heap out of the collector's way."""
+GC_THRESHOLDS = (20_000, 20, 50)
+"""The collector's thresholds once the app is up (see `_freeze_heap`)."""
 
 PANES: tuple[tuple[str, str, str, str], ...] = (
     # mode, key, title, what it is for (command palette help)
@@ -120,6 +122,11 @@ class ArchiveApp(App[None]):
     def _freeze_heap() -> None:
         gc.collect()
         gc.freeze()
+        # Textual makes and drops many small objects per frame, and the default
+        # thresholds (700, 10, 10) run a young pass every few hundred of them and a full
+        # pass every hundred young ones, at random keystrokes; fewer, larger passes:
+        # keystroke -> results painted p95 75-77 ms -> 54-63 ms on the 1 GB archive.
+        gc.set_threshold(*GC_THRESHOLDS)
 
     @work(thread=True, group="live", exit_on_error=False, description="Opening the index")
     def _run_live(self) -> None:
