@@ -161,6 +161,27 @@ class ArchiveApp(App[None]):
             self._doc_count = (gen, n)
         return self._doc_count[1]
 
+    # ---- switching panes ----------------------------------------------------------
+    def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)
+        self._switching_to = mode
+        try:
+            return super().switch_mode(mode)
+        finally:
+            self._switching_to = None
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        """Textual's `switch_mode` holds every frame back for 50 ms (a frame drawn
+        meanwhile is thrown away) and then repaints the whole screen, to hide a pane
+        that is not built yet. A pane shown before, or one whose first frame already
+        holds its data (`first_frame_complete`), has nothing to hide: holding it back
+        only drew its first screen twice (~20 ms a full frame on the 1 GB archive)."""
+        mode = getattr(self, "_switching_to", None)
+        if mode is not None and (mode in self._screen_stacks
+                                 or getattr(self.MODES.get(mode), "first_frame_complete",
+                                            False)):
+            return
+        super().delay_update(delay)
+
     # ---- app-wide messages ---------------------------------------------------------
     @on(IndexUpdated)
     def _forward_index_updated(self, message: IndexUpdated) -> None:

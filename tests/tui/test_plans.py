@@ -68,3 +68,27 @@ def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
         await settle(pilot.app, pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
+
+
+async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:  # noqa: ANN001
+    """The pane reads its list before its first frame, and that frame is shown (not
+    drawn while Textual holds a mode switch back, then thrown away)."""
+    from app.tui.screens.plans import PlansScreen
+
+    seen: list[tuple[int, int, int, bool]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        display = app._display
+
+        def drawn(screen, update) -> None:  # noqa: ANN001
+            if update is not None and isinstance(screen, PlansScreen):
+                tree = screen.query_one(PlanTree)
+                seen.append((app._batch_count, len(tree.groups), tree.cursor_line,
+                             bool(screen.query_one("#plan-markdown").source)))
+            display(screen, update)
+
+        app._display = drawn  # type: ignore[method-assign]
+        await app.run_action("switch_mode('plans')")  # as F4 does
+        await settle(app, pilot)
+    assert seen, "the pane was drawn"
+    assert seen[0] == (0, 4, 0, True)

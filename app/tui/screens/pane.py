@@ -34,13 +34,28 @@ class PaneScreen(Screen[None]):
     pass (50-70 ms over all of them) fell into the third or fourth pane's first screen.
     Only the young generations are collected first (about a millisecond); cyclic garbage
     already in the old one is kept, once per pane, and is small.
+
+    Its first frame waits for its first `Resize`: Textual lays a new screen out, draws
+    it, then handles the two `ScreenResume`s (each repaints the whole screen) and the
+    `Resize` that first layout sent the screen (another layout), and draws it all again:
+    two full frames of the same screen (~15-20 ms each on the 1 GB benchmark). Held
+    until that `Resize`, the first layout's frame is drawn once, with the second.
     """
+
+    FIRST_FRAME_HOLD = 0.25
+    """Seconds at most the first frame waits for the screen's first Resize."""
+
+    first_frame_complete = False
+    """The pane reads its data before its first frame (in `on_mount`, not in a worker):
+    the app then shows that frame at once rather than hiding the pane while it builds."""
 
     def __init__(self, name: str | None = None, id: str | None = None,  # noqa: A002
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._been_away = False
         """Suspended at least once (another pane was shown since this one mounted)."""
+        self._holding = True
+        """No frame drawn yet: the screen's first Resize has not come."""
         try:
             generation = self.app._css_update_count
         except Exception:  # no running app (a screen built outside one): nothing to skip
@@ -54,6 +69,21 @@ class PaneScreen(Screen[None]):
     def service(self) -> ArchiveService:
         """The app's query service: the only way a pane asks the archive anything."""
         return self.app.service  # type: ignore[attr-defined]
+
+    def _on_mount(self) -> None:
+        self.set_timer(self.FIRST_FRAME_HOLD, self._release)  # should a Resize not come
+
+    def _on_resize(self) -> None:
+        self._holding = False  # Screen's handler, after this one, lays out and draws
+
+    def _release(self) -> None:
+        if self._holding:
+            self._holding = False
+            self.refresh()
+
+    def _compositor_refresh(self) -> None:
+        if not self._holding:  # the dirty regions wait in the compositor meanwhile
+            super()._compositor_refresh()
 
     def _on_screen_suspend(self) -> None:
         self._been_away = True  # Screen's own handler runs after this one

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -84,6 +84,9 @@ class PlanTree(Tree[NodeKey]):
         "plan-tree--project",
     }
 
+    _building = False
+    """Adding nodes in bulk (`show`): the tree is invalidated once, at the end."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("plans", id=id, classes=classes)
         self.show_root = False
@@ -93,6 +96,25 @@ class PlanTree(Tree[NodeKey]):
         self._group_of: dict[NodeKey, PlanGroup] = {}
         """Each plan node's group (its subplans and sessions, whether built or not)."""
         self._styles: dict[str, Style] = {}
+
+    def _invalidate(self) -> None:
+        # Tree invalidates (caches cleared, a layout asked for) on every node added:
+        # ~350 times for one rebuild of the 1 GB archive's list.
+        if not self._building:
+            super()._invalidate()
+
+    def process_label(self, label: str | Text) -> Text:
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label  # one line already (Tree splits every label into lines)
+        return super().process_label(label)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        # Tree rebuilds its lines on every resize, but its lines are measured by their
+        # labels and its line cache is keyed by width: only an empty tree (as wide as
+        # the widget) depends on the size. The first one came after the first frame.
+        if self._tree_lines:
+            self._line_cache.grow(event.size.height)
+            event.prevent_default()
 
     def _style(self, name: str) -> Style:
         """A component's colour and weight only, so the cursor line keeps its background."""
@@ -149,6 +171,21 @@ class PlanTree(Tree[NodeKey]):
         self.groups = groups
         self.by_project = by_project
         self.clear()
+        self._building = True
+        try:
+            self._add_groups(groups, by_project, expanded, first)
+        finally:
+            self._building = False
+        self._invalidate()
+        target = self._find(keep) if keep is not None else None
+        if target is None and keep is None:
+            plans = [n for n in self._tree_nodes.values() if n.data and n.data.kind == "plan"]
+            target = plans[0] if plans else None
+        if target is not None:
+            self._move_to(target)
+
+    def _add_groups(self, groups: list[PlanGroup], by_project: bool,
+                    expanded: set[NodeKey], first: bool) -> None:
         self._group_of = {}
         parent_for: dict[str, TreeNode[NodeKey]] = {}
         for g in groups:
@@ -168,12 +205,6 @@ class PlanTree(Tree[NodeKey]):
                                                                    and g is groups[0]))
             if node.is_expanded:
                 self._fill(node)
-        target = self._find(keep) if keep is not None else None
-        if target is None and keep is None:
-            plans = [n for n in self._tree_nodes.values() if n.data and n.data.kind == "plan"]
-            target = plans[0] if plans else None
-        if target is not None:
-            self.call_after_refresh(self._move_to, target)
 
     def _find(self, key: NodeKey) -> TreeNode[NodeKey] | None:
         for n in self._tree_nodes.values():
@@ -182,5 +213,12 @@ class PlanTree(Tree[NodeKey]):
         return None
 
     def _move_to(self, node: TreeNode[NodeKey]) -> None:
-        if node.line >= 0:
+        """The cursor to a node, now (in the frame that shows the rebuilt tree)."""
+        self._tree_lines  # noqa: B018  (numbers the lines)
+        if node.line < 0:
+            return
+        if self.size.height:
             self.move_cursor(node, animate=False)
+        else:  # not laid out yet (a first show): scroll once it is
+            self.cursor_line = node.line
+            self.call_after_refresh(self.scroll_to_node, node, animate=False)
