@@ -283,7 +283,7 @@ def _is_noise(line: bytes) -> bool:
     if line.startswith(_SNAPSHOT):
         return _GLUED not in line
     i = line.find(_PROGRESS, 0, 4096)
-    return i >= 0 and line.find(b'"type":"', 0, i + 1) == i and _GLUED not in line
+    return i >= 0 and line.find(b'"type":"', 0, i + 8) == i and _GLUED not in line
 
 
 def _complete_objects(piece: bytes) -> list[dict[str, Any]]:
