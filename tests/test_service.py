@@ -1029,3 +1029,18 @@ def test_every_big_text_is_capped_and_says_so(tmp_path: Path) -> None:
     # the title of a session made of a huge prompt is capped too
     info = svc.session(sid)
     assert len(info.title) <= 200 and len(info.first_prompt) <= 200
+
+
+def test_every_hit_carries_its_own_sessions_title(demo_service: ArchiveService) -> None:
+    """Titles of a page of hits are read in one query; each must still be its own."""
+    svc = demo_service
+    for grouped in (False, True):
+        page = svc.search("the", limit=30, group_by_session=grouped)
+        sessions = {h.session_id for h in page.hits if h.session_id}
+        assert len(sessions) >= 3
+        for hit in page.hits:
+            if hit.session_id and hit.kind not in ("plan", "memory"):
+                assert hit.title == svc.session(hit.session_id).title, hit.id
+        for group in page.groups or []:
+            if group.session_id:  # plans and memory files group on their own
+                assert group.title == svc.session(group.session_id).title

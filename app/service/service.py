@@ -223,6 +223,29 @@ class ArchiveService:
             self._titles[sid] = hit
         return hit
 
+    def _prefetch_titles(self, sids: Iterable[str]) -> None:
+        """Read the titles of these sessions in one query (a page of hits from 20
+        sessions was 20 lookups: a fifth of `ccarchive search`'s time)."""
+        key = (self.generation, self.redact_secrets)
+        with self._lock:
+            known = self._titles if self._titles_gen == key else {}
+            todo = sorted({sid for sid in sids if sid and sid not in known})
+        if len(todo) < 2:
+            return
+        searcher = self._searcher()
+        q = self._terms(S.ID, [f"session:{sid}" for sid in todo])
+        found = {}
+        for _score, addr in searcher.search(q, len(todo), count=False).hits:
+            doc = searcher.doc(addr)
+            found[_first(doc, S.ID)[len("session:"):]] = (
+                self._red(_first(doc, S.TITLE)), _first(doc, S.PROJECT))
+        with self._lock:
+            if self._titles_gen != key:
+                self._titles = {}
+                self._titles_gen = key
+            for sid in todo:
+                self._titles.setdefault(sid, found.get(sid, ("", "")))
+
     def _session_doc(self, sid: str) -> tantivy.Document | None:
         searcher = self._searcher()
         hits = searcher.search(self._term(S.ID, f"session:{sid}"), 1, count=False).hits
@@ -271,8 +294,10 @@ class ArchiveService:
             page.total = ranked[0]
             rows = ranked[1][offset:offset + limit]
             snip = self._snippets(searcher, cq)
-            page.hits = [self._hit(searcher.doc(addr), score, snip, snippet_chars)
-                         for score, addr in rows]
+            docs = [searcher.doc(addr) for _score, addr in rows]
+            self._prefetch_titles(_first(d, S.SESSION) for d in docs)
+            page.hits = [self._hit(doc, score, snip, snippet_chars)
+                         for (score, _addr), doc in zip(rows, docs, strict=True)]
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
                     {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
@@ -438,13 +463,15 @@ class ArchiveService:
                 order.append(key)
             groups[key].append((score, doc))
         snip = self._snippets(searcher, cq)
+        self._prefetch_titles(k for k in order[offset:want] if not k.startswith("~"))
         out = []
         for key in order[offset:want]:
             members = groups[key]
             hits = [self._hit(d, s, snip, chars) for s, d in members[:per_group]]
             first = hits[0]
             sid = first.session_id
-            title = first.title
+            # named after its session, not its best hit (which may be a plan)
+            title = (self.session_title(sid)[0] if sid else "") or first.title
             out.append(M.SessionGroup(session_id=sid, title=title, project=first.project,
                                       timestamp=max((h.timestamp for h in hits if h.timestamp),
                                                     default=None),

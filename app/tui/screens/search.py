@@ -185,9 +185,6 @@ class SearchScreen(PaneScreen):
         except ServiceError as exc:
             self.post_message(self.ResultsReady(token, None, None, str(exc)))
             return
-        for g in groups or []:
-            if g.session_id:  # a group is named after its session, not its best hit
-                g.title = service.session_title(g.session_id)[0] or g.title
         self.post_message(self.ResultsReady(token, page, groups))
 
     @on(ResultsReady)
