@@ -182,6 +182,9 @@ class SearchScreen(PaneScreen):
                 page = service.search(text, limit=RESULT_LIMIT, **args)
                 if grouped:
                     groups = group_hits(page.hits)
+                    for g in groups:  # named after the session, not its best hit
+                        if g.session_id:
+                            g.title = service.session_title(g.session_id)[0] or g.title
         except ServiceError as exc:
             self.post_message(self.ResultsReady(token, None, None, str(exc)))
             return
