@@ -7,9 +7,10 @@ SIGKILL) the index holds exactly the documents of the checkpoints it holds, and 
 run resumes from them: nothing lost, nothing doubled.
 
 A file that grew is read from its offset; one that shrank, changed identity or changed
-its first bytes was rewritten, so its documents are deleted and it is read again. A file
-that disappeared (Claude Code's 30-day sweep) keeps its documents; its session is marked
-as gone from disk.
+its first bytes or the last bytes read was rewritten, so its documents are deleted and it
+is read again. A file that disappeared (Claude Code's 30-day sweep) keeps its documents;
+its session is marked as gone from disk. Reading a file into documents is
+`app.index.reader`'s; this module decides what to read and commits it.
 """
 
 from __future__ import annotations
