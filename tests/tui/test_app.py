@@ -131,3 +131,11 @@ async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> No
         assert again._try_become_writer()  # the writer lock was released
     finally:
         again.stop()
+
+
+def test_a_pane_knows_where_textual_asks_a_mounted_screen_for_layout() -> None:
+    """PaneScreen's first frame waits for that layout: if Textual stopped asking for it
+    from AwaitMount, the wait must be off rather than run to its timeout."""
+    from app.tui.screens.pane import MOUNT_LAYOUT_CALLER
+
+    assert MOUNT_LAYOUT_CALLER == "await_mount"

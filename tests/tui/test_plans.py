@@ -90,5 +90,8 @@ async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:  # no
         app._display = drawn  # type: ignore[method-assign]
         await app.run_action("switch_mode('plans')")  # as F4 does
         await settle(app, pilot)
+        # the first frame waited for the layout Textual asks for once the screen is
+        # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
+        assert not app.screen._mount_layout and not app.screen._holding
     assert seen, "the pane was drawn"
     assert seen[0] == (0, 4, 0, True)

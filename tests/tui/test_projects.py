@@ -61,3 +61,29 @@ def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
         await settle(pilot.app, pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
+
+
+async def test_first_frame_holds_the_lists_and_the_file(app) -> None:  # noqa: ANN001
+    """The pane reads its lists before its first frame, and that frame is shown."""
+    from app.tui.screens.projects import ProjectsScreen
+
+    seen: list[tuple[int, int, int, bool]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        display = app._display
+
+        def drawn(screen, update) -> None:  # noqa: ANN001
+            if update is not None and isinstance(screen, ProjectsScreen):
+                seen.append((app._batch_count, len(screen.query_one(ProjectTable).projects),
+                             len(screen.query_one(MemoryList).files),
+                             bool(screen.query_one("#memory-markdown").source)))
+            display(screen, update)
+
+        app._display = drawn  # type: ignore[method-assign]
+        await app.run_action("switch_mode('projects')")  # as F5 does
+        await settle(app, pilot)
+        # the first frame waited for the layout Textual asks for once the screen is
+        # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
+        assert not app.screen._mount_layout and not app.screen._holding
+    assert seen, "the pane was drawn"
+    assert seen[0] == (0, 4, 2, True)

@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import gc
+import sys
+from types import CodeType
 from typing import TYPE_CHECKING
 
 from textual import events
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.widget import AwaitMount
+from typing_extensions import Self
 
 if TYPE_CHECKING:
     from app.service import ArchiveService
+
+
+def _await_mount_caller() -> str | None:
+    """The name of the function in which Textual's `AwaitMount` asks the screen for a
+    layout once it is mounted (None if this Textual does it otherwise: nothing waits)."""
+    for const in AwaitMount.__await__.__code__.co_consts:
+        if isinstance(const, CodeType) and "refresh" in const.co_names:
+            return const.co_name
+    return None
+
+
+MOUNT_LAYOUT_CALLER = _await_mount_caller()
 
 
 class PaneScreen(Screen[None]):
@@ -35,15 +52,21 @@ class PaneScreen(Screen[None]):
     Only the young generations are collected first (about a millisecond); cyclic garbage
     already in the old one is kept, once per pane, and is small.
 
-    Its first frame waits for its first `Resize`: Textual lays a new screen out, draws
-    it, then handles the two `ScreenResume`s (each repaints the whole screen) and the
-    `Resize` that first layout sent the screen (another layout), and draws it all again:
-    two full frames of the same screen (~15-20 ms each on the 1 GB benchmark). Held
-    until that `Resize`, the first layout's frame is drawn once, with the second.
+    Its first frame waits for its first `Resize` and for the layout Textual asks for
+    once it is mounted. Textual lays a new screen out and draws it, then handles the
+    two `ScreenResume`s (each repaints the whole screen), the `Resize` that first layout
+    sent the screen (another layout) and the `AwaitMount` of `switch_mode` (another
+    layout and a repaint of the whole screen), drawing each time: three or four frames
+    of the same screen (~5-20 ms each on the 1 GB benchmark). Held until both have come,
+    the screen is drawn once (a layout more, ~1.5 ms).
     """
 
     FIRST_FRAME_HOLD = 0.25
-    """Seconds at most the first frame waits for the screen's first Resize."""
+    """Seconds at most the first frame waits (should the Resize or the layout not come)."""
+
+    _holding = True
+    _resized = False
+    _mount_layout = MOUNT_LAYOUT_CALLER is not None
 
     first_frame_complete = False
     """The pane reads its data before its first frame (in `on_mount`, not in a worker):
@@ -55,7 +78,11 @@ class PaneScreen(Screen[None]):
         self._been_away = False
         """Suspended at least once (another pane was shown since this one mounted)."""
         self._holding = True
-        """No frame drawn yet: the screen's first Resize has not come."""
+        """No frame drawn yet: the first Resize or the mounted screen's layout is to come."""
+        self._resized = False
+        """The screen's first Resize has come."""
+        self._mount_layout = MOUNT_LAYOUT_CALLER is not None
+        """The layout asked for once the screen is mounted has not come yet."""
         try:
             generation = self.app._css_update_count
         except Exception:  # no running app (a screen built outside one): nothing to skip
@@ -71,15 +98,28 @@ class PaneScreen(Screen[None]):
         return self.app.service  # type: ignore[attr-defined]
 
     def _on_mount(self) -> None:
-        self.set_timer(self.FIRST_FRAME_HOLD, self._release)  # should a Resize not come
+        self.set_timer(self.FIRST_FRAME_HOLD, self._release)
 
     def _on_resize(self) -> None:
-        self._holding = False  # Screen's handler, after this one, lays out and draws
+        self._resized = True  # Screen's handler, after this one, lays out (and draws)
+        self._holding = self._mount_layout
 
     def _release(self) -> None:
         if self._holding:
             self._holding = False
             self.refresh()
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        if self._mount_layout and layout and not regions and self._is_mounted \
+                and sys._getframe(1).f_code.co_name == MOUNT_LAYOUT_CALLER:
+            self._mount_layout = False
+            if self._holding:
+                self._holding = not self._resized  # the layout it asks for draws
+            else:  # the hold timed out, a first frame was drawn: what moved is redrawn
+                repaint = False
+        return super().refresh(*regions, repaint=repaint, layout=layout,
+                               recompose=recompose)
 
     def _compositor_refresh(self) -> None:
         if not self._holding:  # the dirty regions wait in the compositor meanwhile

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on
+from textual import events, on
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -58,6 +60,19 @@ class MemoryList(OptionList):
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.files: list[MemoryFileInfo] = []
+        self._drawn_width = -1
+        """The width the options were last drawn at (OptionList's caches are by width)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._drawn_width = self.scrollable_content_region.width
+        return super().render_lines(crop)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        # OptionList drops its drawn options on every Resize, though they only depend
+        # on the width (a taller or shorter pane, or the Resize that shows the list
+        # after a frame drew it, would draw them all again)
+        if self.scrollable_content_region.width == self._drawn_width:
+            event.prevent_default()
 
     def show(self, files: list[MemoryFileInfo], titles: dict[str, str]) -> None:
         keep = self.selected_file
@@ -78,6 +93,10 @@ class MemoryList(OptionList):
             options.append(Option(Text("no memory files", style="dim italic"), id="-",
                                   disabled=True))
         self.add_options(options)
+        # one line an option (the labels are cut to fit): known now, the first layout
+        # makes room for the scrollbar the list needs, rather than a second one after
+        # OptionList measured its lines while drawing
+        self.virtual_size = Size(self.virtual_size.width, len(options))
         paths = [f.path for f in files]
         if keep is not None and keep.path in paths:
             self.highlighted = paths.index(keep.path)
