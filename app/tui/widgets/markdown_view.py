@@ -144,6 +144,8 @@ class MarkdownView(Widget):
         """The Markdown shown."""
         self._texts: dict[int, Text] = {}
         """The rendered document by width (layout asks at more than one width)."""
+        self._parsed: _Markdown | None = None
+        """The document parsed (once: rendered at each width layout asks for)."""
         self._theme_cache: Theme | None = None
 
     def update(self, markdown: str) -> None:
@@ -151,6 +153,7 @@ class MarkdownView(Widget):
         if markdown != self.source:
             self.source = markdown
             self._texts = {}
+            self._parsed = None
             self.refresh(layout=True)
 
     def notify_style_update(self) -> None:
@@ -192,8 +195,9 @@ class MarkdownView(Widget):
                 source = source[front.end():]
             if source.strip():
                 try:
-                    lines += console.render_lines(_Markdown(source, hyperlinks=True),
-                                                  options, pad=False)
+                    if self._parsed is None:
+                        self._parsed = _Markdown(source, hyperlinks=True)
+                    lines += console.render_lines(self._parsed, options, pad=False)
                 except Exception:  # never a crash for a document: show its text
                     lines += console.render_lines(Text(source), options, pad=False)
         while lines and not "".join(s.text for s in lines[-1]).strip():
