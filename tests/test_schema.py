@@ -31,3 +31,12 @@ def test_doc_id_prefers_the_stored_id() -> None:
     entry = tantivy.Document.from_dict({S.PATH: "p.jsonl", S.SEQ: 5 * 256 + 1}, schema)
     assert S.doc_id(own) == "session:abc"
     assert S.doc_id(entry) == "p.jsonl:5:1"
+
+
+def test_session_keys_are_stable_and_fit_the_column() -> None:
+    assert S.session_key("") == 0
+    a = S.session_key("0c7e5b1a-1111-4222-8333-944445555666")
+    assert a == S.session_key("0c7e5b1a-1111-4222-8333-944445555666")
+    assert 0 < a < 2**63
+    keys = {S.session_key(f"session-{i}") for i in range(20_000)}
+    assert len(keys) == 20_000

@@ -452,6 +452,7 @@ class Indexer:
             st.summary = {"project_dir": src.project_dir, "session_id": src.session_id}
         doc.add_text(S.PROJECT, project)
         doc.add_text(S.SESSION, session)
+        doc.add_unsigned(S.SKEY, S.session_key(session))
         doc.add_text(S.TITLE, title[:TITLE_CAP])
         doc.add_text(S.TEXT, cap(text, PROSE_CAP))
         doc.add_unsigned(S.RANK, S.KIND_RANK[S.PLAN if src.kind == D.PLAN else S.MEMORY])

@@ -143,6 +143,7 @@ class _UnitDocs:
         self.extractor = Extractor(summary, is_agent_file=src.kind == D.AGENT)
         self.last_ts = parse_ts(summary.last_ts)
         self.fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc)
+        self._skey_for, self._skey = "", 0
 
     def snapshot(self) -> dict[str, Any]:
         return self.summary.to_json()
@@ -166,6 +167,9 @@ class _UnitDocs:
             agent = "sidechain"
         project = summary.cwd or decode_dir(src.project_dir)
         session = summary.session_id or src.session_id
+        if session != self._skey_for:
+            self._skey_for, self._skey = session, S.session_key(session)
+        skey = self._skey
         uuid = obj.get("uuid")
         uuid = uuid if isinstance(uuid, str) else ""
         parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
@@ -214,6 +218,7 @@ class _UnitDocs:
             doc.add_text(S.TEXT, u.text)
             doc.add_unsigned(S.RANK, S.KIND_RANK.get(u.kind, 10))
             doc.add_unsigned(S.TSEC, tsec)
+            doc.add_unsigned(S.SKEY, skey)
             parts = camel_parts(u.text)
             if parts:
                 doc.add_text(S.PARTS, parts)
@@ -249,7 +254,9 @@ class _HistoryDocs:
             doc.add_text(S.KIND, S.HISTORY)
             doc.add_text(S.ROLE, "user")
             doc.add_text(S.PROJECT, project if isinstance(project, str) else "")
-            doc.add_text(S.SESSION, sid if isinstance(sid, str) else "")
+            sid = sid if isinstance(sid, str) else ""
+            doc.add_text(S.SESSION, sid)
+            doc.add_unsigned(S.SKEY, S.session_key(sid))
             ts = parse_ts(obj.get("timestamp"))
             if ts is not None:
                 doc.add_date(S.TS, ts)

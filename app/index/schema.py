@@ -8,10 +8,12 @@ into a new one rather than read with the wrong schema.
 
 from __future__ import annotations
 
+import hashlib
+
 import tantivy
 
-SCHEMA_VERSION = 5
-"""Part of the index folder name (`index-v5`); bump on any change to the schema, the
+SCHEMA_VERSION = 6
+"""Part of the index folder name (`index-v6`); bump on any change to the schema, the
 analysis of text or what is extracted into documents, so that indexes are rebuilt."""
 
 CODE_TOKENIZER = "cc_code"
@@ -66,6 +68,9 @@ FLAGS = "flags"  # markers on transcript entries: rewind, compact, error, sidech
 BYTES = "bytes"  # session docs: bytes of its transcripts on disk
 RANK = "rank"  # kind weight x10, a fast column read for the hits being ranked
 TSEC = "tsec"  # timestamp in epoch seconds, a fast column (dates cannot be read by address)
+SKEY = "skey"  # a 63-bit hash of the session id, a fast column: hits grouped by session
+#                without reading their stored documents (text columns cannot be read by
+#                address in tantivy-py)
 BLOB = "blob"  # stored JSON: session summaries and file checkpoints
 
 # ---- kinds -------------------------------------------------------------------------
@@ -134,11 +139,20 @@ def build_schema() -> tantivy.Schema:
     for name in UNSIGNED_FIELDS:
         indexed, fast = _UNSIGNED_OPTIONS[name]
         sb.add_unsigned_field(name, stored=True, indexed=indexed, fast=fast)
-    for name in (RANK, TSEC):
+    for name in (RANK, TSEC, SKEY):
         sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
     for name in (BLOB, *STORED_ONLY_FIELDS):
         sb.add_bytes_field(name, stored=True, indexed=False)
     return sb.build()
+
+
+def session_key(session_id: str) -> int:
+    """The `skey` of a session id: 0 for none, else a stable 63-bit hash (collisions
+    among even a million sessions are vanishingly rare)."""
+    if not session_id:
+        return 0
+    digest = hashlib.blake2b(session_id.encode(), digest_size=8).digest()
+    return (int.from_bytes(digest, "little") >> 1) or 1
 
 
 # ---- entry ids -------------------------------------------------------------------------

@@ -450,24 +450,24 @@ class ArchiveService:
         fetch = min(1000, max(100, want * 5))
         total, rows = self._ranked(searcher, q, scored, recency, fetch, count=True)
         page.total = total
-        order: list[str] = []
-        groups: dict[str, list[tuple[float, Any]]] = {}
-        # text fast fields cannot be read by address in tantivy-py: read the stored docs
-        # of the pool (kept for the hits below)
-        docs = [searcher.doc(a) for _, a in rows]
-        for (score, addr), doc in zip(rows, docs, strict=True):
-            sid = _first(doc, S.SESSION)
-            key = sid or f"~{addr.segment_ord}:{addr.doc}"
+        order: list[object] = []
+        groups: dict[object, list[tuple[float, Any]]] = {}
+        # grouped by the session key column: only the hits shown are read from the store
+        keys = searcher.fast_field_values(S.SKEY, [a for _, a in rows]) if rows else []
+        for (score, addr), key in zip(rows, keys, strict=True):
+            key = key or (addr.segment_ord, addr.doc)  # no session: a group of its own
             if key not in groups:
                 groups[key] = []
                 order.append(key)
-            groups[key].append((score, doc))
+            groups[key].append((score, addr))
+        shown = {key: [(sc, searcher.doc(a)) for sc, a in groups[key][:per_group]]
+                 for key in order[offset:want]}
         snip = self._snippets(searcher, cq)
-        self._prefetch_titles(k for k in order[offset:want] if not k.startswith("~"))
+        self._prefetch_titles(_first(docs[0][1], S.SESSION) for docs in shown.values())
         out = []
         for key in order[offset:want]:
             members = groups[key]
-            hits = [self._hit(d, s, snip, chars) for s, d in members[:per_group]]
+            hits = [self._hit(d, s, snip, chars) for s, d in shown[key]]
             first = hits[0]
             sid = first.session_id
             # named after its session, not its best hit (which may be a plan)
