@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input
 
 from app.index.indexer import CommitInfo
@@ -139,3 +140,40 @@ def test_a_pane_knows_where_textual_asks_a_mounted_screen_for_layout() -> None:
     from app.tui.screens.pane import MOUNT_LAYOUT_CALLER
 
     assert MOUNT_LAYOUT_CALLER == "await_mount"
+
+
+def _timeline_data(screen) -> bool:  # noqa: ANN001
+    from app.tui.widgets.timeline_chart import ActivityChart
+    from app.tui.widgets.timeline_sessions import DaySessions
+
+    return bool(screen.query_one(ActivityChart).buckets) and \
+        bool(screen.query_one(DaySessions).sessions)
+
+
+def _live_data(screen) -> bool:  # noqa: ANN001
+    from app.tui.widgets.tail_sessions import ActiveSessions
+    from app.tui.widgets.tail_view import TailView
+
+    return bool(screen.query_one(ActiveSessions).sessions) and \
+        bool(screen.query_one(TailView).entries)
+
+
+@pytest.mark.parametrize(("mode", "has_data"), [("timeline", _timeline_data),
+                                                ("live", _live_data)])
+async def test_first_frame_of_a_pane_holds_its_data(app, mode, has_data) -> None:  # noqa: ANN001
+    """The pane reads its data before its first frame, and that frame is shown (not
+    drawn while Textual holds a mode switch back, then thrown away)."""
+    seen: list[tuple[int, bool]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        display = app._display
+
+        def drawn(screen, update) -> None:  # noqa: ANN001
+            if update is not None and screen is app.screen and app.current_mode == mode:
+                seen.append((app._batch_count, has_data(screen)))
+            display(screen, update)
+
+        app._display = drawn  # type: ignore[method-assign]
+        await app.run_action(f"switch_mode({mode!r})")
+        await settle(app, pilot)
+    assert seen and seen[0] == (0, True)

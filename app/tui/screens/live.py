@@ -38,6 +38,8 @@ class LiveScreen(PaneScreen):
     AUTO_FOCUS = "#live-tail"
     """Focused on first show."""
 
+    first_frame_complete = True
+
     BINDINGS = [
         Binding("end", "follow", "Follow end", tooltip="Jump to the end and follow"),
         Binding("plus,equals_sign", "window(1)", "Longer window",
@@ -92,7 +94,12 @@ class LiveScreen(PaneScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.reload()
+        # The first list (and the tail of the session it follows) is read here, before
+        # the first frame, rather than in a worker: ~10 ms on the 1 GB archive, next to
+        # drawing the pane once empty and again with its data. Later reloads stay in
+        # workers.
+        self._request += 1
+        self._active_loaded(self._fetch_active(self._request, self.minutes, True))
         self.set_interval(REFRESH_SECONDS, self.reload)
 
 
@@ -105,14 +112,18 @@ class LiveScreen(PaneScreen):
 
     @work(thread=True, group="live-active", exclusive=True, exit_on_error=False)
     def _load_active(self, request: int, minutes: int, first_too: bool = False) -> None:
+        self.post_message(self._fetch_active(request, minutes, first_too))
+
+    def _fetch_active(self, request: int, minutes: int,
+                      first_too: bool = False) -> ActiveLoaded:
+        """The active sessions (and with `first_too` the first one's tail), as a message."""
         svc = self.service
         gen = svc.generation
         try:
             since = now() - timedelta(minutes=minutes)
             sessions = svc.sessions(since=since, limit=50).sessions
         except Exception as exc:
-            self.post_message(self.ActiveLoaded(request, [], str(exc)))
-            return
+            return self.ActiveLoaded(request, [], str(exc))
         first = None
         if first_too and sessions:  # the session about to be followed
             sid = sessions[0].session_id
@@ -122,7 +133,7 @@ class LiveScreen(PaneScreen):
             except Exception:
                 first = None  # its own query will say what went wrong
         self._generation = gen
-        self.post_message(self.ActiveLoaded(request, sessions, first_tail=first))
+        return self.ActiveLoaded(request, sessions, first_tail=first)
 
     @on(ActiveLoaded)
     def _active_loaded(self, msg: ActiveLoaded) -> None:

@@ -46,16 +46,26 @@ class DaySessions(LineTable):
                           for label, key, width in COLUMNS], id=id, classes=classes)
         self.sessions: list[SessionInfo] = []
         self._keys: list[str] = []
+        self._title_width = -1
+        """The title column's width the rows' titles were cut to."""
+        self._showing = False
 
     def on_mount(self) -> None:
         self.show([])
 
     def show(self, sessions: list[SessionInfo]) -> None:
         """Replace the rows, keeping the cursor on the same session if it is still there."""
+        self._showing = True
+        try:
+            self._show(sessions)
+        finally:
+            self._showing = False
+
+    def _show(self, sessions: list[SessionInfo]) -> None:
         keep = self.selected_id
         self.sessions = sessions
         self.fit_columns(len(sessions) or 1)
-        title_width = next(c.width for c in self.columns if c.flexible)
+        title_width = self._title_width = next(c.width for c in self.columns if c.flexible)
         if not sessions:
             self._keys = ["-"]
             self.set_rows([(Text("no sessions in this period", style="dim italic"), "", "",
@@ -79,6 +89,14 @@ class DaySessions(LineTable):
         self.set_rows(rows)
         if keep is not None and keep in self._keys:
             self.move_cursor(row=self._keys.index(keep), animate=False)
+
+    def fit_columns(self, rows: int | None = None) -> None:
+        super().fit_columns(rows)
+        # rows shown before the table had its width (the pane's first list is read
+        # before its first layout) have their titles cut again to the width it has now
+        width = next(c.width for c in self.columns if c.flexible)
+        if self.sessions and not self._showing and 0 <= self._title_width != width:
+            self.show(self.sessions)
 
     @property
     def selected_id(self) -> str | None:
