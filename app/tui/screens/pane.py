@@ -7,7 +7,7 @@ import sys
 from types import CodeType
 from typing import TYPE_CHECKING
 
-from textual import events
+from textual import events, messages
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import AwaitMount
@@ -65,6 +65,8 @@ class PaneScreen(Screen[None]):
     """Seconds at most the first frame waits (should the Resize or the layout not come)."""
 
     _holding = True
+    _drawn = False
+    _after_first_frame = False
     _resized = False
     _mount_layout = MOUNT_LAYOUT_CALLER is not None
 
@@ -122,8 +124,35 @@ class PaneScreen(Screen[None]):
                                recompose=recompose)
 
     def _compositor_refresh(self) -> None:
-        if not self._holding:  # the dirty regions wait in the compositor meanwhile
-            super()._compositor_refresh()
+        if self._holding:  # the dirty regions wait in the compositor meanwhile
+            return
+        compositor = self._compositor
+        if not self._drawn and compositor.size.region in compositor._dirty_regions:
+            # The first frame draws the whole screen, with whatever its widgets asked
+            # to repaint meanwhile (a scrollbar set by the layout, the screen itself
+            # after a resume): each such request is an Update message sent at the
+            # widget's next idle, and each drew a frame more of what this one draws.
+            self._drawn = True
+            self._repaint_required = False
+            for widget in compositor.full_map:  # the widgets and their scrollbars
+                widget._repaint_required = False
+            self._after_first_frame = True
+            self.set_timer(self.FIRST_FRAME_HOLD, self._first_frame_settled)
+        super()._compositor_refresh()
+
+    def _on_update(self, message: messages.Update) -> None:
+        # An Update a widget sent before the first frame (as the held layouts set its
+        # scrollbars) comes after it, though that frame drew the widget as it is: its
+        # lines are cached and none is dirty. Shortly after the first frame, such an
+        # Update is dropped rather than drawn again in a frame of its own.
+        if self._after_first_frame:
+            cache = message.widget._styles_cache
+            if cache._cache and not cache._dirty_lines:
+                message.stop()
+                message.prevent_default()  # not Screen's handler, which marks it dirty
+
+    def _first_frame_settled(self) -> None:
+        self._after_first_frame = False
 
     def _on_screen_suspend(self) -> None:
         self._been_away = True  # Screen's own handler runs after this one

@@ -247,6 +247,11 @@ class PlanTree(Tree[NodeKey]):
             return
         if self.size.height:
             self.move_cursor(node, animate=False)
-        else:  # not laid out yet (a first show): scroll once it is
+        else:  # not laid out yet (a first show): scroll once it is, if need be
             self.cursor_line = node.line
-            self.call_after_refresh(self.scroll_to_node, node, animate=False)
+            self.call_after_refresh(self._scroll_to_cursor)
+
+    def _scroll_to_cursor(self) -> None:
+        top = self.scroll_offset.y
+        if not top <= self.cursor_line < top + self.scrollable_content_region.height:
+            self.scroll_to_line(self.cursor_line, animate=False)
