@@ -158,8 +158,15 @@ def _live_data(screen) -> bool:  # noqa: ANN001
         bool(screen.query_one(TailView).entries)
 
 
+def _prompts_data(screen) -> bool:  # noqa: ANN001
+    from app.tui.widgets.prompt_list import PromptTable
+
+    return bool(screen.query_one(PromptTable).items)
+
+
 @pytest.mark.parametrize(("mode", "has_data"), [("timeline", _timeline_data),
-                                                ("live", _live_data)])
+                                                ("live", _live_data),
+                                                ("prompts", _prompts_data)])
 async def test_first_frame_of_a_pane_holds_its_data(app, mode, has_data) -> None:  # noqa: ANN001
     """The pane reads its data before its first frame, and that frame is shown (not
     drawn while Textual holds a mode switch back, then thrown away)."""

@@ -42,6 +42,8 @@ class PromptsScreen(PaneScreen):
     AUTO_FOCUS = "#prompts-table"
     """Focused on first show."""
 
+    first_frame_complete = True
+
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search the prompts"),
         Binding("f", "focus_project", "Project", tooltip="Filter by project"),
@@ -84,8 +86,15 @@ class PromptsScreen(PaneScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.reload()
-        self._load_projects()
+        # The first page and the projects are read here, before the first frame,
+        # rather than in workers: ~10 ms on the 1 GB archive, next to drawing the pane
+        # once empty and again with its rows. Later reloads stay in workers.
+        self._request += 1
+        self._loaded_prompts(self._fetch(self._request, self.filter, PAGE, 0, False))
+        try:
+            self._set_projects([p.path for p in self.service.projects()])
+        except Exception as exc:  # the filter offers no project; never a crash
+            self.notify(f"Projects: {exc}", title="Something went wrong", severity="error")
 
 
     # ---- queries -------------------------------------------------------------------
@@ -99,6 +108,11 @@ class PromptsScreen(PaneScreen):
     @work(thread=True, group="prompts", exclusive=True, exit_on_error=False)
     def _load(self, request: int, flt: PromptFilter, limit: int, offset: int,
               append: bool) -> None:
+        self.post_message(self._fetch(request, flt, limit, offset, append))
+
+    def _fetch(self, request: int, flt: PromptFilter, limit: int, offset: int,
+               append: bool) -> PromptsLoaded:
+        """A page of prompts, as a message."""
         svc = self.service
         gen = svc.generation
         try:
@@ -106,17 +120,10 @@ class PromptsScreen(PaneScreen):
                                session_id=flt.session, since=flt.since or None,
                                limit=limit, offset=offset)
         except Exception as exc:
-            self.post_message(self.PromptsLoaded(request, [], 0, append, [], str(exc)))
-            return
+            return self.PromptsLoaded(request, [], 0, append, [], str(exc))
         if not append:
             self._generation = gen
-        self.post_message(self.PromptsLoaded(request, page.items, page.total, append,
-                                             page.warnings))
-
-    @work(thread=True, group="prompts-projects", exclusive=True, exit_on_error=False)
-    def _load_projects(self) -> None:
-        projects = [p.path for p in self.service.projects()]
-        self.app.call_from_thread(self._set_projects, projects)
+        return self.PromptsLoaded(request, page.items, page.total, append, page.warnings)
 
     def _set_projects(self, projects: list[str]) -> None:
         select = self.query_one("#prompts-project", Select)
