@@ -36,3 +36,31 @@ def test_records_that_only_mention_progress_are_read() -> None:
     plain = _line({**ENVELOPE, "type": "assistant", "message": {"content": []}})
     for line in (quoting, nested, glued, plain):
         assert not _is_noise(line), line[:80]
+
+
+def test_skipped_records_still_count_as_activity(tmp_path) -> None:  # noqa: ANN001
+    from app.archive import discovery as D
+    from app.index.reader import ReadTask, read_chunks
+
+    def progress(ts: str, nested: str) -> dict:
+        return {**ENVELOPE, "isSidechain": True, "type": "progress", "data": {
+            "type": "agent_progress", "message": {"timestamp": nested}},
+            "uuid": f"p{ts[-3:-1]}", "timestamp": ts}
+
+    def prompt(ts: str) -> dict:
+        return {**ENVELOPE, "type": "user", "uuid": "u1", "timestamp": ts,
+                "message": {"role": "user", "content": "hello"}}
+
+    lines = [progress("2026-01-01T10:00:00.000Z", "2026-01-01T09:00:00.000Z"),
+             prompt("2026-01-01T10:00:05.000Z"),
+             progress("2026-01-01T10:01:30.000Z", "2026-01-01T11:00:00.000Z")]
+    path = tmp_path / "s1.jsonl"
+    path.write_bytes(b"\n".join(_line(o) for o in lines) + b"\n")
+    src = D.SourceFile(path, "projects/p/s1.jsonl", D.SESSION, "p", "s1",
+                       size=path.stat().st_size)
+    chunks = list(read_chunks(ReadTask(src)))
+    summary = chunks[-1].summary
+    assert sum(len(c.docs) for c in chunks) == 1  # only the prompt is a document
+    assert summary["first_ts"] == "2026-01-01T10:00:00.000Z"  # the records' own times,
+    assert summary["last_ts"] == "2026-01-01T10:01:30.000Z"   # not the nested ones
+    assert summary["entries"] == 3 and summary["sidechain_entries"] == 2

@@ -345,14 +345,33 @@ class Extractor:
         return (isinstance(parent, str) and bool(parent) and parent != self._last_uuid
                 and parent in self._seen)
 
+    def note_unparsed(self, line: bytes) -> None:
+        """Account for a record the reader skips without parsing (progress, snapshots):
+        it is an entry, its time is activity (a long tool run writes nothing else), and
+        a sidechain's counts as the sidechain's. Read with byte searches: the record's
+        own timestamp is its last one (nested ones sit in `data`, before it)."""
+        s = self.summary
+        s.entries += 1
+        i = line.rfind(b'"timestamp":"')
+        if i >= 0:
+            j = line.find(b'"', i + 13, i + 64)
+            if j > 0:
+                self._note_time(line[i + 13:j].decode("ascii", "replace"))
+        if not self.is_agent_file and line.find(b'"isSidechain":true', 0, 400) >= 0:
+            s.sidechain_entries += 1
+
+    def _note_time(self, ts: str) -> None:
+        s = self.summary
+        if not s.first_ts or ts < s.first_ts:
+            s.first_ts = ts
+        if ts > s.last_ts:
+            s.last_ts = ts
+
     def _envelope(self, obj: dict[str, Any]) -> None:
         s = self.summary
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts:
-            if not s.first_ts or ts < s.first_ts:
-                s.first_ts = ts
-            if ts > s.last_ts:
-                s.last_ts = ts
+            self._note_time(ts)
         cwd = obj.get("cwd")
         if not s.cwd and isinstance(cwd, str) and cwd:
             s.cwd = cwd

@@ -93,7 +93,7 @@ def read_chunks(task: ReadTask) -> Iterator[Chunk]:
             elif not history and _is_noise(line):
                 stats.lines += 1
                 stats.objects += 1
-                builder.summary.entries += 1
+                builder.extractor.note_unparsed(line)
                 length = len(line)
             else:
                 builder.add(at, decode_line(line, stats), len(line), stats, docs, kinds)
@@ -232,7 +232,6 @@ class _HistoryDocs:
 
     def __init__(self, src: D.SourceFile) -> None:
         self.src = src
-        self.summary = FileSummary()  # unused; keeps `read_chunks` uniform
 
     def snapshot(self) -> None:
         return None
