@@ -16,6 +16,25 @@ async def settle(app, pilot) -> None:  # noqa: ANN001
     await pilot.pause()
 
 
+async def first_frames(app, pilot, mode: str, probe) -> list:  # noqa: ANN001
+    """Switch to `mode` as its key does; for every frame then drawn of that pane:
+    (Textual's batch count (non-zero: a frame drawn while a mode switch is held back,
+    then thrown away), `probe(screen)`)."""
+    seen: list = []
+    await settle(app, pilot)
+    display = app._display
+
+    def drawn(screen, update) -> None:  # noqa: ANN001
+        if update is not None and screen is app.screen and app.current_mode == mode:
+            seen.append((app._batch_count, probe(screen)))
+        display(screen, update)
+
+    app._display = drawn
+    await app.run_action(f"switch_mode({mode!r})")
+    await settle(app, pilot)
+    return seen
+
+
 async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:  # noqa: ANN001
     """Wait until the search pane shows the results of `query` and nothing is pending
     (on a loaded machine keystrokes collapse into follow-up searches that land later)."""

@@ -9,7 +9,7 @@ from app.index.indexer import CommitInfo
 from app.live.runtime import LiveArchive
 from app.tui.messages import IndexUpdated, OpenSession
 from app.tui.widgets import status_header
-from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, first_frames, settle
 
 
 async def test_every_pane_has_a_function_key(app) -> None:  # noqa: ANN001
@@ -170,17 +170,6 @@ def _prompts_data(screen) -> bool:  # noqa: ANN001
 async def test_first_frame_of_a_pane_holds_its_data(app, mode, has_data) -> None:  # noqa: ANN001
     """The pane reads its data before its first frame, and that frame is shown (not
     drawn while Textual holds a mode switch back, then thrown away)."""
-    seen: list[tuple[int, bool]] = []
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        display = app._display
-
-        def drawn(screen, update) -> None:  # noqa: ANN001
-            if update is not None and screen is app.screen and app.current_mode == mode:
-                seen.append((app._batch_count, has_data(screen)))
-            display(screen, update)
-
-        app._display = drawn  # type: ignore[method-assign]
-        await app.run_action(f"switch_mode({mode!r})")
-        await settle(app, pilot)
+        seen = await first_frames(app, pilot, mode, has_data)
     assert seen and seen[0] == (0, True)

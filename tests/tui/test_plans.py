@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.tui.messages import OpenSession
 from app.tui.widgets.plan_tree import PlanTree  # noqa: E402
-from tests.tui.support import SIZE, settle
+from tests.tui.support import SIZE, first_frames, settle
 
 
 def _labels(tree: PlanTree) -> list[str]:
@@ -73,25 +73,16 @@ def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
 async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:  # noqa: ANN001
     """The pane reads its list before its first frame, and that frame is shown (not
     drawn while Textual holds a mode switch back, then thrown away)."""
-    from app.tui.screens.plans import PlansScreen
 
-    seen: list[tuple[int, int, int, bool]] = []
+    def probe(screen) -> tuple[int, int, bool]:  # noqa: ANN001
+        tree = screen.query_one(PlanTree)
+        return len(tree.groups), tree.cursor_line, bool(
+            screen.query_one("#plan-markdown").source)
+
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        display = app._display
-
-        def drawn(screen, update) -> None:  # noqa: ANN001
-            if update is not None and isinstance(screen, PlansScreen):
-                tree = screen.query_one(PlanTree)
-                seen.append((app._batch_count, len(tree.groups), tree.cursor_line,
-                             bool(screen.query_one("#plan-markdown").source)))
-            display(screen, update)
-
-        app._display = drawn  # type: ignore[method-assign]
-        await app.run_action("switch_mode('plans')")  # as F4 does
-        await settle(app, pilot)
+        seen = await first_frames(app, pilot, "plans", probe)  # as F4 does
         # the first frame waited for the layout Textual asks for once the screen is
         # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
         assert not app.screen._mount_layout and not app.screen._holding
     assert seen, "the pane was drawn"
-    assert seen[0] == (0, 4, 0, True)
+    assert seen[0] == (0, (4, 0, True))

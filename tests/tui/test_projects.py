@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.tui.messages import OpenSession
 from app.tui.widgets.project_list import MemoryList, ProjectTable  # noqa: E402
-from tests.tui.support import SIZE, settle
+from tests.tui.support import SIZE, first_frames, settle
 
 
 async def test_projects_and_memory_files(app) -> None:  # noqa: ANN001
@@ -65,25 +65,16 @@ def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
 
 async def test_first_frame_holds_the_lists_and_the_file(app) -> None:  # noqa: ANN001
     """The pane reads its lists before its first frame, and that frame is shown."""
-    from app.tui.screens.projects import ProjectsScreen
 
-    seen: list[tuple[int, int, int, bool]] = []
+    def probe(screen) -> tuple[int, int, bool]:  # noqa: ANN001
+        return (len(screen.query_one(ProjectTable).projects),
+                len(screen.query_one(MemoryList).files),
+                bool(screen.query_one("#memory-markdown").source))
+
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        display = app._display
-
-        def drawn(screen, update) -> None:  # noqa: ANN001
-            if update is not None and isinstance(screen, ProjectsScreen):
-                seen.append((app._batch_count, len(screen.query_one(ProjectTable).projects),
-                             len(screen.query_one(MemoryList).files),
-                             bool(screen.query_one("#memory-markdown").source)))
-            display(screen, update)
-
-        app._display = drawn  # type: ignore[method-assign]
-        await app.run_action("switch_mode('projects')")  # as F5 does
-        await settle(app, pilot)
+        seen = await first_frames(app, pilot, "projects", probe)  # as F5 does
         # the first frame waited for the layout Textual asks for once the screen is
         # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
         assert not app.screen._mount_layout and not app.screen._holding
     assert seen, "the pane was drawn"
-    assert seen[0] == (0, 4, 2, True)
+    assert seen[0] == (0, (4, 2, True))
