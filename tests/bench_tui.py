@@ -9,6 +9,10 @@
 Textual loads); under pytest, Textual's snapshot plugin imports Textual first, so the
 environment has to say it.
 
+The biggest-session test wants one huge session: point the variables at an archive made
+by `python3 tests/make_big_session.py /tmp/b1g/claude /tmp/big/claude` (one 200 MB,
+100k-entry session) and indexed.
+
 Figures (printed): keystroke -> results painted p50/p95 (target p95 <= 50 ms), cold
 start to interactive with an existing index (target <= 0.6 s), and the first screen of
 the biggest session (target <= 0.3 s).
