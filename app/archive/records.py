@@ -167,6 +167,20 @@ _CONTEXT_TAGS = re.compile(
 _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 
 
+def history_text(obj: dict[str, Any]) -> str:
+    """A `history.jsonl` line's prompt with its pasted contents ("" if it has none)."""
+    display = obj.get("display")
+    if not isinstance(display, str) or not display.strip():
+        return ""
+    text = display
+    pasted = obj.get("pastedContents")
+    if isinstance(pasted, dict):
+        for item in pasted.values():
+            if isinstance(item, dict) and isinstance(item.get("content"), str):
+                text += "\n" + item["content"]
+    return text
+
+
 def prompt_display(text: str) -> str:
     """A prompt as the person typed it: `/model sonnet` instead of the command's XML
     tags, `!ls` for shell mode, and the IDE context and reminders the harness

@@ -234,12 +234,13 @@ class Indexer:
         # (and their projects) that those just read
         lines = [s for s in todo if s.kind not in (D.PLAN, D.MEMORY)]
         whole = [s for s in todo if s.kind in (D.PLAN, D.MEMORY)]
-        tasks = [self._task(s) for s in lines]
-        total = sum(max(0, s.size - t.offset) for s, t in zip(lines, tasks, strict=True)) + \
+        plans = [self._plan(s) for s in lines]
+        total = sum(max(0, s.size - task.offset) for s, (task, _) in zip(lines, plans,
+                                                                         strict=True)) + \
             sum(s.size for s in whole)
         done_bytes = 0
-        for i, (src, task) in enumerate(zip(lines, tasks, strict=True), 1):
-            done_bytes += self._read_one(src, report, self._index_lines, task)
+        for i, (src, (task, rewritten)) in enumerate(zip(lines, plans, strict=True), 1):
+            done_bytes += self._read_one(src, report, self._index_lines, task, rewritten)
             if progress:
                 progress(Progress(i, len(todo), done_bytes, total, report.docs_added))
         for i, src in enumerate(whole, len(lines) + 1):
@@ -298,15 +299,16 @@ class Indexer:
                 _head_hash(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
         )
 
-    def _task(self, src: D.SourceFile) -> ReadTask:
-        """Where reading this file starts; decided before reading (perhaps in another
-        process), applied by `_begin_file` when its documents are added."""
+    def _plan(self, src: D.SourceFile) -> tuple[ReadTask, bool]:
+        """Where reading this file starts, and whether what was read of it before is
+        gone (its documents are deleted by `_begin_file` when the new ones come)."""
         st = self.states.get(src.rel)
-        chunk_docs = max(1, min(CHUNK_DOCS, COMMIT_DOCS))
-        if st is None or self._rewritten(src):
-            return ReadTask(src, chunk_docs=chunk_docs, rewritten=st is not None)
+        if st is None:
+            return ReadTask(src), False
+        if self._rewritten(src):
+            return ReadTask(src), True
         return ReadTask(src, st.offset, st.summary if src.kind in D.TRANSCRIPT_KINDS else {},
-                        st.open_tail, chunk_docs)
+                        st.open_tail), False
 
     def _begin_file(self, src: D.SourceFile, *, rewritten: bool,
                     report: RunReport) -> FileState:
@@ -353,15 +355,16 @@ class Indexer:
             self._touched_sessions.add(sid)
 
     # ---- transcripts and history ---------------------------------------------------
-    def _index_lines(self, src: D.SourceFile, task: ReadTask, report: RunReport) -> int:
+    def _index_lines(self, src: D.SourceFile, task: ReadTask, rewritten: bool,
+                     report: RunReport) -> int:
         """Add the documents `app.index.reader` made of a file, committing between its
         chunks when a commit is due (checkpoint and documents together)."""
-        st = self._begin_file(src, rewritten=task.rewritten, report=report)
+        st = self._begin_file(src, rewritten=rewritten, report=report)
         first = start = st.offset = task.offset
         st.open_tail = False
         add = self.writer.add_document
         chunk: Chunk
-        for chunk in read_chunks(task):
+        for chunk in read_chunks(task, chunk_docs=max(1, min(CHUNK_DOCS, COMMIT_DOCS))):
             gen = self._gen
             for doc in chunk.docs:
                 doc.add_unsigned(S.GEN, gen)
@@ -394,12 +397,10 @@ class Indexer:
         return st.offset - first
 
     def _commit_due(self, unsaved_bytes: int) -> bool:
-        due = self._pending_docs >= COMMIT_DOCS or \
+        return self._pending_docs >= COMMIT_DOCS or \
             self._pending_bytes + unsaved_bytes >= COMMIT_BYTES or \
-            (self._pending_docs and time.monotonic() - self._last_commit >= self._commit_every)
-        if due:
-            self._commit_every = min(COMMIT_SECONDS_MAX, self._commit_every * 2)
-        return bool(due)
+            (self._pending_docs > 0 and
+             time.monotonic() - self._last_commit >= self._commit_every)
 
     def _save_file(self, st: FileState) -> None:
         st.tail_at = max(0, st.offset - HEAD_BYTES)
@@ -576,6 +577,7 @@ class Indexer:
         self._touched_kinds = set()
         self._gen = max(int(time.time() * 1000), self._gen + 1)  # strictly increasing
         self._last_commit = time.monotonic()
+        self._commit_every = min(COMMIT_SECONDS_MAX, self._commit_every * 2)  # see COMMIT_SECONDS
         if self.on_commit:
             self.on_commit(info)
 

@@ -26,7 +26,15 @@ import tantivy
 
 from app.archive import discovery as D
 from app.archive.lines import HUGE, HugeLine, LineStats, decode_line, iter_raw_lines
-from app.archive.records import PROSE_CAP, Extractor, FileSummary, Unit, cap, parse_ts
+from app.archive.records import (
+    PROSE_CAP,
+    Extractor,
+    FileSummary,
+    Unit,
+    cap,
+    history_text,
+    parse_ts,
+)
 from app.index import schema as S
 from app.index.analysis import camel_parts
 
@@ -46,8 +54,6 @@ class ReadTask:
     offset: int = 0
     summary: dict[str, Any] = field(default_factory=dict)  # FileSummary JSON (transcripts)
     open_tail: bool = False  # the last read ended on a complete line without newline
-    chunk_docs: int = CHUNK_DOCS
-    rewritten: bool = False  # what was read of it before is gone: the indexer deletes it
 
 
 @dataclass
@@ -64,13 +70,14 @@ class Chunk:
     open_tail: bool = False  # last chunk: it ended by reading such a line whole
 
 
-def read_chunks(task: ReadTask) -> Iterator[Chunk]:
-    """Read `task.src` from `task.offset` to its current end, in chunks; the last one
-    has `last` set. OSError propagates (the file vanished or cannot be read)."""
+def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS) -> Iterator[Chunk]:
+    """Read `task.src` from `task.offset` to its current end, in chunks of at most
+    `chunk_docs` documents; the last one has `last` set. OSError propagates (the file
+    vanished or cannot be read)."""
     src = task.src
     history = src.kind == D.HISTORY
     builder = _HistoryDocs(src) if history else _UnitDocs(src, task.summary, task.offset)
-    chunk_docs, chunk_bytes = task.chunk_docs, CHUNK_BYTES
+    chunk_bytes = CHUNK_BYTES
     stats = LineStats()
     docs: list[tantivy.Document] = []
     kinds: set[str] = set()
@@ -239,15 +246,9 @@ class _HistoryDocs:
     def add(self, offset: int, objs: list[dict[str, Any]], length: int, stats: LineStats,
             out: list[tantivy.Document], kinds: set[str]) -> None:
         for j, obj in enumerate(objs):
-            display = obj.get("display")
-            if not isinstance(display, str) or not display.strip():
+            text = history_text(obj)
+            if not text:
                 continue
-            text = display
-            pasted = obj.get("pastedContents")
-            if isinstance(pasted, dict):
-                for item in pasted.values():
-                    if isinstance(item, dict) and isinstance(item.get("content"), str):
-                        text += "\n" + item["content"]
             project, sid = obj.get("project"), obj.get("sessionId")
             doc = tantivy.Document()
             doc.add_text(S.KIND, S.HISTORY)

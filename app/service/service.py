@@ -564,7 +564,7 @@ class ArchiveService:
         """The whole text of an entry, read from its source line (the index keeps a cap)."""
         # the archive readers load here, not at import: `ccarchive search` never needs them
         from app.archive.lines import LineStats, decode_line, read_span
-        from app.archive.records import Extractor, FileSummary
+        from app.archive.records import Extractor, FileSummary, history_text
 
         kind = _first(doc, S.KIND)
         path = self.root / rel
@@ -582,7 +582,7 @@ class ArchiveService:
         if kind == S.HISTORY:  # history documents number the objects of a line directly
             if block >= len(objs):
                 return None
-            return _history_text(objs[block])
+            return history_text(objs[block])
         if j >= len(objs):
             return None
         is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
@@ -1136,17 +1136,6 @@ class ArchiveService:
 
 def _ns(v: Any) -> datetime | None:
     return datetime.fromtimestamp(v / 1e9, tz=timezone.utc) if v else None
-
-
-def _history_text(obj: dict[str, Any]) -> str:
-    """A history line's prompt with its pasted contents, as the indexer reads it."""
-    text = str(obj.get("display", ""))
-    pasted = obj.get("pastedContents")
-    if isinstance(pasted, dict):
-        for item in pasted.values():
-            if isinstance(item, dict) and isinstance(item.get("content"), str):
-                text += "\n" + item["content"]
-    return text
 
 
 def _clean(fragment: str) -> str:
