@@ -204,31 +204,34 @@ class ArchiveService:
     def _red(self, text: str) -> str:
         return redact(text) if self.redact_secrets and text else text
 
+    def _title_cache(self) -> dict[str, tuple[str, str]]:
+        """Session titles read since the last commit (call it with `_lock` held); a
+        change of redaction empties it too."""
+        key = (self.generation, self.redact_secrets)
+        if self._titles_gen != key:
+            self._titles, self._titles_gen = {}, key
+        return self._titles
+
+    def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
+        return self._red(_first(doc, S.TITLE)), _first(doc, S.PROJECT)
+
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
-        key = (self.generation, self.redact_secrets)  # redaction may be switched
         with self._lock:
-            if self._titles_gen != key:
-                self._titles = {}
-                self._titles_gen = key
-            hit = self._titles.get(sid)
+            hit = self._title_cache().get(sid)
         if hit is not None:
             return hit
         doc = self._session_doc(sid)
-        if doc is None:
-            hit = ("", "")
-        else:
-            hit = (self._red(_first(doc, S.TITLE)), _first(doc, S.PROJECT))
+        hit = ("", "") if doc is None else self._title_of(doc)
         with self._lock:
-            self._titles[sid] = hit
+            self._title_cache()[sid] = hit
         return hit
 
     def _prefetch_titles(self, sids: Iterable[str]) -> None:
         """Read the titles of these sessions in one query (a page of hits from 20
         sessions was 20 lookups: a fifth of `ccarchive search`'s time)."""
-        key = (self.generation, self.redact_secrets)
         with self._lock:
-            known = self._titles if self._titles_gen == key else {}
+            known = self._title_cache()
             todo = sorted({sid for sid in sids if sid and sid not in known})
         if len(todo) < 2:
             return
@@ -237,14 +240,11 @@ class ArchiveService:
         found = {}
         for _score, addr in searcher.search(q, len(todo), count=False).hits:
             doc = searcher.doc(addr)
-            found[_first(doc, S.ID)[len("session:"):]] = (
-                self._red(_first(doc, S.TITLE)), _first(doc, S.PROJECT))
+            found[_first(doc, S.ID)[len("session:"):]] = self._title_of(doc)
         with self._lock:
-            if self._titles_gen != key:
-                self._titles = {}
-                self._titles_gen = key
+            cache = self._title_cache()
             for sid in todo:
-                self._titles.setdefault(sid, found.get(sid, ("", "")))
+                cache.setdefault(sid, found.get(sid, ("", "")))
 
     def _session_doc(self, sid: str) -> tantivy.Document | None:
         searcher = self._searcher()
