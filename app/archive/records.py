@@ -332,8 +332,8 @@ class Extractor:
                 text = content_text(att.get("prompt"))
                 if text.strip():
                     s.prompts += 1
-                    return [Unit("prompt", self._cap(text, PROSE_CAP), role="user", text_len=len(text),
-                                 flags=("queued",))]
+                    return [Unit("prompt", self._cap(text, PROSE_CAP), role="user",
+                                 text_len=len(text), flags=("queued",))]
             return []
         if rtype == "custom-title":
             s.custom_title = str(obj.get("customTitle") or "")[:TITLE_CAP] or s.custom_title
