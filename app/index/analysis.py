@@ -17,26 +17,51 @@ from __future__ import annotations
 
 import re
 
-_WORD = re.compile(r"[A-Za-z0-9]{2,}")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 MAX_PARTS_INPUT = 64_000
+
+_CLASSES = bytearray(b" " * 256)
+_CLASSES[ord("a"):ord("z") + 1] = b"a" * 26
+_CLASSES[ord("A"):ord("Z") + 1] = b"A" * 26
+_CLASSES[ord("0"):ord("9") + 1] = b"0" * 10
+_CLASS_TABLE = bytes(_CLASSES)
+"""Each byte as its class: a lowercase letter `a`, an uppercase one `A`, a digit `0`, and
+anything else (punctuation, space, every byte of a non-ASCII character) a word break."""
+_CASE_CHANGES = (b"aA", b"AAa", b"0Aa")
+"""Where a camelCase word changes case: `parseHttp`, `iPhone`; `HTTPServer`; `utf8Decoder`."""
 
 
 def camel_parts(text: str) -> str:
     """The parts of every camelCase identifier in `text`, space separated ("" if none).
 
-    An identifier is a word of letters and digits with mixed case that is not merely
-    Capitalised (`parseHTTPResponse`, `iPhone`, `HTTPServer`; not `Hello`, `HTTP`).
-    Finding every word and testing its case with str methods (C loops) is 2x faster
-    than scanning for case changes with a regex and widening each to its word.
+    An identifier is a word of ASCII letters and digits that changes case inside: a
+    lowercase letter followed by an uppercase one (`parseHTTPResponse`, `iPhone`), or an
+    uppercase run that ends in a capitalised word (`HTTPServer`, `utf8Decoder`); not a
+    merely Capitalised or upper-case word (`Hello`, `HTTP`). Words come in text order,
+    each once.
+
+    This runs on every indexed text, so it is written for speed: the text's bytes are
+    mapped to their classes in one C pass (`bytes.translate`) and the case changes found
+    with `bytes.find`, so Python touches only the identifiers, not every word (3x faster
+    than testing each word's case, which was itself 2x faster than a regex scan).
     """
-    words: dict[str, None] = {}
-    for w in _WORD.findall(text, 0, MAX_PARTS_INPUT):
-        if not (w.islower() or w.isupper() or w[1:].islower() or w.isdigit()):
-            words[w] = None
-    if not words:
+    raw = text[:MAX_PARTS_INPUT].encode("utf-8", "surrogatepass")
+    classes = raw.translate(_CLASS_TABLE)
+    found: dict[bytes, int] = {}
+    end_of_text = len(classes)
+    for change in _CASE_CHANGES:
+        i = classes.find(change)
+        while i >= 0:
+            start = classes.rfind(b" ", 0, i) + 1
+            end = classes.find(b" ", i)
+            if end < 0:
+                end = end_of_text
+            found.setdefault(raw[start:end], start)
+            i = classes.find(change, end)
+    if not found:
         return ""
-    return " ".join(" ".join(_CAMEL_PART.findall(w)) for w in words)
+    words = sorted(found, key=found.__getitem__) if len(found) > 1 else found
+    return " ".join(" ".join(_CAMEL_PART.findall(w.decode("ascii"))) for w in words)
 
 
 def split_camel(word: str) -> list[str]:
