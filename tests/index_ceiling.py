@@ -1,0 +1,93 @@
+"""How fast could any Python indexer of ours be on this machine? The two costs it cannot avoid.
+
+`tests/bench_index.py` runs this in its own process, on the same archive in the same run,
+so that its cold-indexing figure comes with the ceiling that bounds it:
+
+- **parse**: read every transcript line and `orjson.loads` the ones the indexer parses
+  (progress and snapshot records are skipped unparsed, as the reader does). No extraction,
+  no documents: the least CPU any reader of JSONL in Python spends.
+- **tantivy**: the very documents the indexer makes, built beforehand (untimed) and then
+  added, committed and merged with the indexer's own writer settings. The least CPU the
+  index itself costs for the documents the issue asks for.
+
+Both are CPU seconds of the whole process (Tantivy's indexing threads included), so
+`cores * MB / (parse + tantivy)` is a bound on cold-indexing throughput: whatever Python
+does besides parsing only lowers it.
+
+    python3 -m tests.index_ceiling ARCHIVE   # prints one JSON object
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+from app.archive import discovery as D
+from app.archive.lines import HugeLine, iter_raw_lines
+from app.index import reader as R
+from app.index import schema as S
+from app.index.store import WRITER_THREADS, IndexStore
+
+
+def _sources(root: Path) -> list[D.SourceFile]:
+    return [s for s in D.discover(root) if s.kind in D.TRANSCRIPT_KINDS or s.kind == D.HISTORY]
+
+
+def parse_cpu(sources: list[D.SourceFile]) -> tuple[float, int]:
+    """CPU seconds to read and parse what the indexer parses; bytes read."""
+    c0, total = time.process_time(), 0
+    for src in sources:
+        with open(src.path, "rb") as f:
+            for _at, line in iter_raw_lines(f, 0, end=src.size):
+                if isinstance(line, HugeLine) or (src.kind != D.HISTORY and R._is_noise(line)):
+                    continue
+                try:
+                    orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    pass
+        total += src.size
+    return time.process_time() - c0, total
+
+
+def tantivy_cost(sources: list[D.SourceFile]) -> dict[str, float]:
+    """Wall and CPU seconds for Tantivy alone to index the indexer's documents."""
+    docs = [d for src in sources for chunk in R.read_chunks(R.ReadTask(src)) for d in chunk.docs]
+    with tempfile.TemporaryDirectory(prefix="ccarchive-ceiling-") as tmp:
+        store = IndexStore(Path(tmp))
+        writer = store.try_writer()
+        t0, c0 = time.perf_counter(), time.process_time()
+        for doc in docs:
+            doc.add_unsigned(S.GEN, 1)
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"docs": len(docs), "wall_s": wall, "cpu_s": cpu}
+
+
+def main(root: Path) -> dict[str, float]:
+    sources = _sources(root)
+    parse_s, nbytes = parse_cpu(sources)
+    tv = tantivy_cost(sources)
+    cores = os.cpu_count() or 1
+    mb = nbytes / 1e6
+    return {
+        "transcript_MB": round(mb, 1),
+        "parse_cpu_s": round(parse_s, 2),
+        "tantivy_cpu_s": round(tv["cpu_s"], 2),
+        "tantivy_wall_s": round(tv["wall_s"], 2),
+        "tantivy_alone_MB_per_s": round(mb / tv["wall_s"], 1),
+        "writer_threads": WRITER_THREADS,
+        "cores": cores,
+        "ceiling_MB_per_s": round(cores * mb / (parse_s + tv["cpu_s"]), 1),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(Path(sys.argv[1]))))
