@@ -129,6 +129,11 @@ input such as ``key=`` repeated a million times still runs at ~0.4 MB/s).  Measu
 (CPU time, CPython 3.11, ``python -m tests.test_redact``): ~44 MB/s for
 ``find_secrets`` on 5 MB of mixed text, ~37 MB/s (~55 us) for ``redact`` over 2 KB
 entries.
+
+The regexes are compiled on first use, not at import: compiling all of them took ~8 ms,
+on the path of ``ccarchive search`` (which imports this module through the service and
+redacts 20 short snippets, most of which need few of them or none).  A token rule is
+compiled only once a text contains the literal its regex starts with.
 """
 
 from __future__ import annotations
@@ -150,6 +155,26 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+class _Lazy:
+    """A regex compiled on first use.  Defined as a module global (``_X_RE =
+    _Lazy(r"...")``), it is replaced there by the compiled pattern on first use, so the
+    functions that use it look up the compiled pattern directly afterwards."""
+
+    __slots__ = ("pattern", "flags")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern = pattern
+        self.flags = flags
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = re.compile(self.pattern, self.flags)
+        namespace = globals()
+        for key, value in list(namespace.items()):
+            if value is self:
+                namespace[key] = compiled
+        return getattr(compiled, name)
+
+
 # When detections overlap they are merged; the lowest priority number names the kind.
 _SPECIFIC, _HEADER, _ASSIGNMENT = 0, 1, 2
 
@@ -161,13 +186,13 @@ _SPECIFIC, _HEADER, _ASSIGNMENT = 0, 1, 2
 # with letters and digits, or has two lone lower-case letters between capitals
 # ("AbXyQwEr"; one position in eight in random mixed-case text, rare in identifiers).
 # Applied to each run with match(); every branch is linear.
-_ALNUM_RUN_RE = re.compile(r"[A-Za-z0-9]{8,}")
-_RANDOM_RUN_RE = re.compile(
+_ALNUM_RUN_RE = _Lazy(r"[A-Za-z0-9]{8,}")
+_RANDOM_RUN_RE = _Lazy(
     r"[A-Za-z]*[0-9]+[A-Za-z]+[0-9]"
     r"|(?=[A-Za-z0-9]{24})(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])"
     r"|[A-Za-z0-9]*?(?<=[A-Z])[a-z](?=[A-Z])[A-Za-z0-9]*?(?<=[A-Z])[a-z](?=[A-Z])"
 )
-_DIGIT_OR_UPPER_RE = re.compile(r"[0-9A-Z]")
+_DIGIT_OR_UPPER_RE = _Lazy(r"[0-9A-Z]")
 
 
 def _looks_random(value: str) -> bool:
@@ -193,8 +218,21 @@ def _not_a_mask(body: str) -> bool:
 # ``gates``: substrings of which one must occur for the rule to run at all.
 
 
+_META = frozenset("\\.^$*+?{}[]|()")
+
+
+def _leading_literal(pattern: str) -> str:
+    """The literal text every match of ``pattern`` starts with ("" if none)."""
+    i = 0
+    while i < len(pattern) and pattern[i] not in _META:
+        i += 1
+    if i < len(pattern) and pattern[i] in "*+?{":
+        i -= 1  # the last character is quantified
+    return pattern[:max(i, 0)]
+
+
 class _Rule:
-    __slots__ = ("kind", "gates", "regex", "group", "check", "priority")
+    __slots__ = ("kind", "gates", "pattern", "lead", "regex", "group", "check", "priority")
 
     def __init__(
         self,
@@ -208,7 +246,9 @@ class _Rule:
     ):
         self.kind = kind
         self.gates = gates
-        self.regex = re.compile(pattern)
+        self.pattern = pattern
+        self.lead = _leading_literal(pattern)  # what a text needs before we compile
+        self.regex: re.Pattern | None = None  # compiled on first need
         self.group = group
         self.check = check
         self.priority = priority
@@ -404,8 +444,13 @@ def _token_spans(text: str, out: list) -> None:
                     break
             else:
                 continue
+        regex = rule.regex
+        if regex is None:
+            if rule.lead not in text:
+                continue  # no match possible; compiled for the first text that has it
+            regex = rule.regex = re.compile(rule.pattern)
         check = rule.check
-        for m in rule.regex.finditer(text):
+        for m in regex.finditer(text):
             kind = rule.kind
             if check is not None:
                 verdict = check(m)
@@ -422,9 +467,9 @@ def _token_spans(text: str, out: list) -> None:
 # no END line (truncated output) the base64-looking run after BEGIN is taken.
 
 _PEM_GATE = "-----BEGIN "
-_PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----")
-_PEM_OPEN_BODY_RE = re.compile(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\[rnt])*")
-_BASE64_RUN_RE = re.compile(r"[A-Za-z0-9+/]{16,}")
+_PEM_BEGIN_RE = _Lazy(r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----")
+_PEM_OPEN_BODY_RE = _Lazy(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\[rnt])*")
+_BASE64_RUN_RE = _Lazy(r"[A-Za-z0-9+/]{16,}")
 _PEM_MAX = 32768
 
 
@@ -468,20 +513,20 @@ def _pem_spans(text: str, out: list) -> None:
 
 # Lower-case keywords; found with str.find on an ASCII lower-cased copy of the text.
 _KEYWORDS = ("key", "secret", "token", "passw", "pwd", "passphrase", "credential", "auth")
-_NAME_AFTER_RE = re.compile(r"[A-Za-z0-9_.-]*")
-_NAME_BEFORE_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}\Z")
+_NAME_AFTER_RE = _Lazy(r"[A-Za-z0-9_.-]*")
+_NAME_BEFORE_RE = _Lazy(r"[A-Za-z0-9_.-]{1,64}\Z")
 
 # Words that contain a keyword without being about a secret.
-_NON_SECRET_WORD_RE = re.compile(
+_NON_SECRET_WORD_RE = _Lazy(
     r"author(?!i[sz])[a-z]*|keyboard|keyword|keystroke|keypress|keydown|keyup|keycode|keymap|keybind"
     r"|keyframe|keyspace|keypad|keyof|keyset|monkey|donkey|turkey|hockey|whiskey|jockey|lackey|hotkey"
     r"|tokeniz[a-z]*|passthrough",
     re.IGNORECASE,
 )
-_PASSWORD_RE = re.compile(r"passw(?:or)?d|pwd|passphrase", re.IGNORECASE)
-_STRONG_RE = re.compile(r"secret|credential", re.IGNORECASE)
-_WEAK_RE = re.compile(r"key|token|auth", re.IGNORECASE)
-_WORD_SPLIT_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_PASSWORD_RE = _Lazy(r"passw(?:or)?d|pwd|passphrase", re.IGNORECASE)
+_STRONG_RE = _Lazy(r"secret|credential", re.IGNORECASE)
+_WEAK_RE = _Lazy(r"key|token|auth", re.IGNORECASE)
+_WORD_SPLIT_RE = _Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 # A last word that makes the value metadata about a secret rather than the secret.
 _META_LAST_WORDS = frozenset(
@@ -530,7 +575,7 @@ def _name_tier(name: str) -> str | None:
     return None
 
 
-_TAIL_RE = re.compile(
+_TAIL_RE = _Lazy(
     r"""
     (?P<nq>\\?["']\]?)?
     (?P<sep>[ \t]*(?::=|=>|=(?![=~>])|:(?![:=]))[ \t]*|[ \t]+)
@@ -545,8 +590,8 @@ _TAIL_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_XML_VALUE_RE = re.compile(r">(?P<v>[^<\n]{1,4096})</")
-_AUTHZ_TAIL_RE = re.compile(
+_XML_VALUE_RE = _Lazy(r">(?P<v>[^<\n]{1,4096})</")
+_AUTHZ_TAIL_RE = _Lazy(
     r"""\\?["']?[ \t]*[:=][ \t]*\\?["']?[ \t]*
     (?:(?P<scheme>[A-Za-z][A-Za-z0-9-]*)[ \t]+)?
     (?P<v>[A-Za-z0-9._~+/=:-]{1,4096})""",
@@ -556,15 +601,15 @@ _AUTH_SCHEMES = frozenset(
     "bearer basic token digest negotiate ntlm hoba mutual apikey key sso-key otp dpop".split()
 )
 
-_CODE_CALL_RE = re.compile(r"[A-Za-z_$][\w$.:>-]*[(\[]")
-_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_IDENT_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
-_NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,_]\d+)*")
-_URL_VALUE_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-_PATH_RE = re.compile(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]*)*|[A-Za-z]:\\[\w.\\ -]*")
-_CAMEL_TYPE_RE = re.compile(r"(?:[A-Z][a-z]+){2,}")
-_ENV_REF_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_TEMPLATE_FIELD_RE = re.compile(r"\$?\{[^{}]*\}|%\(\w*\)[sdr]|%[sdr]|\$[A-Za-z_]\w*")
+_CODE_CALL_RE = _Lazy(r"[A-Za-z_$][\w$.:>-]*[(\[]")
+_IDENT_RE = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT_CHAIN_RE = _Lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
+_NUMBER_RE = _Lazy(r"[-+]?\d+(?:[.,_]\d+)*")
+_URL_VALUE_RE = _Lazy(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_PATH_RE = _Lazy(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]*)*|[A-Za-z]:\\[\w.\\ -]*")
+_CAMEL_TYPE_RE = _Lazy(r"(?:[A-Z][a-z]+){2,}")
+_ENV_REF_RE = _Lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_TEMPLATE_FIELD_RE = _Lazy(r"\$?\{[^{}]*\}|%\(\w*\)[sdr]|%[sdr]|\$[A-Za-z_]\w*")
 _TYPE_NAMES = frozenset(
     """str string int integer float number bool boolean bytes bytearray any object optional list
     dict
@@ -576,7 +621,7 @@ _PLACEHOLDER_WORDS = frozenset(
     tbd tba none null nil undefined true false yes no on off n/a na hidden masked omitted removed
     required optional default empty blank unset inherit""".split()
 )
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_RE = _Lazy(
     r"""(?x)
     \$\{\{.*\}\} | \$\{[^}]*\}? | \$\([^)]*\)? | \$[A-Za-z_][A-Za-z0-9_]* | \$\d | \$[@*\#?!]
     | %[A-Za-z_][A-Za-z0-9_]*% | %\([^)]*\)[a-z] | %[sdr] | \{\{.*\}\} | \{%.*%\}
@@ -587,22 +632,22 @@ _PLACEHOLDER_RE = re.compile(
     | .*[-_ .](?i:here)
     """
 )
-_MASK_RE = re.compile(r"xxxx|XXXX|\*\*\*|\.\.\.|…")
+_MASK_RE = _Lazy(r"xxxx|XXXX|\*\*\*|\.\.\.|…")
 _STOP_WORDS = frozenset(
     """the a an to is be must your of for with please not at least enter use this that will
     are""".split()
 )
-_AWS_SECRET_NAME_RE = re.compile(r"aws_?secret_?(?:access_?)?key|secretaccesskey", re.IGNORECASE)
-_AWS_SECRET_VALUE_RE = re.compile(r"[A-Za-z0-9/+=]{40}")
+_AWS_SECRET_NAME_RE = _Lazy(r"aws_?secret_?(?:access_?)?key|secretaccesskey", re.IGNORECASE)
+_AWS_SECRET_VALUE_RE = _Lazy(r"[A-Za-z0-9/+=]{40}")
 _LINE_PREFIXES = frozenset(
     ("", "-", "export", "set", "setenv", "ENV", "ARG", "env", "declare -x", "readonly", "local")
 )
-_EOL_RE = re.compile(r"[ \t]*(?:\r|\n|\\[nr]|\Z|#|\\?\")")
+_EOL_RE = _Lazy(r"[ \t]*(?:\r|\n|\\[nr]|\Z|#|\\?\")")
 
 
-_ALNUM4_RE = re.compile(r"[A-Za-z0-9]{4}")
-_ALNUM_RE = re.compile(r"[^\W_]")
-_SPACE_RE = re.compile(r"\s")
+_ALNUM4_RE = _Lazy(r"[A-Za-z0-9]{4}")
+_ALNUM_RE = _Lazy(r"[^\W_]")
+_SPACE_RE = _Lazy(r"\s")
 
 
 _MAX_VALUE = 4096
