@@ -92,6 +92,9 @@ SEARCHABLE_KINDS = (
 )
 """Kinds a search may return; session and state documents are bookkeeping."""
 
+ALL_KINDS = (*SEARCHABLE_KINDS, SESSION_DOC, STATE_DOC)
+"""Every kind a document of the index has: a filter can name the kinds it leaves out."""
+
 DEFAULT_EXCLUDED_KINDS = (TOOL_RESULT, THINKING)
 """Searchable, but only when asked for (`kind:` or an option): raw tool output and
 private reasoning drown what people mean."""
