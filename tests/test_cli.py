@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -15,11 +18,44 @@ def run(*args: str, input: str | None = None):  # noqa: A002
     return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
 
 
-@pytest.mark.parametrize("name", sorted(main.commands))
+def _command(name: str) -> click.Command | None:
+    return main.get_command(click.Context(main), name)
+
+
+@pytest.mark.parametrize("name", main.list_commands(click.Context(main)))
 def test_every_command_has_help(name: str) -> None:
-    command = main.commands[name]
-    assert command.help, f"{name} has no help"
+    command = _command(name)
+    assert command is not None and command.help, f"{name} has no help"
     assert run(name, "--help").exit_code == 0
+
+
+def test_the_mcp_commands_are_listed_and_found() -> None:
+    """`serve` and `hook` are added on first look-up; help and typos still see them."""
+    assert {"serve", "hook"} <= set(main.list_commands(click.Context(main)))
+    assert _command("serve") is not None and _command("hook") is not None
+    listed = [line.split()[0] for line in run("--help").output.splitlines()
+              if line.startswith("  ")]
+    assert {"serve", "hook", "search"} <= set(listed)
+    assert "serve" in run("sevre").output
+
+
+def test_search_leaves_what_it_does_not_need_unimported(demo_service) -> None:
+    """Modules kept off the path of `ccarchive search` (each costs its start time)."""
+    code = (
+        "import sys\n"
+        "from app.cli import main\n"
+        "main(sys.argv[1:], standalone_mode=False)\n"
+        "print('unneeded:', sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'mcp', 'rich', "
+        "'pydantic') or m in ('app.mcp_server.commands', 'app.service.browse_models', "
+        "'app.index.indexer')), file=sys.stderr)\n"
+    )
+    data_dir = demo_service.store.base.parent
+    out = subprocess.run(
+        [sys.executable, "-c", code, "search", "--archive", str(demo_service.root),
+         "--data-dir", str(data_dir), "--json", "migration"],
+        capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["hits"]
+    assert "unneeded: []" in out.stderr, out.stderr
 
 
 def test_no_archive_says_so_and_offers_the_demo(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """`ccarchive serve` (the MCP server) and `ccarchive hook ...` (Claude Code hooks).
 
-`app.cli` calls `register()` at import, so this module imports nothing heavy at module
+`app.cli` calls `register()` when `serve` or `hook` is first looked up (or the commands
+are listed, as `ccarchive --help` does), so this module imports nothing heavy at module
 level: the MCP SDK, uvicorn and the index are imported inside the commands (the SDK
-alone takes ~0.9 s to import, and `ccarchive search --json` must start in < 100 ms).
+alone takes ~0.9 s to import). `ccarchive search` never imports this module.
 """
 
 from __future__ import annotations
