@@ -8,7 +8,7 @@ tests that append or delete get their own copy.
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ REAL_CORPUS = SHARED / "corpus" / "real"
 MAKE_ARCHIVE = SHARED / "corpus" / "make_archive.py"
 FIXTURES = Path(__file__).parent / "fixtures"
 
-DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=timezone.utc)
+DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=UTC)
 """A fixed "now" for the demo archive, so snapshots and counts never depend on the day."""
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 SESSION = "b16b16b1-0000-4000-8000-000000000001"
@@ -23,7 +23,7 @@ MIN_ENTRIES, MIN_BYTES = 100_000, 200_000_000
 def main(source: Path, out_root: Path) -> None:
     out_dir = out_root / "projects" / "-home-dev-work-bigproj"
     out_dir.mkdir(parents=True, exist_ok=True)
-    t = datetime(2026, 10, 1, 8, 0, tzinfo=timezone.utc)
+    t = datetime(2026, 10, 1, 8, 0, tzinfo=UTC)
     n = size = 0
     parent = None
     with open(out_dir / f"{SESSION}.jsonl", "w", encoding="utf-8") as out:

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid as uuidlib
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -75,7 +75,7 @@ def prompt_line(path: Path, text: str, session_id: str | None = None) -> bytes:
         "type": "user",
         "message": {"role": "user", "content": text},
         "uuid": str(uuidlib.uuid4()),
-        "timestamp": datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds")
         .replace("+00:00", "Z"),
     })
     if session_id:

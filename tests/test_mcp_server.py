@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from datetime import datetime
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 

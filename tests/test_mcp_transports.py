@@ -254,7 +254,7 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
     """The live index keeps what `serve` answers current; the session just written to is
     the caller's own, so it is left out of searches unless asked for."""
     import uuid
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     data = tmp_path / "data"
     build_index(demo_archive, data)
@@ -268,7 +268,7 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
         before = await c.call_tool("search", {"query": "zebrafinch", "include_active": True})
         assert before.structured_content["total"] == 0
         line = {**first, "uuid": str(uuid.uuid4()), "parentUuid": None,
-                "timestamp": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+                "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                 "message": {"role": "user", "content": "where did the zebrafinch go?"}}
         with path.open("a") as f:
             f.write(json.dumps(line) + "\n")

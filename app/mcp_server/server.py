@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -175,7 +175,7 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
         clock: "now", for tests over a fixed archive.
     """
     service.redact_secrets = redact_secrets
-    now = clock or (lambda: datetime.now(timezone.utc))
+    now = clock or (lambda: datetime.now(UTC))
     active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint,
                             clock=now)
     mcp = MCPServer(SERVER_NAME, title="Claude Code archive", version=__version__,

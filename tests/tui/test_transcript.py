@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -69,7 +69,7 @@ async def test_playing_follows_the_recorded_pace(app) -> None:  # noqa: ANN001, 
 
 
 def test_replay_delay_scales_and_caps_idle_time() -> None:
-    t = datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc)
+    t = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
     assert replay_delay(t, t + timedelta(seconds=8), 1.0) == 8.0
     assert replay_delay(t, t + timedelta(seconds=8), 10.0) == pytest.approx(0.8)
     assert replay_delay(t, t + timedelta(hours=9), 1.0) == tx.IDLE_CAP
@@ -143,12 +143,12 @@ async def test_jump_to_a_time(app) -> None:  # noqa: ANN001, F811
 
 
 def test_parse_when() -> None:
-    base = datetime(2026, 11, 15, 10, 12, tzinfo=timezone.utc)
+    base = datetime(2026, 11, 15, 10, 12, tzinfo=UTC)
     assert parse_when("+10m", base, base) == base + timedelta(minutes=10)
     assert parse_when("+1h", base, base) == base + timedelta(hours=1)
     assert parse_when("2026-11-15T11:00:00+00:00", None, base) == base.replace(hour=11,
                                                                                 minute=0)
-    assert parse_when("10:30", base, base).astimezone(timezone.utc).minute == 30
+    assert parse_when("10:30", base, base).astimezone(UTC).minute == 30
     with pytest.raises(ValueError):
         parse_when("tea time", base, base)
 
@@ -190,7 +190,7 @@ class BigTranscript(App[None]):
 
     def on_transcript_view_pages_wanted(self, message: TranscriptView.PagesWanted) -> None:
         view = self.query_one(TranscriptView)
-        t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        t0 = datetime(2026, 1, 1, tzinfo=UTC)
         for p in message.pages:
             self.asked.append(p)
             view.add_page(p, [Entry(id=f"e{i}", kind="assistant" if i % 2 else "prompt",

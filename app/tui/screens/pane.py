@@ -5,13 +5,12 @@ from __future__ import annotations
 import gc
 import sys
 from types import CodeType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from textual import events, messages
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import AwaitMount
-from typing_extensions import Self
 
 if TYPE_CHECKING:
     from app.service import ArchiveService

@@ -9,7 +9,7 @@ newer one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -32,7 +32,7 @@ WINDOWS = {"day": 30, "week": 26, "month": 12}
 
 
 def _day(d: str) -> datetime:
-    return datetime.combine(date.fromisoformat(d), time(), tzinfo=timezone.utc)
+    return datetime.combine(date.fromisoformat(d), time(), tzinfo=UTC)
 
 
 def _next_bucket(start: datetime, kind: str) -> datetime:
@@ -63,7 +63,7 @@ def _bucket_range(day: str, kind: str, tl: Timeline | None) -> tuple[datetime, d
 
 def _window(end: date, kind: str) -> tuple[datetime, datetime]:
     """[since, until) of `WINDOWS[kind]` buckets ending with the bucket holding `end`."""
-    hi = datetime.combine(end, time(), tzinfo=timezone.utc) + timedelta(days=1)
+    hi = datetime.combine(end, time(), tzinfo=UTC) + timedelta(days=1)
     n = WINDOWS[kind]
     if kind == "day":
         return hi - timedelta(days=n), hi
@@ -75,8 +75,8 @@ def _window(end: date, kind: str) -> tuple[datetime, datetime]:
     lo = first
     for _ in range(n - 1):
         lo = (lo - timedelta(days=1)).replace(day=1)
-    return datetime.combine(lo, time(), tzinfo=timezone.utc), _next_bucket(
-        datetime.combine(first, time(), tzinfo=timezone.utc), "month")
+    return datetime.combine(lo, time(), tzinfo=UTC), _next_bucket(
+        datetime.combine(first, time(), tzinfo=UTC), "month")
 
 
 class TimelineScreen(PaneScreen):

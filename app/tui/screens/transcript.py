@@ -11,7 +11,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rich.text import Text
@@ -77,7 +77,7 @@ def parse_when(text: str, base: datetime | None, start: datetime | None) -> date
         return start + timedelta(seconds=n * unit)
     m = re.fullmatch(r"(\d{1,2}):(\d{2})(?::(\d{2}))?", text)
     if m:
-        local = (base or datetime.now(timezone.utc)).astimezone()
+        local = (base or datetime.now(UTC)).astimezone()
         return local.replace(hour=int(m.group(1)), minute=int(m.group(2)),
                              second=int(m.group(3) or 0), microsecond=0)
     try:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events, on
 from textual.geometry import Region, Size
-from textual.strip import Strip
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-CLOCK: Callable[[], datetime] = lambda: datetime.now(timezone.utc)  # noqa: E731
+CLOCK: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 """Where the panes read the time; tests replace it with a fixed clock."""
 
 
