@@ -12,9 +12,9 @@ composed, its query workers done and the resulting refresh rendered. The pane is
 as its key (F3…) opens it, through the `switch_mode` action, which does not await the
 screen's mount (awaiting it, as the benchmark first did, added a relayout and a full
 repaint once the screen was mounted, which a reader's key press does not cause). Two
-end points are printed: "painted" is the last frame the app drew before it went idle (when the reader
-sees the final screen); "idle" is when Pilot saw the app idle, which adds at least two
-20 ms idle probes (`textual._wait.wait_for_idle`) after that frame. The clock is set to
+end points are printed: "painted" is the last frame the app drew before it went idle
+(when the reader sees the final screen); "idle" is when Pilot saw the app idle, which adds
+at least two 20 ms idle probes (`textual._wait.wait_for_idle`) after that frame. The clock is set to
 the archive's last activity, so the timeline and the live pane have something to show.
 The app is left to settle first (the search pane's first query, the heap freeze the app
 does after its first paint): a reader's F3 does not come within 0.3 s of the start, and
@@ -130,7 +130,7 @@ async def _run(settings: Settings, results: dict[str, list[float]],
     from app.tui.app import make_app
     from app.tui.widgets import timeline_format as tf
 
-    for run in range(RUNS):
+    for _ in range(RUNS):
         live = LiveArchive(settings, watch=False)  # read the existing index; no indexing
         last = live_service(live).sessions(limit=1).sessions[0].last_activity
         monkeypatch.setattr(tf, "CLOCK", lambda last=last: last + timedelta(minutes=1))

@@ -177,7 +177,7 @@ def test_writer_killed_mid_batch_loses_and_doubles_nothing(demo_settings: Settin
     assert child.stdout is not None and child.stdin is not None
     assert child.stdout.readline().strip() == "indexed"
     words = [word() for _ in paths]
-    for p, w in zip(paths, words):
+    for p, w in zip(paths, words, strict=True):
         append(p, prompt_line(p, f"before the kill {w}") + prompt_line(p, f"more {w}"))
     child.stdin.write("go\n")
     child.stdin.flush()

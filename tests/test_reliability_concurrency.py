@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 
 APP_SCRIPT = r"""
@@ -104,7 +103,7 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
             env=_env())
         async with Client(server) as client:
             total = 0
-            for batch in range(4):  # appends land while all three run
+            for _ in range(4):  # appends land while all three run
                 _append(target, sid, word, 5, total)
                 total += 5
 

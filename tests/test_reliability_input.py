@@ -39,9 +39,8 @@ def _real_lines() -> list[bytes]:
     out: list[bytes] = []
     files = sorted(REAL_CORPUS.rglob("*.jsonl")) if REAL_CORPUS.is_dir() else []
     for path in files:
-        for line in path.read_bytes().split(b"\n")[:40]:
-            if 2 < len(line) < 30_000:
-                out.append(line)
+        lines = path.read_bytes().split(b"\n")[:40]
+        out.extend(line for line in lines if 2 < len(line) < 30_000)
     return out
 
 

@@ -141,7 +141,7 @@ def readonly_archive(demo_archive: Path, tmp_path: Path):
     demo_archive.chmod(demo_archive.stat().st_mode & ~0o222)
     before = manifest(demo_archive)
     yield demo_archive, before
-    for d, dirs, _files in os.walk(demo_archive):  # let pytest clean up
+    for d, _dirs, _files in os.walk(demo_archive):  # let pytest clean up
         os.chmod(d, 0o755)
 
 
@@ -186,7 +186,8 @@ async def test_every_command_and_pane_leaves_the_archive_untouched(
     T0 = time.monotonic()
 
     def run(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
-        ran.append(" ".join(args[:2])); print(round(time.monotonic() - T0, 1), args[:2], flush=True)
+        ran.append(" ".join(args[:2]))
+        print(round(time.monotonic() - T0, 1), args[:2], flush=True)
         return _run(launcher, env, *args, **kw)  # type: ignore[arg-type]
 
     run("index")

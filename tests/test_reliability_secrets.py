@@ -25,7 +25,8 @@ from tests.conftest import build_index
 
 SID = "5ec2e7a0-1111-4222-8333-444455556666"
 SECRETS = {
-    "anthropic": "sk-ant-api03-Zq8vN3kLmP2xR7tY9wB4cD6fG1hJ5sA0eU-QwErTyUiOpAsDfGhJkLzXcVbNm12345678AA",
+    "anthropic": ("sk-ant-api03-Zq8vN3kLmP2xR7tY9wB4cD6fG1hJ5sA0eU-"
+                  "QwErTyUiOpAsDfGhJkLzXcVbNm12345678AA"),
     "openai": "sk-proj-4fJ8kL2mN9pQ3rS7tU1vW5xY0zA6bC8dE2fG4hI7jK9lM3nO",
     "aws": "AKIAZ7Q3XK2M9PL4RT6W",
     "github": "ghp_8Hk2Lm9Np3Qr7St1Uv5Wx0Yz4Ab6Cd8Ef2Gh",
@@ -108,8 +109,7 @@ def _service_outputs(svc) -> str:  # noqa: ANN001
     page = svc.search("zebracred", include_tool_results=True, limit=50)
     ids = [h.id for h in page.hits]
     parts.append(to_jsonable(svc.entries(ids, max_chars=100_000)))
-    for i in ids:
-        parts.append(to_jsonable(svc.context(i, max_chars=10_000)))
+    parts.extend(to_jsonable(svc.context(i, max_chars=10_000)) for i in ids)
     parts.append(to_jsonable(svc.transcript(SID, max_chars=100_000)))
     parts.append(to_jsonable(svc.session(SID)))
     parts.append(to_jsonable(svc.sessions()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -399,7 +399,7 @@ def test_language_dates_after_before(demo_service: ArchiveService) -> None:
     assert after.hits and before.hits
     # after:/before: read dates in local time: allow a day either side
     slack = timedelta(days=1)
-    start = datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+    start = datetime.fromisoformat(day).replace(tzinfo=UTC)
     assert all(h.timestamp >= start - slack for h in after.hits)
     assert all(h.timestamp < start + slack for h in before.hits)
     assert after.total + before.total == svc.search("the").total
@@ -867,7 +867,7 @@ def test_memory_files_and_reading_one(demo_service: ArchiveService,
                                       demo_archive_ro: Path) -> None:
     svc = demo_service
     files = svc.memory_files()
-    on_disk = [p for p in (demo_archive_ro / "projects").rglob("*.md")]
+    on_disk = list((demo_archive_ro / "projects").rglob("*.md"))
     assert len(files) == len(on_disk)
     for f in files:
         assert f.size == (demo_archive_ro / f.path).stat().st_size
@@ -949,7 +949,7 @@ def test_tail_returns_what_follows(demo_service: ArchiveService) -> None:
 def _append_prompts(root: Path, sid_path: Path, text: str, n: int) -> None:
     objs = _jsonl(sid_path)
     last = next(o for o in reversed(objs) if o.get("uuid"))
-    stamp = datetime(2027, 1, 1, tzinfo=timezone.utc)
+    stamp = datetime(2027, 1, 1, tzinfo=UTC)
     lines = []
     parent = last["uuid"]
     for i in range(n):

@@ -158,9 +158,11 @@ class ProjectsScreen(PaneScreen):
         files = self._memory.get(project or "", [])
         self.query_one(MemoryList).show(files, self._titles)
         summaries = sum(1 for f in files if f.session_id)
+        noun = "summary" if summaries == 1 else "summaries"
+        extra = f" · {summaries} session {noun}" if summaries else ""
         self.query_one("#memory-caption", Static).update(
             f"Memory [dim]{short_project(project or '')} · {len(files) - summaries} files"
-            f"{f' · {summaries} session summar' + ('ies' if summaries > 1 else 'y') if summaries else ''}[/]")
+            f"{extra}[/]")
         self._load_selected_file(force=True)
 
     @on(ProjectTable.RowHighlighted, "#projects-table")

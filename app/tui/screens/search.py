@@ -165,8 +165,8 @@ class SearchScreen(PaneScreen):
                     since: str | None, grouped: bool, all_kinds: bool,
                     facets: bool = True) -> None:
         service = self.app.service  # type: ignore[attr-defined]
-        args = dict(project=project, kind=kinds or None, since=since, facets=facets,
-                    include_tool_results=all_kinds, include_thinking=all_kinds)
+        args = {"project": project, "kind": kinds or None, "since": since, "facets": facets,
+                "include_tool_results": all_kinds, "include_thinking": all_kinds}
         try:
             groups = None
             if grouped and self._server_groups:

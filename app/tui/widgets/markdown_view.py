@@ -112,12 +112,36 @@ class MarkdownView(Widget):
         height: auto;
         padding: 0 2 0 2;
         color: $foreground;
-        & > .markdown-view--h1 { color: $markdown-h1-color; background: $markdown-h1-background; text-style: $markdown-h1-text-style; }
-        & > .markdown-view--h2 { color: $markdown-h2-color; background: $markdown-h2-background; text-style: $markdown-h2-text-style; }
-        & > .markdown-view--h3 { color: $markdown-h3-color; background: $markdown-h3-background; text-style: $markdown-h3-text-style; }
-        & > .markdown-view--h4 { color: $markdown-h4-color; background: $markdown-h4-background; text-style: $markdown-h4-text-style; }
-        & > .markdown-view--h5 { color: $markdown-h5-color; background: $markdown-h5-background; text-style: $markdown-h5-text-style; }
-        & > .markdown-view--h6 { color: $markdown-h6-color; background: $markdown-h6-background; text-style: $markdown-h6-text-style; }
+        & > .markdown-view--h1 {
+            color: $markdown-h1-color;
+            background: $markdown-h1-background;
+            text-style: $markdown-h1-text-style;
+        }
+        & > .markdown-view--h2 {
+            color: $markdown-h2-color;
+            background: $markdown-h2-background;
+            text-style: $markdown-h2-text-style;
+        }
+        & > .markdown-view--h3 {
+            color: $markdown-h3-color;
+            background: $markdown-h3-background;
+            text-style: $markdown-h3-text-style;
+        }
+        & > .markdown-view--h4 {
+            color: $markdown-h4-color;
+            background: $markdown-h4-background;
+            text-style: $markdown-h4-text-style;
+        }
+        & > .markdown-view--h5 {
+            color: $markdown-h5-color;
+            background: $markdown-h5-background;
+            text-style: $markdown-h5-text-style;
+        }
+        & > .markdown-view--h6 {
+            color: $markdown-h6-color;
+            background: $markdown-h6-background;
+            text-style: $markdown-h6-text-style;
+        }
         & > .markdown-view--code { background: $warning 10%; color: $text-warning 95%; }
         & > .markdown-view--code-block { color: rgb(210,210,210); background: black 10%; }
         & > .markdown-view--quote { color: $foreground; background: $boost; }

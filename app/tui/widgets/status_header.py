@@ -14,6 +14,8 @@ from rich.text import Text
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from rich.style import Style
+
     from app.tui.app import ArchiveApp
 
 
@@ -59,32 +61,34 @@ class ArchiveHeader(Widget):
         st = live.state
         return (st.role, st.indexing, round(st.progress, 2), app.document_count())
 
+    def _style(self, part: str) -> Style:
+        return self.get_component_rich_style(f"archive-header--{part}", partial=True)
+
     def render(self) -> Text:
         app: ArchiveApp = self.app  # type: ignore[assignment]
         role, indexing, progress, docs = self._state_key()
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(" ◆ ccarchive ", self.get_component_rich_style("archive-header--brand", partial=True))
+        out.append(" ◆ ccarchive ", self._style("brand"))
         if self.pane:
-            out.append(f" {self.pane} ", self.get_component_rich_style("archive-header--pane", partial=True))
+            out.append(f" {self.pane} ", self._style("pane"))
         settings = getattr(app, "settings", None)
         right = Text(no_wrap=True)
         if indexing:
             right.append(f"◐ indexing {float(progress) * 100:.0f}%",  # type: ignore[arg-type]
-                         self.get_component_rich_style("archive-header--indexing", partial=True))
+                         self._style("indexing"))
         elif role == "writer":
-            right.append("● live", self.get_component_rich_style("archive-header--live", partial=True))
+            right.append("● live", self._style("live"))
         elif role == "offline":
-            right.append("○ offline", self.get_component_rich_style("archive-header--read-only", partial=True))
+            right.append("○ offline", self._style("read-only"))
         else:
-            right.append("○ read-only (another ccarchive indexes)",
-                         self.get_component_rich_style("archive-header--read-only", partial=True))
+            right.append("○ read-only (another ccarchive indexes)", self._style("read-only"))
         right.append(f"  {int(docs):,} documents ",  # type: ignore[call-overload]
-                     self.get_component_rich_style("archive-header--count", partial=True))
+                     self._style("count"))
         path = short_path(str(settings.archive_root)) if settings else ""
         room = self.size.width - out.cell_len - right.cell_len - 2
         if room > 4 and path:
             shown = path if len(path) <= room else "…" + path[-(room - 1):]
-            out.append("  " + shown, self.get_component_rich_style("archive-header--path", partial=True))
+            out.append("  " + shown, self._style("path"))
         pad = self.size.width - out.cell_len - right.cell_len
         if pad > 0:
             out.append(" " * pad)

@@ -219,7 +219,7 @@ class ActivityChart(Widget, can_focus=True):
                 cells[x0 + j] = ch
                 styles[x0 + j] = sel_st if i == sel_local else axis_st
         segs = [Segment(" " * LABEL_W, self.rich_style)]
-        segs += [Segment(ch, st or self.rich_style) for ch, st in zip(cells, styles)]
+        segs += [Segment(ch, st or self.rich_style) for ch, st in zip(cells, styles, strict=True)]
         return Strip(segs).simplify().adjust_cell_length(width, self.rich_style)
 
     def render_line(self, y: int) -> Strip:
