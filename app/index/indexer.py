@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -430,7 +430,7 @@ class Indexer:
         doc.add_unsigned(S.SEQ, 0)
         doc.add_unsigned(S.TEXT_LEN, len(text))
         doc.add_unsigned(S.GEN, self._gen)
-        doc.add_date(S.TS, datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc))
+        doc.add_date(S.TS, datetime.fromtimestamp(src.mtime_ns / 1e9, tz=UTC))
         title = _markdown_title(text)
         session = ""
         if src.kind == D.PLAN:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -149,7 +149,7 @@ class _UnitDocs:
         self.summary = summary
         self.extractor = Extractor(summary, is_agent_file=src.kind == D.AGENT)
         self.last_ts = parse_ts(summary.last_ts)
-        self.fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=timezone.utc)
+        self.fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=UTC)
         self._skey_for, self._skey = "", 0
 
     def snapshot(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +65,7 @@ def _strs(doc: tantivy.Document, field: str) -> list[Any]:
 
 def _dt(v: Any) -> datetime | None:
     if isinstance(v, datetime):
-        return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
+        return v if v.tzinfo else v.replace(tzinfo=UTC)
     if not v:
         return None
     from app.archive.records import parse_ts
@@ -202,17 +202,17 @@ class ArchiveService:
             return None
         return tantivy.Query.range_query(
             self.schema, field, tantivy.FieldType.Date,
-            since or datetime(1970, 1, 1, tzinfo=timezone.utc),
-            until or datetime(2200, 1, 1, tzinfo=timezone.utc),
+            since or datetime(1970, 1, 1, tzinfo=UTC),
+            until or datetime(2200, 1, 1, tzinfo=UTC),
             include_lower=True, include_upper=False)
 
     def _date_arg(self, value: str | datetime | None, name: str) -> datetime | None:
         if value is None or value == "":
             return None
         if isinstance(value, datetime):
-            return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+            return value if value.tzinfo else value.replace(tzinfo=UTC)
         try:
-            return parse_date_bound(str(value), now=datetime.now(timezone.utc))
+            return parse_date_bound(str(value), now=datetime.now(UTC))
         except ValueError as exc:
             raise ServiceError(f"{name}: {exc}") from exc
 
@@ -296,7 +296,7 @@ class ArchiveService:
         # pages after the first see only what was committed when the first was asked
         # for, so documents committed in between do not shift them
         gen_max = int(state.get("g", 0)) or None
-        cq = compile_query(query, self.schema, self.analyzer, now=datetime.now(timezone.utc))
+        cq = compile_query(query, self.schema, self.analyzer, now=datetime.now(UTC))
         warnings = list(cq.warnings)
         kinds = self._kinds(cq, kind, include_tool_results, include_thinking, warnings)
         base = self._filters(cq, project=project, since=since, until=until,
@@ -515,7 +515,7 @@ class ArchiveService:
 
         def when(name: str) -> datetime | None:
             v = agg.get(name, {}).get("value")
-            return datetime.fromtimestamp(v / 1e9, tz=timezone.utc) if v else None
+            return datetime.fromtimestamp(v / 1e9, tz=UTC) if v else None
 
         kinds = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
         return M.Facets(projects=counts("projects"), kinds=kinds, first=when("first"),
@@ -792,7 +792,7 @@ class ArchiveService:
 
     def active_sessions(self, *, minutes: float = 10, limit: int = 20) -> list[M.SessionInfo]:
         """Sessions with activity in the last minutes, most recent first (live tail)."""
-        since = datetime.now(timezone.utc) - timedelta(minutes=minutes)
+        since = datetime.now(UTC) - timedelta(minutes=minutes)
         return self.sessions(since=since, limit=limit).sessions
 
     def projects(self) -> list[M.ProjectInfo]:
@@ -815,7 +815,7 @@ class ArchiveService:
                 archive_bytes=int(b["bytes"]["value"] or 0),
                 first_activity=_ns(b["first"].get("value")),
                 last_activity=_ns(b["last"].get("value"))))
-        out.sort(key=lambda p: p.last_activity or datetime.min.replace(tzinfo=timezone.utc),
+        out.sort(key=lambda p: p.last_activity or datetime.min.replace(tzinfo=UTC),
                  reverse=True)
         return out
 
@@ -825,17 +825,17 @@ class ArchiveService:
         """Sessions, prompts, messages and tokens per day (or week, month)."""
         if bucket not in ("day", "week", "month"):
             raise ServiceError(f"bucket must be day, week or month, got {bucket!r}")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         hi = self._date_arg(until, "until") or (now + timedelta(days=1)).replace(
             hour=0, minute=0, second=0, microsecond=0)
         if days is not None:
             _check_limit(days, "days", 3660)
         # whole (UTC) days: a partial first or last day would undercount its bucket
-        midnight = hi.astimezone(timezone.utc).replace(hour=0, minute=0, second=0,
+        midnight = hi.astimezone(UTC).replace(hour=0, minute=0, second=0,
                                                        microsecond=0)
         hi = midnight if midnight == hi else midnight + timedelta(days=1)
         lo = self._date_arg(since, "since") or (hi - timedelta(days=days or 30))
-        lo = lo.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+        lo = lo.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         if lo >= hi:
             raise ServiceError("since must be before until")
         searcher = self._searcher()
@@ -1112,7 +1112,7 @@ class ArchiveService:
             documents_by_kind=dict(sorted(docs.items(), key=lambda kv: KIND_ORDER[kv[0]])),
             files=files, skipped_by_reason=skipped, repaired_by_reason=repaired,
             index_bytes=self.store.size_bytes(), archive_bytes=archive_bytes,
-            last_update=datetime.fromtimestamp(last / 1000, tz=timezone.utc) if last else None,
+            last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
             message=self.message)
 
 
@@ -1154,7 +1154,7 @@ class ArchiveService:
         return [self._entry(d, max_chars) for d in docs], last
 
 def _ns(v: Any) -> datetime | None:
-    return datetime.fromtimestamp(v / 1e9, tz=timezone.utc) if v else None
+    return datetime.fromtimestamp(v / 1e9, tz=UTC) if v else None
 
 
 def _clean(fragment: str) -> str:
