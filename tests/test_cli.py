@@ -45,9 +45,10 @@ def test_search_leaves_what_it_does_not_need_unimported(demo_service) -> None:
         "import sys\n"
         "from app.cli import main\n"
         "main(sys.argv[1:], standalone_mode=False)\n"
-        "print('unneeded:', sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'mcp', 'rich', "
-        "'pydantic') or m in ('app.mcp_server.commands', 'app.service.browse_models', "
-        "'app.index.indexer')), file=sys.stderr)\n"
+        "print('unneeded:', sorted(m for m in sys.modules\n"
+        "      if m.split('.')[0] in ('textual', 'mcp', 'rich', 'pydantic')\n"
+        "      or m in ('app.mcp_server.commands', 'app.service.browse_models',\n"
+        "               'app.index.indexer')), file=sys.stderr)\n"
     )
     data_dir = demo_service.store.base.parent
     out = subprocess.run(
