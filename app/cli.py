@@ -192,10 +192,10 @@ def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
 
 def _demo_settings(settings: Settings) -> Settings:
     """Write (once) the demo archive into the data dir and point at it."""
-    from app.archive.demo import write_demo_archive
-
     import shutil
     import tempfile
+
+    from app.archive.demo import write_demo_archive
 
     root = settings.data_dir / "demo-archive"
     if not (root / "projects").is_dir():
@@ -337,9 +337,8 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 @click.option("--json", "as_json", is_flag=True)
 def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
     """Archive and index figures: what is indexed, what was skipped and why."""
-    from app.service.models import to_jsonable
-
     from app.live.runtime import index_role
+    from app.service.models import to_jsonable
 
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 import tantivy
@@ -24,7 +24,7 @@ from app.index.query import (
     parse_date_bound,
 )
 
-UTC = timezone.utc
+UTC = UTC
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 
 MY_APP = "/home/ana/work/My App"
@@ -37,8 +37,9 @@ S3 = "c3d4e5f6-0000-4000-8000-000000000003"
 
 def _doc(doc_id, kind, ts, text, *, role=None, project=CCA, session=S3, tool=None, model=None,
          branch=None, files=None, title=None):
-    return dict(id=doc_id, kind=kind, ts=ts, text=text, role=role, project=project, session=session,
-                tool=tool, model=model, branch=branch, files=files, title=title)
+    return {"id": doc_id, "kind": kind, "ts": ts, "text": text, "role": role,
+            "project": project, "session": session, "tool": tool, "model": model,
+            "branch": branch, "files": files, "title": title}
 
 
 def T(*args):

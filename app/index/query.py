@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import FrozenInstanceError, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import tantivy
 from tantivy import FieldType, Occur, Query
@@ -58,8 +58,8 @@ FORMS_BOOST = 0.7
 """Other forms of a word (tests for test) count, a little less than the word typed."""
 
 # Tantivy dates are i64 nanoseconds: roughly 1677-09-21 .. 2262-04-11.
-_MIN_TS = datetime(1678, 1, 1, tzinfo=timezone.utc)
-_MAX_TS = datetime(2262, 1, 1, tzinfo=timezone.utc)
+_MIN_TS = datetime(1678, 1, 1, tzinfo=UTC)
+_MAX_TS = datetime(2262, 1, 1, tzinfo=UTC)
 
 # ---- field filters -----------------------------------------------------------------
 FILTER_FIELDS = (
@@ -463,7 +463,7 @@ def parse_date_bound(value: str, *, now: datetime) -> datetime:
     show a user.
     """
     if now.tzinfo is None:
-        now = now.replace(tzinfo=timezone.utc)
+        now = now.replace(tzinfo=UTC)
     v = value.strip().lower()
     if not v:
         raise ValueError(f"no date given; use one of {DATE_FORMS}")
@@ -493,7 +493,7 @@ def parse_date_bound(value: str, *, now: datetime) -> datetime:
     year, month, day, hour, minute, second, offset = m.groups()
     tz = now.tzinfo
     if offset:
-        tz = timezone.utc if offset == "z" else _parse_offset(offset)
+        tz = UTC if offset == "z" else _parse_offset(offset)
     try:
         return datetime(
             int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
@@ -826,7 +826,7 @@ class _Compiler:
         except ValueError as e:
             self.warnings.append(f"{_clip(flt.raw)} was ignored: {e}")
             return None
-        bound = min(max(bound.astimezone(timezone.utc), _MIN_TS), _MAX_TS)
+        bound = min(max(bound.astimezone(UTC), _MIN_TS), _MAX_TS)
         if flt.field == "after":
             return Query.range_query(self.schema, S.TS, FieldType.Date, bound, None)
         return Query.range_query(

@@ -209,8 +209,7 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
         name = f"[{host}]" if ":" in host else host
         hosts.append(f"{name}:*")
         origins += [f"http://{name}:*", f"https://{name}:*"]
-    for h in allow_hosts or []:
-        hosts.append(h if ":" in h.rsplit("]", 1)[-1] else f"{h}:*")
+    hosts += [h if ":" in h.rsplit("]", 1)[-1] else f"{h}:*" for h in allow_hosts or []]
     origins += list(allow_origins or [])
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                          allowed_hosts=hosts, allowed_origins=origins)
