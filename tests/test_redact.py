@@ -888,3 +888,19 @@ def _bench() -> None:
 
 if __name__ == "__main__":
     _bench()
+
+
+def test_a_rules_leading_literal_is_what_every_match_starts_with() -> None:
+    """Token rules are compiled only for texts holding their leading literal; a wrong
+    literal would silently skip secrets."""
+    from app.service.redact import _TOKEN_RULES, _leading_literal
+
+    assert _leading_literal("sk-(?:a|b)x") == "sk-"
+    assert _leading_literal("abc|def") == ""
+    assert _leading_literal("a[|]b") == "a"
+    assert _leading_literal("a[(]b|c") == ""
+    assert _leading_literal(r"ya29\.x") == "ya29"
+    assert _leading_literal("ab+c") == "a"
+    assert _leading_literal("(?i)key") == ""
+    for rule in _TOKEN_RULES:
+        assert rule.pattern.startswith(rule.lead)

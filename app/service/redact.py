@@ -222,7 +222,24 @@ _META = frozenset("\\.^$*+?{}[]|()")
 
 
 def _leading_literal(pattern: str) -> str:
-    """The literal text every match of ``pattern`` starts with ("" if none)."""
+    """The literal text every match of ``pattern`` starts with ("" if none, as for a
+    pattern with a top-level alternative: ``sk-a|ghp_b`` has no common start)."""
+    depth, escaped, in_class = 0, False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return ""
     i = 0
     while i < len(pattern) and pattern[i] not in _META:
         i += 1
