@@ -24,7 +24,6 @@ from app.index.query import (
     parse_date_bound,
 )
 
-UTC = UTC
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 
 MY_APP = "/home/ana/work/My App"
@@ -554,3 +553,22 @@ def test_word_forms_stand_in_for_a_stemmer(find):
     assert {"d01", "d02"} <= find("migration")
     assert {"d01", "d02", "d12"} <= find("migrate")
     assert find('"migration"') == find('"migration"') - {"d01", "d02"}  # a phrase is exact
+
+
+def test_a_kept_regex_query_matches_what_is_committed_after_it_was_built() -> None:
+    """`regex_query` keeps compiled filters for reuse across searches; the terms they
+    match are looked up per search, so documents committed later are found too."""
+    from app.index.query import regex_query
+
+    schema = S.build_schema()
+    ix = tantivy.Index(schema)
+    ix.register_tokenizer(S.CODE_TOKENIZER, S.code_analyzer())
+    writer = ix.writer(50_000_000, 1)
+    q = regex_query(schema, S.PROJECT, "(?i).*mobile.*")
+    assert regex_query(schema, S.PROJECT, "(?i).*mobile.*") is q
+    for i, project in enumerate(["/w/mobile-app", "/w/web", "/w/Mobile"]):
+        writer.add_document(tantivy.Document(id=str(i), project=project, text="x"))
+        writer.commit()
+        ix.reload()
+        found = {ix.searcher().doc(a)["id"][0] for _, a in ix.searcher().search(q, 10).hits}
+        assert found == {"0", "2"} & {str(j) for j in range(i + 1)}

@@ -39,8 +39,29 @@ __all__ = [
     "compile_query",
     "parse_date_bound",
     "parse",
+    "regex_query",
     "tokenize",
 ]
+
+# ---- compiled regexes ----------------------------------------------------------------
+_REGEX_QUERIES: dict[tuple[int, str, str], tuple[tantivy.Schema, Query]] = {}
+_REGEX_QUERIES_MAX = 256
+
+
+def regex_query(schema: tantivy.Schema, field_name: str, pattern: str) -> Query:
+    """`Query.regex_query`, kept for reuse: building one compiles its automaton, ~1 ms
+    for a substring filter (`project:mobile` is `(?i).*mobile.*`), paid again at every
+    keystroke of a search that keeps the filter while its words change. A Query is
+    immutable and can run on any searcher of the schema; the entry holds the schema so
+    that its id is not reused. Raises ValueError for a pattern Tantivy refuses."""
+    key = (id(schema), field_name, pattern)
+    hit = _REGEX_QUERIES.get(key)
+    if hit is None:
+        if len(_REGEX_QUERIES) >= _REGEX_QUERIES_MAX:
+            _REGEX_QUERIES.clear()
+        hit = _REGEX_QUERIES[key] = (schema, Query.regex_query(schema, field_name, pattern))
+    return hit[1]
+
 
 # ---- limits ------------------------------------------------------------------------
 MAX_QUERY_CHARS = 4000
@@ -700,7 +721,7 @@ class _Compiler:
         tokens = self.analyzer.analyze(word)
         if len(tokens) == 1:
             if prefix:
-                out.append(Query.regex_query(self.schema, S.PARTS,
+                out.append(regex_query(self.schema, S.PARTS,
                                              _regex_escape(tokens[0]) + ".*"))
             else:
                 out.append(Query.term_query(self.schema, S.PARTS, tokens[0]))
@@ -741,7 +762,7 @@ class _Compiler:
             stem = _prefix_stem(text, tokens[-1])
             if len(tokens) == 1:
                 pattern = _regex_escape(stem) + ".*"
-                return [Query.regex_query(self.schema, f, pattern) for f in fields]
+                return [regex_query(self.schema, f, pattern) for f in fields]
             words = [*tokens[:-1], stem]
             return [Query.phrase_prefix_query(self.schema, f, words) for f in fields]
         if len(tokens) == 1:
@@ -815,7 +836,7 @@ class _Compiler:
             "branch": (S.BRANCH, f"(?i).*{esc}.*"),
         }[name]
         try:
-            return Query.regex_query(self.schema, field_name, pattern)
+            return regex_query(self.schema, field_name, pattern)
         except ValueError:
             self.warnings.append(f"{_clip(flt.raw)} is too complex to match; it was ignored")
             return None

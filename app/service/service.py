@@ -24,7 +24,7 @@ import orjson
 import tantivy
 
 from app.index import schema as S
-from app.index.query import CompiledQuery, compile_query, parse_date_bound
+from app.index.query import CompiledQuery, compile_query, parse_date_bound, regex_query
 from app.index.store import IndexStore
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ class ArchiveService:
     def _project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None
-        return tantivy.Query.regex_query(self.schema, S.PROJECT,
+        return regex_query(self.schema, S.PROJECT,
                                          f"(?i).*{re.escape(project)}.*")
 
     def _red(self, text: str) -> str:
@@ -747,7 +747,7 @@ class ArchiveService:
             raise ServiceError("session_id is required")
         doc = self._session_doc(session_id)
         if doc is None and len(session_id) >= 4:
-            q = self._all(self._term(S.KIND, S.SESSION_DOC), tantivy.Query.regex_query(
+            q = self._all(self._term(S.KIND, S.SESSION_DOC), regex_query(
                 self.schema, S.SESSION, re.escape(session_id) + ".*"))
             searcher = self._searcher()
             hits = searcher.search(q, 2, count=False).hits
@@ -772,10 +772,10 @@ class ArchiveService:
                 self._date_range(self._date_arg(since, "since"),
                                  self._date_arg(until, "until"))]
         if model:
-            must.append(tantivy.Query.regex_query(self.schema, S.MODEL,
+            must.append(regex_query(self.schema, S.MODEL,
                                                   f"(?i).*{re.escape(model)}.*"))
         if branch:
-            must.append(tantivy.Query.regex_query(self.schema, S.BRANCH,
+            must.append(regex_query(self.schema, S.BRANCH,
                                                   f"(?i).*{re.escape(branch)}.*"))
         not_ = [] if include_gone else [self._term(S.STATE, "gone")]
         if not include_empty:
@@ -920,14 +920,14 @@ class ArchiveService:
         must: list[tantivy.Query | None] = [self._term(S.KIND, S.PLAN),
                                             self._project_query(project)]
         if codename:
-            must.append(tantivy.Query.regex_query(self.schema, S.SLUG,
+            must.append(regex_query(self.schema, S.SLUG,
                                                   f"(?i).*{re.escape(codename)}.*"))
         scored = False
         if query:
             cq = compile_query(query, self.schema, self.analyzer)
             must.append(cq.query)
             scored = cq.text_query is not None
-        not_ = [] if include_agent_plans else [tantivy.Query.regex_query(
+        not_ = [] if include_agent_plans else [regex_query(
             self.schema, S.AGENT, ".+")]
         searcher = self._searcher()
         q = self._all(*must, must_not=not_)
@@ -1029,7 +1029,7 @@ class ArchiveService:
             self._term(S.KIND, S.HISTORY), self._project_query(project),
             self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until"))]
         if session_id:
-            must.append(tantivy.Query.regex_query(self.schema, S.SESSION,
+            must.append(regex_query(self.schema, S.SESSION,
                                                   re.escape(session_id) + ".*"))
         warnings: list[str] = []
         gens = None
