@@ -227,3 +227,26 @@ def test_files_left_by_a_killed_writer_do_not_break_the_next_one(tmp_path: Path)
         f.write_bytes(b"garbage from a killed writer")
     svc, _ = index(root, data)
     assert svc.search("second").total == 3 and svc.search("first").total == 0
+
+
+def test_a_summary_record_titles_the_session_its_leaf_uuid_ends(tmp_path: Path) -> None:
+    """Summary records sit at the top of a later file and name the conversation whose
+    last entry is their `leafUuid`. The uuid is found through its first characters
+    (`S.UKEY`), shared here by every entry of two sessions: only the exact one counts."""
+    root, data = tmp_path / "claude", tmp_path / "data"
+    a, b = "aaaa1111-0000-4000-8000-000000000001", "aaaa2222-0000-4000-8000-000000000002"
+    write_session(root, a, 6)
+    write_session(root, b, 6)
+    svc, _ = index(root, data)
+    assert svc.session(b).title == "alpha message number 0"
+    later = "cccc3333-0000-4000-8000-000000000003"
+    path = root / "projects" / PROJECT / f"{later}.jsonl"
+    with open(path, "w") as f:
+        for leaf, text in ((f"{b[:8]}-u5", "Fixing the parser"),
+                           ("aaaa9999-u1", "A conversation no longer on disk")):
+            f.write(json.dumps({"type": "summary", "summary": text, "leafUuid": leaf}) + "\n")
+        f.write(json.dumps(entry(0, later, "gamma")) + "\n")
+    svc, _ = index(root, data)
+    assert svc.session(b).title == "Fixing the parser"
+    assert svc.session(a).title == "alpha message number 0"
+    assert svc.session(later).title == "gamma"

@@ -528,12 +528,17 @@ class Indexer:
         searcher = self.store.searcher()
         changed: set[str] = set()
         for i in range(0, len(todo), 512):
-            chunk = todo[i:i + 512]
-            q = tantivy.Query.term_set_query(self.schema, S.UUID, chunk)
-            for _score, addr in searcher.search(q, len(chunk) * 4, count=False).hits:
+            chunk = set(todo[i:i + 512])
+            # the uuid is found through its first characters (`S.UKEY`): every entry
+            # sharing them is a candidate, and its stored uuid decides
+            q = tantivy.Query.term_set_query(self.schema, S.UKEY,
+                                             sorted({S.uuid_key(u) for u in chunk}))
+            n = searcher.search(q, 1, count=True).count or 0
+            for _score, addr in searcher.search(q, max(1, n), count=False).hits:
                 doc = searcher.doc(addr)
-                uuid, sid = doc.get_first(S.UUID), doc.get_first(S.SESSION)
-                if uuid and sid and uuid not in self.leaf_sessions:
+                raw, sid = doc.get_first(S.UUID), doc.get_first(S.SESSION)
+                uuid = raw.decode() if isinstance(raw, bytes) else raw
+                if uuid in chunk and sid and uuid not in self.leaf_sessions:
                     self.leaf_sessions[uuid] = sid
                     changed.add(sid)
         if changed:

@@ -179,6 +179,7 @@ class _UnitDocs:
         skey = self._skey
         uuid = obj.get("uuid")
         uuid = uuid if isinstance(uuid, str) else ""
+        uuid_b, ukey = uuid.encode(), S.uuid_key(uuid)
         parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
         parent_b = parent.encode() if parent and isinstance(parent, str) else b""
         msg = obj.get("message")
@@ -195,7 +196,9 @@ class _UnitDocs:
             doc.add_text(S.PROJECT, project)
             doc.add_text(S.SESSION, session)
             doc.add_text(S.AGENT, agent)
-            doc.add_text(S.UUID, uuid)
+            if uuid:
+                doc.add_bytes(S.UUID, uuid_b)
+                doc.add_text(S.UKEY, ukey)
             doc.add_date(S.TS, ts)
             if parent_b:
                 doc.add_bytes(S.PARENT, parent_b)
