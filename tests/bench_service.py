@@ -59,7 +59,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[ArchiveService, dict]
                     "--json"], check=True, capture_output=True)
     print(f"\nindex (or check) of {root_p}: {time.perf_counter() - t0:.1f} s")
     answers = json.loads(answers_p.read_text()) if answers_p.exists() else {"needles": []}
-    store = IndexStore(Settings(root_p, data).archive_data_dir)
+    store = IndexStore(Settings.resolve(root_p, data).archive_data_dir)  # as the CLI does
     return ArchiveService(store, root_p), answers
 
 
