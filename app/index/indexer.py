@@ -536,8 +536,7 @@ class Indexer:
             n = searcher.search(q, 1, count=True).count or 0
             for _score, addr in searcher.search(q, max(1, n), count=False).hits:
                 doc = searcher.doc(addr)
-                raw, sid = doc.get_first(S.UUID), doc.get_first(S.SESSION)
-                uuid = raw.decode() if isinstance(raw, bytes) else raw
+                uuid, sid = S.first_value(doc, S.UUID), S.first_value(doc, S.SESSION)
                 if uuid in chunk and sid and uuid not in self.leaf_sessions:
                     self.leaf_sessions[uuid] = sid
                     changed.add(sid)

@@ -39,6 +39,7 @@ __all__ = [
     "compile_query",
     "parse_date_bound",
     "parse",
+    "contains_query",
     "regex_query",
     "tokenize",
 ]
@@ -61,6 +62,12 @@ def regex_query(schema: tantivy.Schema, field_name: str, pattern: str) -> Query:
             _REGEX_QUERIES.clear()
         hit = _REGEX_QUERIES[key] = (schema, Query.regex_query(schema, field_name, pattern))
     return hit[1]
+
+
+def contains_query(schema: tantivy.Schema, field_name: str, text: str) -> Query:
+    """Documents whose raw `field_name` (a project path, model, branch, plan codename)
+    holds `text` anywhere, ignoring case. Raises ValueError if Tantivy refuses it."""
+    return regex_query(schema, field_name, f"(?i).*{_regex_escape(text)}.*")
 
 
 # ---- limits ------------------------------------------------------------------------
@@ -828,15 +835,13 @@ class _Compiler:
             )
             return None
         esc = _regex_escape(value)
-        field_name, pattern = {
-            "project": (S.PROJECT, f"(?i).*{esc}.*"),
-            "session": (S.SESSION, f"(?i){esc}.*"),
-            "tool": (S.TOOL, f"(?i){esc}"),
-            "model": (S.MODEL, f"(?i).*{esc}.*"),
-            "branch": (S.BRANCH, f"(?i).*{esc}.*"),
-        }[name]
         try:
-            return regex_query(self.schema, field_name, pattern)
+            if name in ("project", "model", "branch"):
+                field_name = {"project": S.PROJECT, "model": S.MODEL, "branch": S.BRANCH}[name]
+                return contains_query(self.schema, field_name, value)
+            if name == "session":
+                return regex_query(self.schema, S.SESSION, f"(?i){esc}.*")
+            return regex_query(self.schema, S.TOOL, f"(?i){esc}")
         except ValueError:
             self.warnings.append(f"{_clip(flt.raw)} is too complex to match; it was ignored")
             return None

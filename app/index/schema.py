@@ -9,6 +9,7 @@ into a new one rather than read with the wrong schema.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import tantivy
 
@@ -201,3 +202,12 @@ def doc_id(doc: tantivy.Document) -> str:
     if own:
         return own
     return entry_id(doc.get_first(PATH) or "", int(doc.get_first(SEQ) or 0))
+
+
+def first_value(doc: tantivy.Document, field: str, default: Any = "") -> Any:
+    """A stored document's first value of `field` (`default` if none), stored-only
+    fields decoded back to the text they were (see `STORED_ONLY_FIELDS`)."""
+    v = doc.get_first(field)
+    if v is None:
+        return default
+    return v.decode() if isinstance(v, bytes) and field in STORED_ONLY_FIELDS else v

@@ -24,7 +24,13 @@ import orjson
 import tantivy
 
 from app.index import schema as S
-from app.index.query import CompiledQuery, compile_query, parse_date_bound, regex_query
+from app.index.query import (
+    CompiledQuery,
+    compile_query,
+    contains_query,
+    parse_date_bound,
+    regex_query,
+)
 from app.index.store import IndexStore
 
 if TYPE_CHECKING:
@@ -42,6 +48,8 @@ KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
 """How many best-scored hits are re-ranked by kind weight: a weight can lift a hit by
 3.3x at most, so a hit far below the pool's floor could not have made the first page."""
+ENTRY_KINDS = tuple(k for k in S.SEARCHABLE_KINDS if k not in (S.PLAN, S.MEMORY, S.HISTORY))
+"""Kinds of the entries of a transcript (plans, memory files and history lines are not)."""
 BASE_SCORE = 1.0
 """Added to every hit's text score before its kind weight scales it, so that a weak match
 of a heavy kind still counts its weight. It is the constant the kind filter once added
@@ -52,11 +60,7 @@ class ServiceError(ValueError):
     """A bad request: unknown id, bad date, limit out of range. The message says which."""
 
 
-def _first(doc: tantivy.Document, field: str, default: Any = "") -> Any:
-    v = doc.get_first(field)
-    if v is None:
-        return default
-    return v.decode() if isinstance(v, bytes) and field in S.STORED_ONLY_FIELDS else v
+_first = S.first_value
 
 
 def _strs(doc: tantivy.Document, field: str) -> list[Any]:
@@ -219,8 +223,7 @@ class ArchiveService:
     def _project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None
-        return regex_query(self.schema, S.PROJECT,
-                                         f"(?i).*{re.escape(project)}.*")
+        return contains_query(self.schema, S.PROJECT, project)
 
     def _red(self, text: str) -> str:
         return redact(text) if self.redact_secrets and text else text
@@ -691,8 +694,7 @@ class ArchiveService:
 
     def _transcript_query(self, info: M.SessionInfo, agent_id: str | None,
                           kinds: Sequence[str] | None) -> tantivy.Query:
-        kinds = [k for k in (kinds or S.SEARCHABLE_KINDS) if k not in (S.PLAN, S.MEMORY,
-                                                                       S.HISTORY)]
+        kinds = [k for k in kinds or ENTRY_KINDS if k in ENTRY_KINDS]
         if agent_id:
             sub = next((a for a in info.subagents if a.agent_id == agent_id), None)
             if sub is not None and sub.path:
@@ -707,14 +709,13 @@ class ArchiveService:
         """(session id, agent id, index in its transcript) of an entry: to open a hit."""
         doc = self._doc_by_id(entry_id)
         sid, agent = _first(doc, S.SESSION), _first(doc, S.AGENT)
-        if _first(doc, S.KIND) in (S.PLAN, S.MEMORY, S.HISTORY):
+        if _first(doc, S.KIND) not in ENTRY_KINDS:
             raise ServiceError(f"{entry_id!r} is not a transcript entry")
         seq = int(_first(doc, S.SEQ, 0))
         q = self._with_kinds(self._all(
             self._term(S.PATH, _first(doc, S.PATH)),
             tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                      0, max(0, seq - 1))),
-            [k for k in S.SEARCHABLE_KINDS if k not in (S.PLAN, S.MEMORY, S.HISTORY)])
+                                      0, max(0, seq - 1))), ENTRY_KINDS)
         n = self._searcher().search(q, 1, count=True).count if seq else 0
         return sid, agent if agent != "sidechain" else "", int(n or 0)
 
@@ -772,11 +773,9 @@ class ArchiveService:
                 self._date_range(self._date_arg(since, "since"),
                                  self._date_arg(until, "until"))]
         if model:
-            must.append(regex_query(self.schema, S.MODEL,
-                                                  f"(?i).*{re.escape(model)}.*"))
+            must.append(contains_query(self.schema, S.MODEL, model))
         if branch:
-            must.append(regex_query(self.schema, S.BRANCH,
-                                                  f"(?i).*{re.escape(branch)}.*"))
+            must.append(contains_query(self.schema, S.BRANCH, branch))
         not_ = [] if include_gone else [self._term(S.STATE, "gone")]
         if not include_empty:
             must.append(tantivy.Query.range_query(self.schema, S.MESSAGES,
@@ -920,8 +919,7 @@ class ArchiveService:
         must: list[tantivy.Query | None] = [self._term(S.KIND, S.PLAN),
                                             self._project_query(project)]
         if codename:
-            must.append(regex_query(self.schema, S.SLUG,
-                                                  f"(?i).*{re.escape(codename)}.*"))
+            must.append(contains_query(self.schema, S.SLUG, codename))
         scored = False
         if query:
             cq = compile_query(query, self.schema, self.analyzer)
@@ -1029,8 +1027,7 @@ class ArchiveService:
             self._term(S.KIND, S.HISTORY), self._project_query(project),
             self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until"))]
         if session_id:
-            must.append(regex_query(self.schema, S.SESSION,
-                                                  re.escape(session_id) + ".*"))
+            must.append(regex_query(self.schema, S.SESSION, re.escape(session_id) + ".*"))
         warnings: list[str] = []
         gens = None
         searcher = self._searcher()
