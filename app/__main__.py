@@ -1,5 +1,5 @@
-"""`python -m app` runs the same CLI as the `ccarchive` console script."""
+"""`python -m ccarchive` runs the same CLI as the `ccarchive` console script."""
 
-from app.cli import main
+from ccarchive.cli import main
 
 main()

@@ -16,15 +16,15 @@ from typing import Any
 
 import click
 
-from app import __version__
-from app.archive.discovery import archive_exists
-from app.config import Settings
+from ccarchive import __version__
+from ccarchive.archive.discovery import archive_exists
+from ccarchive.config import Settings
 
 
 class DefaultGroup(click.Group):
     """A group that runs `tui` when no command is given (`ccarchive` opens the app).
 
-    `serve` and `hook` (in `app.mcp_server.commands`) are added when a command that is
+    `serve` and `hook` (in `ccarchive.mcp_server.commands`) are added when a command that is
     not defined yet is looked up (theirs, or a typo: the suggestions include them), or
     when the commands are listed (`--help`): defining them at import cost ~1 ms of every
     command's start.
@@ -92,8 +92,8 @@ def _require_archive(settings: Settings) -> None:
 
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     """The service over an up-to-date-enough index: built first if it never was."""
-    from app.index.store import IndexStore
-    from app.service import ArchiveService
+    from ccarchive.index.store import IndexStore
+    from ccarchive.service import ArchiveService
 
     _require_archive(settings)
     store = IndexStore(settings.archive_data_dir)
@@ -103,8 +103,8 @@ def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
 
 
 def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
-    from app.index.indexer import Indexer
-    from app.index.store import IndexLocked
+    from ccarchive.index.indexer import Indexer
+    from ccarchive.index.store import IndexLocked
 
     try:
         writer = store.try_writer()
@@ -185,7 +185,7 @@ def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
             if not sys.stdin.isatty():
                 click.echo("Opening the demo archive (ccarchive demo).", err=True)
         settings = _demo_settings(settings)
-    from app.tui.app import run_app  # deferred: Textual is only needed here
+    from ccarchive.tui.app import run_app  # deferred: Textual is only needed here
 
     run_app(settings)
 
@@ -195,7 +195,7 @@ def _demo_settings(settings: Settings) -> Settings:
     import shutil
     import tempfile
 
-    from app.archive.demo import write_demo_archive
+    from ccarchive.archive.demo import write_demo_archive
 
     root = settings.data_dir / "demo-archive"
     if not (root / "projects").is_dir():
@@ -234,7 +234,7 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
     demo_settings = _demo_settings(settings)
     click.echo(f"demo archive: {demo_settings.archive_root}", err=True)
     if open_app:
-        from app.tui.app import run_app
+        from ccarchive.tui.app import run_app
 
         run_app(demo_settings)
 
@@ -247,7 +247,7 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
 def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
           as_json: bool) -> None:
     """Index the archive (only what changed since the last run)."""
-    from app.index.store import IndexStore
+    from ccarchive.index.store import IndexStore
 
     settings = _settings(archive, data_dir)
     _require_archive(settings)
@@ -255,7 +255,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     if store.recovered:
         click.echo(store.recovered, err=True)
     if watch:
-        from app.live.watch import watch_forever
+        from ccarchive.live.watch import watch_forever
 
         watch_forever(settings, rebuild=rebuild)
         return
@@ -306,8 +306,8 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 
         ccarchive search 'tool:Bash "npm test" after:2026-02-01' --json
     """
-    from app.service import ServiceError
-    from app.service.models import to_jsonable
+    from ccarchive.service import ServiceError
+    from ccarchive.service.models import to_jsonable
 
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
@@ -327,7 +327,7 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
             out["groups"] = data["groups"]
         _dump(out)
         return
-    from app.cli_format import print_search
+    from ccarchive.cli_format import print_search
 
     print_search(_console(), page)
 
@@ -337,8 +337,8 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 @click.option("--json", "as_json", is_flag=True)
 def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
     """Archive and index figures: what is indexed, what was skipped and why."""
-    from app.live.runtime import index_role
-    from app.service.models import to_jsonable
+    from ccarchive.live.runtime import index_role
+    from ccarchive.service.models import to_jsonable
 
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
@@ -347,7 +347,7 @@ def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
     if as_json:
         _dump(to_jsonable(st))
         return
-    from app.cli_format import print_status
+    from ccarchive.cli_format import print_status
 
     print_status(_console(), st)
 
@@ -360,12 +360,12 @@ def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
 def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
          as_json: bool) -> None:
     """Show a session (id or unique prefix) or a single entry (an id from search)."""
-    from app.service import ServiceError
-    from app.service.models import to_jsonable
+    from ccarchive.service import ServiceError
+    from ccarchive.service.models import to_jsonable
 
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
-    from app.cli_format import print_entry, print_transcript
+    from ccarchive.cli_format import print_entry, print_transcript
 
     try:
         if ":" in ident:
@@ -393,8 +393,8 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
 def sessions(archive: str | None, data_dir: str | None, project: str | None,
              since: str | None, limit: int, as_json: bool) -> None:
     """List sessions, most recent first."""
-    from app.service import ServiceError
-    from app.service.models import to_jsonable
+    from ccarchive.service import ServiceError
+    from ccarchive.service.models import to_jsonable
 
     svc = _open(_settings(archive, data_dir), quiet=as_json)
     try:
@@ -404,7 +404,7 @@ def sessions(archive: str | None, data_dir: str | None, project: str | None,
     if as_json:
         _dump(to_jsonable(page))
         return
-    from app.cli_format import print_sessions
+    from ccarchive.cli_format import print_sessions
 
     print_sessions(_console(), page)
 
@@ -420,7 +420,7 @@ def _register_optional_commands() -> None:
         return
     _optional_registered = True
     try:
-        from app.mcp_server.commands import register
+        from ccarchive.mcp_server.commands import register
     except ImportError:
         return
     register(main, archive_options, _settings, _open)

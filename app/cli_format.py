@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from app.service import models as M
+from ccarchive.service import models as M
 
 KIND_STYLE = {
     "prompt": "bold cyan", "assistant": "green", "thinking": "dim magenta",

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.archive.discovery import default_archive_root
+from ccarchive.archive.discovery import default_archive_root
 
 
 def default_data_dir() -> Path:

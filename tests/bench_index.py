@@ -80,7 +80,7 @@ def test_index_and_search_a_1gb_archive() -> None:
     data = BENCH_DIR / f"data{SIZE_MB}"
     shutil.rmtree(data, ignore_errors=True)
     env = {**os.environ, "CCARCHIVE_HOME": str(data)}
-    exe = [sys.executable, "-m", "app"]
+    exe = [sys.executable, "-m", "ccarchive"]
     archive_bytes = _du(root)
 
     wall, rss, out = _timed([*exe, "index", "--archive", str(root), "--json"], env)
@@ -92,9 +92,9 @@ def test_index_and_search_a_1gb_archive() -> None:
         [sys.executable, "-m", "tests.index_ceiling", str(root)], env=env, check=True,
         capture_output=True, text=True, cwd=Path(__file__).parent.parent).stdout)
 
-    from app.config import Settings
-    from app.index.store import IndexStore
-    from app.service import ArchiveService
+    from ccarchive.config import Settings
+    from ccarchive.index.store import IndexStore
+    from ccarchive.service import ArchiveService
 
     settings = Settings.resolve(root, data)
     svc = ArchiveService(IndexStore(settings.archive_data_dir), root)

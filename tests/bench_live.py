@@ -31,10 +31,10 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from app.config import Settings
-from app.index import schema as S
-from app.live.runtime import LiveArchive
-from app.service import live_service
+from ccarchive.config import Settings
+from ccarchive.index import schema as S
+from ccarchive.live.runtime import LiveArchive
+from ccarchive.service import live_service
 
 pytestmark = pytest.mark.benchmark
 

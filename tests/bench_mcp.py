@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from app.config import Settings
+from ccarchive.config import Settings
 
 from .conftest import MAKE_ARCHIVE
 
@@ -262,8 +262,8 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
     """The same searches through the service directly, over stdio and over HTTP, one
     after another per query, so that the machine's load weighs on all three alike: what
     MCP adds on top of the query itself."""
-    from app.index.store import IndexStore
-    from app.service import ArchiveService
+    from ccarchive.index.store import IndexStore
+    from ccarchive.service import ArchiveService
 
     root, data = Path(big[1]), Path(big[3])
     service = ArchiveService(IndexStore(Settings(root.resolve(), data.resolve())

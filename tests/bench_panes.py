@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
+from ccarchive.config import Settings
 
 ARCHIVE = os.environ.get("CCARCHIVE_BENCH_ARCHIVE", "")
 DATA = os.environ.get("CCARCHIVE_BENCH_DATA", "")
@@ -63,7 +63,7 @@ class _GcClock:
 
 async def _settled(app, pilot) -> None:  # noqa: ANN001
     """Until the app's start-up work is done (its workers and timers)."""
-    from app.tui.app import FREEZE_AFTER
+    from ccarchive.tui.app import FREEZE_AFTER
 
     await app.workers.wait_for_complete()
     await pilot.pause(FREEZE_AFTER + 0.2)
@@ -125,10 +125,10 @@ async def _run(settings: Settings, results: dict[str, list[float]],
                cpu: dict[str, list[float]], gcs: dict[str, list[float]],
                painted: dict[str, list[tuple[float, float]]], clock: _GcClock,
                monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.live.runtime import LiveArchive
-    from app.service import live_service
-    from app.tui.app import make_app
-    from app.tui.widgets import timeline_format as tf
+    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.service import live_service
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.widgets import timeline_format as tf
 
     for _ in range(RUNS):
         live = LiveArchive(settings, watch=False)  # read the existing index; no indexing

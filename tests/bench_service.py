@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.index.store import IndexStore
-from app.service.service import ArchiveService
+from ccarchive.config import Settings
+from ccarchive.index.store import IndexStore
+from ccarchive.service.service import ArchiveService
 
 from .conftest import MAKE_ARCHIVE
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
+from ccarchive.config import Settings
 
 ARCHIVE = Path(os.environ.get("CCARCHIVE_BENCH_ARCHIVE", "/tmp/b1g/claude"))
 DATA = Path(os.environ.get("CCARCHIVE_BENCH_DATA", "/tmp/b1g/data"))
@@ -44,8 +44,8 @@ def pct(xs: list[float], p: float) -> float:
 
 
 async def test_cold_start_to_interactive() -> None:
-    from app.tui.app import make_app
-    from app.tui.widgets.result_list import ResultList
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.widgets.result_list import ResultList
 
     t0 = time.perf_counter()
     app = make_app(Settings(ARCHIVE, DATA), start_live=False)
@@ -79,8 +79,8 @@ async def test_keystroke_to_results_painted() -> None:
     """
     from textual import events
 
-    from app.tui.app import make_app
-    from app.tui.screens.search import SearchScreen
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.screens.search import SearchScreen
 
     app = make_app(Settings(ARCHIVE, DATA), start_live=False)
     times: list[float] = []
@@ -113,8 +113,8 @@ async def test_keystroke_to_results_painted() -> None:
 
 
 async def test_first_screen_of_the_biggest_session() -> None:
-    from app.tui.app import make_app
-    from app.tui.messages import OpenSession
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.messages import OpenSession
 
     app = make_app(Settings(ARCHIVE, DATA), start_live=False)
     biggest = max(app.service.sessions(limit=500).sessions, key=lambda s: s.archive_bytes)

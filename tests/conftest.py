@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
+from ccarchive.config import Settings
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 """../shared beside the checkout (present in CI): the real corpus and make_archive.py."""
@@ -27,9 +27,9 @@ DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=UTC)
 
 def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
     """Index `archive` into `data_dir` and return a service over it (writer released)."""
-    from app.index.indexer import Indexer
-    from app.index.store import IndexStore
-    from app.service import ArchiveService
+    from ccarchive.index.indexer import Indexer
+    from ccarchive.index.store import IndexStore
+    from ccarchive.service import ArchiveService
 
     store = IndexStore(Settings(archive, data_dir).archive_data_dir)
     indexer = Indexer(store, archive, store.try_writer())
@@ -44,7 +44,7 @@ def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
 @pytest.fixture(scope="session")
 def demo_archive_ro(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo archive, shared by read-only tests (do not write to it)."""
-    from app.archive.demo import write_demo_archive
+    from ccarchive.archive.demo import write_demo_archive
 
     root = tmp_path_factory.mktemp("demo") / "claude"
     write_demo_archive(root, now=DEMO_NOW)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.index.analysis import camel_parts, split_camel, word_forms
+from ccarchive.index.analysis import camel_parts, split_camel, word_forms
 
 
 def test_camel_parts_split_identifiers_with_a_case_change() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.archive.demo import write_demo_archive
+from ccarchive.archive.demo import write_demo_archive
 
 NOW = dt.datetime(2026, 3, 14, 15, 9, 26, 535_000, tzinfo=dt.UTC)
 

@@ -67,7 +67,7 @@ def test_planted_facts_are_found_by_ccarchive_search(faulty) -> None:
     assert len(answers) == 30
     for needle in answers:
         out = subprocess.run(
-            [sys.executable, "-m", "app", "search", "--archive", str(root), "--data-dir",
+            [sys.executable, "-m", "ccarchive", "search", "--archive", str(root), "--data-dir",
              str(data), "--json", "--all-kinds", "--limit", "5", f'"{needle["phrase"]}"'],
             check=True, capture_output=True, text=True)
         hits = json.loads(out.stdout)["hits"]

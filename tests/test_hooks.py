@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.mcp_server.hooks import keywords, prompt_context, session_start_context
+from ccarchive.mcp_server.hooks import keywords, prompt_context, session_start_context
 from tests.conftest import build_index
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import tantivy
 
-from app.config import Settings
-from app.index import schema as S
-from app.index.indexer import Indexer
-from app.index.store import IndexStore
-from app.service import ArchiveService
+from ccarchive.config import Settings
+from ccarchive.index import schema as S
+from ccarchive.index.indexer import Indexer
+from ccarchive.index.store import IndexStore
+from ccarchive.service import ArchiveService
 
 PROJECT = "-home-me-proj"
 
@@ -163,10 +163,10 @@ def test_the_index_never_lives_in_the_archive(tmp_path: Path) -> None:
 KILL_SCRIPT = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from app.config import Settings
-    from app.index.indexer import Indexer
-    from app.index import indexer as I
-    from app.index.store import IndexStore
+    from ccarchive.config import Settings
+    from ccarchive.index.indexer import Indexer
+    from ccarchive.index import indexer as I
+    from ccarchive.index.store import IndexStore
     I.COMMIT_DOCS = 150  # many small commits, so a kill lands between and inside them
     root, data = Path(sys.argv[1]), Path(sys.argv[2])
     store = IndexStore(Settings(root, data).archive_data_dir)

@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.archive import lines as L
+from ccarchive.archive import lines as L
 
 
 def read_all(data: bytes, start: int = 0, end: int | None = None):

@@ -22,13 +22,13 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from app.archive import discovery as D
-from app.config import Settings
-from app.index import schema as S
-from app.index.indexer import CommitInfo
-from app.live.runtime import READ_ONLY, WRITER, Batch, LiveArchive
-from app.live.watch import batch_line, watch_mode
-from app.service import live_service
+from ccarchive.archive import discovery as D
+from ccarchive.config import Settings
+from ccarchive.index import schema as S
+from ccarchive.index.indexer import CommitInfo
+from ccarchive.live.runtime import READ_ONLY, WRITER, Batch, LiveArchive
+from ccarchive.live.watch import batch_line, watch_mode
+from ccarchive.service import live_service
 
 # ---- helpers (also used by test_live_process.py) ------------------------------------------
 
@@ -539,7 +539,7 @@ def test_watch_mode_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
-    from app.live.watch import _changed_rels
+    from ccarchive.live.watch import _changed_rels
 
     root = live.root
     agents = [r for r, st in live.indexer.states.items()

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.index.store import IndexStore
-from app.live.runtime import LiveArchive
-from app.service import ArchiveService, live_service
+from ccarchive.config import Settings
+from ccarchive.index.store import IndexStore
+from ccarchive.live.runtime import LiveArchive
+from ccarchive.service import ArchiveService, live_service
 from tests.test_live import (
     all_ids,
     append,
@@ -81,7 +81,7 @@ class Proc:
 
 def _cli(settings: Settings) -> list[str]:
     exe = Path(sys.executable).with_name("ccarchive")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "app"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccarchive"]
     return [*cmd, "index", "--watch", "--archive", str(settings.archive_root),
             "--data-dir", str(settings.data_dir)]
 
@@ -142,9 +142,9 @@ def test_second_process_follows_then_takes_over_after_kill(demo_settings: Settin
 _KILL_MID_BATCH = r"""
 import os, signal, sys
 from pathlib import Path
-from app.config import Settings
-from app.index.indexer import Indexer
-from app.live.runtime import LiveArchive
+from ccarchive.config import Settings
+from ccarchive.index.indexer import Indexer
+from ccarchive.live.runtime import LiveArchive
 
 settings = Settings(Path(sys.argv[1]), Path(sys.argv[2]))
 rels = sys.argv[3:]

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from app.mcp_server.server import INSTRUCTIONS, build_server
+from ccarchive.mcp_server.server import INSTRUCTIONS, build_server
 from tests.conftest import DEMO_NOW, build_index
 
 TOOLS = {"search", "context", "get_entries", "get_session", "list_projects", "list_sessions",
@@ -418,7 +418,7 @@ async def test_legacy_protocol_serializes_every_tool(demo_service) -> None:
 ])
 async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
                                             query: str, options: list[str]) -> None:
-    from app.cli import main
+    from ccarchive.cli import main
 
     data_dir = demo_service.store.base.parent
     out = CliRunner().invoke(main, ["search", "--archive", str(demo_archive_ro),

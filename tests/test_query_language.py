@@ -9,9 +9,9 @@ import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.index import schema as S
-from app.index.analysis import camel_parts
-from app.index.query import (
+from ccarchive.index import schema as S
+from ccarchive.index.analysis import camel_parts
+from ccarchive.index.query import (
     MAX_TERMS,
     And,
     CompiledQuery,
@@ -558,7 +558,7 @@ def test_word_forms_stand_in_for_a_stemmer(find):
 def test_a_kept_regex_query_matches_what_is_committed_after_it_was_built() -> None:
     """`regex_query` keeps compiled filters for reuse across searches; the terms they
     match are looked up per search, so documents committed later are found too."""
-    from app.index.query import regex_query
+    from ccarchive.index.query import regex_query
 
     schema = S.build_schema()
     ix = tantivy.Index(schema)

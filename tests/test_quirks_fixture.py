@@ -12,7 +12,7 @@ import orjson
 import pytest
 import tantivy
 
-from app.index import schema as S
+from ccarchive.index import schema as S
 from tests.conftest import FIXTURES, build_index
 from tests.test_real_corpus import indexed_kinds
 

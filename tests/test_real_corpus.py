@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from app.index import schema as S
+from ccarchive.index import schema as S
 from tests.conftest import REAL_CORPUS, build_index
 
 pytestmark = pytest.mark.skipif(not REAL_CORPUS.is_dir(), reason="../shared is not present")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.archive.lines import LineStats
-from app.archive.records import Extractor, FileSummary, event_display, prompt_display
+from ccarchive.archive.lines import LineStats
+from ccarchive.archive.records import Extractor, FileSummary, event_display, prompt_display
 
 
 def test_slash_commands_read_as_typed_with_their_arguments() -> None:

@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from app.service.redact import MARKER_RE, find_secrets, marker, redact, redact_value
+from ccarchive.service.redact import MARKER_RE, find_secrets, marker, redact, redact_value
 
 _rng = random.Random(20250601)
 ALNUM = string.ascii_letters + string.digits
@@ -893,7 +893,7 @@ if __name__ == "__main__":
 def test_a_rules_leading_literal_is_what_every_match_starts_with() -> None:
     """Token rules are compiled only for texts holding their leading literal; a wrong
     literal would silently skip secrets."""
-    from app.service.redact import _TOKEN_RULES, _leading_literal
+    from ccarchive.service.redact import _TOKEN_RULES, _leading_literal
 
     assert _leading_literal("sk-(?:a|b)x") == "sk-"
     assert _leading_literal("abc|def") == ""

@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 APP_SCRIPT = r"""
 import asyncio, json, sys
 from pathlib import Path
-from app.config import Settings
-from app.tui.app import make_app
+from ccarchive.config import Settings
+from ccarchive.tui.app import make_app
 
 async def main():
     app = make_app(Settings(Path(sys.argv[1]), Path(sys.argv[2])))
@@ -47,7 +47,7 @@ def _env() -> dict[str, str]:
 
 
 def _cli_ids(archive: Path, data: Path, word: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "app", "search", "--archive", str(archive),
+    out = subprocess.run([sys.executable, "-m", "ccarchive", "search", "--archive", str(archive),
                           "--data-dir", str(data), "--json", "--limit", "100", word],
                          capture_output=True, text=True, check=True, env=_env())
     return sorted(h["id"] for h in json.loads(out.stdout)["hits"])
@@ -76,7 +76,7 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
     procs: list[subprocess.Popen] = []
     try:
         watch = subprocess.Popen(
-            [sys.executable, "-m", "app", "index", "--watch", "--archive", str(demo_archive),
+            [sys.executable, "-m", "ccarchive", "index", "--watch", "--archive", str(demo_archive),
              "--data-dir", str(data)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, env=_env())
         procs.append(watch)
@@ -99,7 +99,7 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
 
         server = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "app", "serve", "--archive", str(demo_archive), "--data-dir", str(data)],
+            args=["-m", "ccarchive", "serve", "--archive", str(demo_archive), "--data-dir", str(data)],
             env=_env())
         async with Client(server) as client:
             total = 0

@@ -25,9 +25,9 @@ import orjson
 import pytest
 import tantivy
 
-from app.config import Settings
-from app.index import schema as S
-from app.index.store import IndexStore
+from ccarchive.config import Settings
+from ccarchive.index import schema as S
+from ccarchive.index.store import IndexStore
 from tests.conftest import build_index
 from tests.test_indexer import entry, write_session
 
@@ -38,9 +38,9 @@ SEED = int(os.environ.get("CCARCHIVE_CRASH_SEED", "8"))
 BUILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from app.config import Settings
-    from app.index import indexer as I
-    from app.index.store import IndexStore
+    from ccarchive.config import Settings
+    from ccarchive.index import indexer as I
+    from ccarchive.index.store import IndexStore
     I.COMMIT_DOCS = 60  # many commits: a kill lands before, inside and after them
     s = Settings(Path(sys.argv[1]), Path(sys.argv[2]))
     store = IndexStore(s.archive_data_dir)
@@ -55,9 +55,9 @@ BUILD = textwrap.dedent("""
 LIVE = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from app.config import Settings
-    from app.index import indexer as I
-    from app.live.runtime import LiveArchive
+    from ccarchive.config import Settings
+    from ccarchive.index import indexer as I
+    from ccarchive.live.runtime import LiveArchive
     I.COMMIT_DOCS = 60
     s = Settings(Path(sys.argv[1]), Path(sys.argv[2]))
     live = LiveArchive(s, watch=True, force_polling=False).start()

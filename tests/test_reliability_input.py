@@ -27,9 +27,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.archive import lines as L
-from app.archive.records import Extractor, FileSummary
-from app.service import ServiceError
+from ccarchive.archive import lines as L
+from ccarchive.archive.records import Extractor, FileSummary
+from ccarchive.service import ServiceError
 from tests.conftest import DEMO_NOW, REAL_CORPUS, build_index
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -212,7 +212,7 @@ class _Served:
     async def _main(self, service: Any) -> None:
         from mcp import Client
 
-        from app.mcp_server.server import build_server
+        from ccarchive.mcp_server.server import build_server
 
         self.stop = asyncio.Event()
         async with Client(build_server(service, clock=lambda: DEMO_NOW)) as c:
@@ -337,7 +337,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
     shrink_lines = [words(300 + k) for k in range(40)]
     shrinking = _session(root, 4, b"\n".join(shrink_lines) + b"\n")
     half = len(b"\n".join(shrink_lines[:20])) + 1
-    from app.index import reader as I  # where files are read line by line
+    from ccarchive.index import reader as I  # where files are read line by line
 
     real_iter = I.iter_raw_lines
 
@@ -370,7 +370,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
     skipped = svc.status().skipped_by_reason
     assert skipped.get("invalid_json", 0) + skipped.get("invalid_utf8", 0) >= 6, skipped
     assert st1.files >= 3
-    from app.archive import discovery as D
+    from ccarchive.archive import discovery as D
 
     report = D.DiscoveryReport({})
     list(D.discover(root, report))

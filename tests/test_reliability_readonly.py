@@ -72,7 +72,7 @@ LAUNCH = AUDIT + textwrap.dedent('''
     if code:
         exec(compile(code, "<cca>", "exec"))
     else:
-        from app.cli import main
+        from ccarchive.cli import main
         sys.argv = ["ccarchive", *sys.argv[1:]]
         main()
 ''')
@@ -80,8 +80,8 @@ LAUNCH = AUDIT + textwrap.dedent('''
 PILOT = textwrap.dedent('''
     import asyncio
     from pathlib import Path
-    from app.config import Settings
-    from app.tui.app import PANES, make_app
+    from ccarchive.config import Settings
+    from ccarchive.tui.app import PANES, make_app
 
     async def visit():
         s = Settings(Path(os.environ["CCA_ARCHIVE"]), Path(os.environ["CCA_DATA"]))

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from app.mcp_server.server import build_server
-from app.service.models import to_jsonable
+from ccarchive.mcp_server.server import build_server
+from ccarchive.service.models import to_jsonable
 from tests.conftest import build_index
 
 SID = "5ec2e7a0-1111-4222-8333-444455556666"
@@ -177,7 +177,7 @@ async def test_mcp_results_are_redacted(planted) -> None:
 
 def test_cli_output_is_redacted(planted) -> None:
     svc, root, data = planted
-    base = [sys.executable, "-m", "app"]
+    base = [sys.executable, "-m", "ccarchive"]
     where = ["--archive", str(root), "--data-dir", str(data)]
     ids = [h.id for h in svc.search("zebracred", include_tool_results=True, limit=50).hits]
 

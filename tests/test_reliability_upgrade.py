@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.index import schema as S
-from app.index.store import IndexStore
+from ccarchive.config import Settings
+from ccarchive.index import schema as S
+from ccarchive.index.store import IndexStore
 from tests.conftest import build_index
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ PARTS = [".term", ".store", ".idx", ".pos", ".fast", ".fieldnorm", ".del"]
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ccarchive", *args], capture_output=True,
                           text=True, timeout=timeout, env=ENV)
 
 
@@ -91,9 +91,9 @@ def test_schema_change_rebuilds_and_keeps_the_old_index_until_complete(
     script = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from app.config import Settings
-        from app.index import indexer as I
-        from app.index.store import IndexStore
+        from ccarchive.config import Settings
+        from ccarchive.index import indexer as I
+        from ccarchive.index.store import IndexStore
         I.COMMIT_DOCS = 20
         s = Settings(Path(sys.argv[1]), Path(sys.argv[2]))
         store = IndexStore(s.archive_data_dir)
@@ -135,8 +135,8 @@ def test_schema_version_bump_in_process(demo_archive: Path, tmp_path: Path,
     store = IndexStore(settings.archive_data_dir)
     assert store.path.name == f"index-v{S.SCHEMA_VERSION}" and not store.complete
     assert (v_now / "complete").exists()
-    from app.index.indexer import Indexer
-    from app.service import ArchiveService
+    from ccarchive.index.indexer import Indexer
+    from ccarchive.service import ArchiveService
 
     ix = Indexer(store, demo_archive, store.try_writer())
     ix.run()
@@ -175,7 +175,7 @@ def test_damage_behind_a_whole_footer_is_found_by_ccarchive_index(
         built: Settings, tmp_path: Path) -> None:
     """Tantivy opens such an index and fails (or panics) at the first search that reads
     the damaged bytes; `ccarchive index` checks every file's checksum and rebuilds."""
-    from app.service import ArchiveService
+    from ccarchive.service import ArchiveService
 
     for part in (".term", ".store", ".fast", ".idx", ".pos", ".fieldnorm"):
         settings = _copy(built, tmp_path / part)

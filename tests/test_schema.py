@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tantivy
 
-from app.index import schema as S
+from ccarchive.index import schema as S
 
 
 def test_entry_ids_round_trip_through_path_and_seq() -> None:

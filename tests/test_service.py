@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from app.service import models as M
-from app.service.service import ArchiveService, ServiceError
+from ccarchive.service import models as M
+from ccarchive.service.service import ArchiveService, ServiceError
 
 from .conftest import MAKE_ARCHIVE, build_index
 
@@ -249,7 +249,7 @@ def test_search_facets_count_the_current_query(demo_service: ArchiveService) -> 
 
 
 def _kinds() -> tuple[str, ...]:
-    from app.index.schema import SEARCHABLE_KINDS
+    from ccarchive.index.schema import SEARCHABLE_KINDS
 
     return SEARCHABLE_KINDS
 
@@ -969,9 +969,9 @@ def test_cursor_does_not_shift_when_documents_are_committed(
         demo_archive: Path, tmp_path: Path, query: str, grouped: bool) -> None:
     """A live indexer commits between page 1 and page 2 (newer and matching entries):
     page 2 continues page 1 as it was, and a new search sees the new entries."""
-    from app.config import Settings
-    from app.index.indexer import Indexer
-    from app.index.store import IndexStore
+    from ccarchive.config import Settings
+    from ccarchive.index.indexer import Indexer
+    from ccarchive.index.store import IndexStore
 
     store = IndexStore(Settings(demo_archive, tmp_path / "data").archive_data_dir)
     indexer = Indexer(store, demo_archive, store.try_writer())

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.service.service import ArchiveService
+from ccarchive.service.service import ArchiveService
 
 from .conftest import build_index
 

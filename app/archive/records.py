@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from app.archive.lines import LineStats
+from ccarchive.archive.lines import LineStats
 
 # ---- caps: what the index keeps of a text (the full text is read back by offset) -----
 PROSE_CAP = 32_000

@@ -10,7 +10,7 @@ A file that grew is read from its offset; one that shrank, changed identity or c
 its first bytes or the last bytes read was rewritten, so its documents are deleted and it
 is read again. A file that disappeared (Claude Code's 30-day sweep) keeps its documents;
 its session is marked as gone from disk. Reading a file into documents is
-`app.index.reader`'s; this module decides what to read and commits it.
+`ccarchive.index.reader`'s; this module decides what to read and commits it.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from typing import Any
 import orjson
 import tantivy
 
-from app.archive import discovery as D
-from app.archive.lines import INCOMPLETE_LAST_LINE
-from app.archive.records import PROSE_CAP, TITLE_CAP, FileSummary, cap, parse_ts
-from app.index import schema as S
-from app.index.analysis import camel_parts
-from app.index.reader import CHUNK_DOCS, Chunk, ReadTask, decode_dir, read_chunks
-from app.index.store import IndexStore
+from ccarchive.archive import discovery as D
+from ccarchive.archive.lines import INCOMPLETE_LAST_LINE
+from ccarchive.archive.records import PROSE_CAP, TITLE_CAP, FileSummary, cap, parse_ts
+from ccarchive.index import schema as S
+from ccarchive.index.analysis import camel_parts
+from ccarchive.index.reader import CHUNK_DOCS, Chunk, ReadTask, decode_dir, read_chunks
+from ccarchive.index.store import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -357,7 +357,7 @@ class Indexer:
     # ---- transcripts and history ---------------------------------------------------
     def _index_lines(self, src: D.SourceFile, task: ReadTask, rewritten: bool,
                      report: RunReport) -> int:
-        """Add the documents `app.index.reader` made of a file, committing between its
+        """Add the documents `ccarchive.index.reader` made of a file, committing between its
         chunks when a commit is due (checkpoint and documents together)."""
         st = self._begin_file(src, rewritten=rewritten, report=report)
         first = start = st.offset = task.offset

@@ -29,8 +29,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import tantivy
 from tantivy import FieldType, Occur, Query
 
-from app.index import schema as S
-from app.index.analysis import split_camel, word_forms
+from ccarchive.index import schema as S
+from ccarchive.index.analysis import split_camel, word_forms
 
 __all__ = [
     "FILTER_FIELDS",
@@ -723,7 +723,7 @@ class _Compiler:
 
     def _code_and_forms(self, word: str, prefix: bool) -> list[Query]:
         """What stemming and a camelCase tokenizer would have matched (see
-        `app.index.analysis`): parts of identifiers, and other forms of a plain word."""
+        `ccarchive.index.analysis`): parts of identifiers, and other forms of a plain word."""
         out: list[Query] = []
         tokens = self.analyzer.analyze(word)
         if len(tokens) == 1:

@@ -24,9 +24,9 @@ from typing import Any
 import orjson
 import tantivy
 
-from app.archive import discovery as D
-from app.archive.lines import HUGE, HugeLine, LineStats, decode_line, iter_raw_lines
-from app.archive.records import (
+from ccarchive.archive import discovery as D
+from ccarchive.archive.lines import HUGE, HugeLine, LineStats, decode_line, iter_raw_lines
+from ccarchive.archive.records import (
     PROSE_CAP,
     Extractor,
     FileSummary,
@@ -35,8 +35,8 @@ from app.archive.records import (
     history_text,
     parse_ts,
 )
-from app.index import schema as S
-from app.index.analysis import camel_parts
+from ccarchive.index import schema as S
+from ccarchive.index.analysis import camel_parts
 
 CHUNK_DOCS = 2_000
 """A chunk ends after this many documents (or `CHUNK_BYTES`): small enough to commit

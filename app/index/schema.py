@@ -25,7 +25,7 @@ to register it fails loudly instead of silently analysing text another way."""
 def code_analyzer() -> tantivy.TextAnalyzer:
     """The analyzer of every tokenized field, at index and at query time: words of letters
     and digits, lowercased. No stemmer and no camelCase regex: each costs 4-6x in
-    indexing speed; `app.index.analysis` recovers both more cheaply."""
+    indexing speed; `ccarchive.index.analysis` recovers both more cheaply."""
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(64))
@@ -128,7 +128,7 @@ _UNSIGNED_OPTIONS = {  # (indexed, fast): stored-only where nothing filters or s
 
 
 def build_schema() -> tantivy.Schema:
-    """Build the schema; field options are chosen for the queries in `app.index.search`."""
+    """Build the schema; field options are chosen for the queries in `ccarchive.index.search`."""
     sb = tantivy.SchemaBuilder()
     for name in RAW_FIELDS:
         sb.add_text_field(

@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 import tantivy
 
-from app.index import schema as S
+from ccarchive.index import schema as S
 
 log = logging.getLogger(__name__)
 

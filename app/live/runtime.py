@@ -10,7 +10,7 @@ lock of a killed process), one of them carries on from the last commit.
 
 Nothing is lost or doubled across kills and takeovers because the indexer commits each
 file's checkpoint in the same Tantivy commit as the documents it accounts for: a new
-writer resumes from exactly what the index holds (see `app.index.indexer`).
+writer resumes from exactly what the index holds (see `ccarchive.index.indexer`).
 
 Nothing here imports Textual or MCP: front ends subscribe with `on_commit` and turn the
 callback into their own messages (the TUI posts `IndexUpdated`, thread-safe).
@@ -31,10 +31,10 @@ from pathlib import Path
 import orjson
 import tantivy
 
-from app.config import Settings
-from app.index import schema as S
-from app.index.indexer import CommitInfo, Indexer, Progress, RunReport
-from app.index.store import IndexLocked, IndexStore
+from ccarchive.config import Settings
+from ccarchive.index import schema as S
+from ccarchive.index.indexer import CommitInfo, Indexer, Progress, RunReport
+from ccarchive.index.store import IndexLocked, IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ class LiveArchive:
         settings: archive and data dir.
         watch: follow the archive's changes after the first indexing run.
         force_polling: poll the archive instead of using OS file events (None: decide
-            from the filesystem, see `app.live.watch.watch_mode`).
+            from the filesystem, see `ccarchive.live.watch.watch_mode`).
         rebuild: if this process becomes the writer, drop the index and read everything
             again (what `index --rebuild --watch` asks for).
     """
@@ -288,7 +288,7 @@ class LiveArchive:
 
     def _writer_loop(self) -> None:
         if self.watch:
-            from app.live.watch import follow_archive
+            from ccarchive.live.watch import follow_archive
 
             follow_archive(self)  # watches first, then catches up, then follows
         else:

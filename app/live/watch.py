@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.config import Settings
+from ccarchive.config import Settings
 
 if TYPE_CHECKING:
-    from app.index.indexer import CommitInfo
-    from app.live.runtime import Batch, LiveArchive
+    from ccarchive.index.indexer import CommitInfo
+    from ccarchive.live.runtime import Batch, LiveArchive
 
 log = logging.getLogger(__name__)
 
@@ -278,7 +278,7 @@ def watch_forever(settings: Settings, *, rebuild: bool = False,
     Stays in the foreground until Ctrl-C or SIGTERM. If another process is the writer,
     follows its commits (a line per commit seen) and takes over when it goes away.
     """
-    from app.live.runtime import WRITER, LiveArchive
+    from ccarchive.live.runtime import WRITER, LiveArchive
 
     live = LiveArchive(settings, watch=True, force_polling=force_polling, rebuild=rebuild)
     out_lock = threading.Lock()

@@ -1,6 +1,6 @@
 """`ccarchive serve` (the MCP server) and `ccarchive hook ...` (Claude Code hooks).
 
-`app.cli` calls `register()` when `serve` or `hook` is first looked up (or the commands
+`ccarchive.cli` calls `register()` when `serve` or `hook` is first looked up (or the commands
 are listed, as `ccarchive --help` does), so this module imports nothing heavy at module
 level: the MCP SDK, uvicorn and the index are imported inside the commands (the SDK
 alone takes ~0.9 s to import). `ccarchive search` never imports this module.
@@ -81,14 +81,14 @@ def register(main: click.Group, archive_options: Callable[..., Any],
                     f"${TOKEN_ENV} (anyone who can reach the port could read the archive)")
             if token and len(token) < 16:
                 raise click.UsageError("the token must be at least 16 characters")
-        from app.archive.discovery import archive_exists
+        from ccarchive.archive.discovery import archive_exists
 
         if not archive_exists(settings.archive_root):
             raise click.ClickException(
                 f"no Claude Code archive at {settings.archive_root} (no projects/ folder); "
                 "point at one with --archive PATH or $CLAUDE_CONFIG_DIR")
         # deferred: the MCP SDK is only needed here
-        from app.mcp_server.server import build_server
+        from ccarchive.mcp_server.server import build_server
 
         service, stop = _open_read_only(settings) if read_only else _open_live(settings)
         try:
@@ -123,7 +123,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
     def user_prompt_submit(archive: str | None, data_dir: str | None, limit: int,
                            max_chars: int) -> None:
         """Add the few past items most relevant to the prompt (UserPromptSubmit)."""
-        from app.mcp_server import hooks
+        from ccarchive.mcp_server import hooks
 
         hooks.run_hook("UserPromptSubmit", settings_of(archive, data_dir), limit=limit,
                        max_chars=max_chars)
@@ -137,7 +137,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
     def session_start(archive: str | None, data_dir: str | None, limit: int,
                       max_chars: int) -> None:
         """Add the project's recent activity at session start (SessionStart)."""
-        from app.mcp_server import hooks
+        from ccarchive.mcp_server import hooks
 
         hooks.run_hook("SessionStart", settings_of(archive, data_dir), limit=limit,
                        max_chars=max_chars)
@@ -145,7 +145,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
 
 def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The live archive: index in the background if no one else does, follow otherwise."""
-    from app.service import open_live_service
+    from ccarchive.service import open_live_service
 
     service = open_live_service(settings)
     return service, service.live.stop
@@ -153,8 +153,8 @@ def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
 
 def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The existing index, never written; other processes' commits are followed."""
-    from app.index.store import complete_index_exists
-    from app.service import open_live_service
+    from ccarchive.index.store import complete_index_exists
+    from ccarchive.service import open_live_service
 
     if not complete_index_exists(settings.archive_data_dir):
         raise click.ClickException(
@@ -175,7 +175,7 @@ class BearerAuth:
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
-        import hmac  # here, not at module level: `app.cli` imports this module
+        import hmac  # here, not at module level: `ccarchive.cli` imports this module
 
         self._same = hmac.compare_digest
 

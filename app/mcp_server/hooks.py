@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from app.config import Settings
+from ccarchive.config import Settings
 
 STOPWORDS = frozenset("""
 a about above after again all also am an and any are as at be because been before being
@@ -65,11 +65,11 @@ def _short_project(path: str) -> str:
 
 def _service(settings: Settings) -> Any:
     """The service over the existing, complete index, read-only; None if there is none."""
-    from app.index.store import IndexStore, complete_index_exists
+    from ccarchive.index.store import IndexStore, complete_index_exists
 
     if not complete_index_exists(settings.archive_data_dir):
         return None
-    from app.service import ArchiveService
+    from ccarchive.service import ArchiveService
 
     return ArchiveService(IndexStore(settings.archive_data_dir), settings.archive_root)
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.service import models as M
+from ccarchive.service import models as M
 
 Kind = Literal["prompt", "assistant", "thinking", "tool_call", "tool_result", "summary",
                "event", "plan", "memory", "history"]

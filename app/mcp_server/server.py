@@ -30,12 +30,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from app import __version__
-from app.mcp_server import models as O
-from app.service import ArchiveService, ServiceError
-from app.service import models as M
-from app.service.redact import redact
-from app.service.service import decode_cursor, encode_cursor
+from ccarchive import __version__
+from ccarchive.mcp_server import models as O
+from ccarchive.service import ArchiveService, ServiceError
+from ccarchive.service import models as M
+from ccarchive.service.redact import redact
+from ccarchive.service.service import decode_cursor, encode_cursor
 
 log = logging.getLogger(__name__)
 

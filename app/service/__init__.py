@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.service.service import ArchiveService, ServiceError
+from ccarchive.service.service import ArchiveService, ServiceError
 
 if TYPE_CHECKING:
-    from app.config import Settings
-    from app.live.runtime import LiveArchive
+    from ccarchive.config import Settings
+    from ccarchive.live.runtime import LiveArchive
 
 __all__ = ["ArchiveService", "ServiceError", "live_service", "open_live_service"]
 
@@ -24,7 +24,7 @@ def open_live_service(settings: Settings, *, watch: bool = True, never_write: bo
     """Open the archive for a long-running front end: index it (or follow whoever does;
     only follow with `never_write`) and return the service; `service.live.stop()` closes
     it."""
-    from app.live.runtime import LiveArchive
+    from ccarchive.live.runtime import LiveArchive
 
     live = LiveArchive(settings, watch=watch, never_write=never_write)
     return live_service(live.start(), redact_secrets=redact_secrets)

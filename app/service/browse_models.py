@@ -1,9 +1,9 @@
 """The models of the service's calls other than search: sessions, transcripts and
 entries, plans, memory files, prompt history, the timeline and status.
 
-Import them from `app.service.models` (which loads this module on first use): they are
+Import them from `ccarchive.service.models` (which loads this module on first use): they are
 kept apart from the search results only so that `ccarchive search` does not pay for
-creating them at start (see `app.service.models`).
+creating them at start (see `ccarchive.service.models`).
 """
 
 from __future__ import annotations

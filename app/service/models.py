@@ -11,7 +11,7 @@ They are plain dataclasses, not pydantic models: building ~25 pydantic classes c
 
 Only the search results are defined here. The models of the other calls (sessions,
 transcripts, plans, memory files, history, timeline, status) live in
-`app.service.browse_models` and are imported from here as usual (`from
+`ccarchive.service.browse_models` and are imported from here as usual (`from
 app.service.models import Entry`, `M.SessionInfo`): that module is loaded on first use.
 Creating a dataclass costs ~0.5 ms on CPython 3.11 (each generated method is compiled
 from source), so the 18 models that `ccarchive search` never builds would add ~9 ms to
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 if TYPE_CHECKING:
-    from app.service.browse_models import (
+    from ccarchive.service.browse_models import (
         ContextResult,
         DayActivity,
         Entry,
@@ -59,10 +59,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The models of `app.service.browse_models`, loaded on first use (PEP 562); once
+    """The models of `ccarchive.service.browse_models`, loaded on first use (PEP 562); once
     loaded they are attributes of this module like the others."""
     if name in _BROWSE_MODELS:
-        from app.service import browse_models
+        from ccarchive.service import browse_models
 
         globals().update({n: getattr(browse_models, n) for n in _BROWSE_MODELS})
         return globals()[name]
@@ -145,4 +145,4 @@ class SearchPage:
 
 
 _BROWSE_MODELS = frozenset(n for n in __all__ if n not in globals())
-"""What `__getattr__` finds in `app.service.browse_models`."""
+"""What `__getattr__` finds in `ccarchive.service.browse_models`."""

@@ -1,7 +1,7 @@
 """The one query service that the TUI, the MCP server and the CLI all call.
 
 Every question a view or a tool asks is a method here, returning the typed models of
-`app.service.models`. A second implementation in a front end would be a second answer
+`ccarchive.service.models`. A second implementation in a front end would be a second answer
 to the same question, and the two would drift; so front ends format, they never query.
 
 The service only reads. Who writes the index (this process or another) is the live
@@ -23,20 +23,20 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import tantivy
 
-from app.index import schema as S
-from app.index.query import (
+from ccarchive.index import schema as S
+from ccarchive.index.query import (
     CompiledQuery,
     compile_query,
     contains_query,
     parse_date_bound,
     regex_query,
 )
-from app.index.store import IndexStore
+from ccarchive.index.store import IndexStore
 
 if TYPE_CHECKING:
-    from app.live.runtime import LiveArchive
-from app.service import models as M
-from app.service.redact import find_secrets, redact
+    from ccarchive.live.runtime import LiveArchive
+from ccarchive.service import models as M
+from ccarchive.service.redact import find_secrets, redact
 
 MAX_LIMIT = 500
 SNIPPET_CHARS = 180
@@ -72,13 +72,13 @@ def _dt(v: Any) -> datetime | None:
         return v if v.tzinfo else v.replace(tzinfo=UTC)
     if not v:
         return None
-    from app.archive.records import parse_ts
+    from ccarchive.archive.records import parse_ts
 
     return parse_ts(v)
 
 
 def _subagent_tools() -> frozenset[str]:
-    from app.archive.records import SUBAGENT_TOOLS
+    from ccarchive.archive.records import SUBAGENT_TOOLS
 
     return SUBAGENT_TOOLS
 
@@ -121,7 +121,7 @@ class ArchiveService:
         store: the opened index.
         archive_root: the archive, to read full entries back by offset.
         redact_secrets: redact credentials in every text returned (the default; see
-            `app.service.redact`).
+            `ccarchive.service.redact`).
         live: the live archive keeping this index current, if any: the service reports
             its role (writer / read-only) in `status()`.
     """
@@ -587,8 +587,8 @@ class ArchiveService:
                    length: int) -> str | None:
         """The whole text of an entry, read from its source line (the index keeps a cap)."""
         # the archive readers load here, not at import: `ccarchive search` never needs them
-        from app.archive.lines import LineStats, decode_line, read_span
-        from app.archive.records import Extractor, FileSummary, history_text
+        from ccarchive.archive.lines import LineStats, decode_line, read_span
+        from ccarchive.archive.records import Extractor, FileSummary, history_text
 
         kind = _first(doc, S.KIND)
         path = self.root / rel

@@ -22,21 +22,21 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from app.config import Settings
-from app.live.runtime import LiveArchive
-from app.service import ArchiveService, live_service
-from app.tui.messages import IndexUpdated, OpenSession
-from app.tui.screens.live import LiveScreen
-from app.tui.screens.plans import PlansScreen
-from app.tui.screens.projects import ProjectsScreen
-from app.tui.screens.prompts import PromptsScreen
-from app.tui.screens.search import SearchScreen
-from app.tui.screens.timeline import TimelineScreen
-from app.tui.screens.transcript import TranscriptScreen
+from ccarchive.config import Settings
+from ccarchive.live.runtime import LiveArchive
+from ccarchive.service import ArchiveService, live_service
+from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.screens.live import LiveScreen
+from ccarchive.tui.screens.plans import PlansScreen
+from ccarchive.tui.screens.projects import ProjectsScreen
+from ccarchive.tui.screens.prompts import PromptsScreen
+from ccarchive.tui.screens.search import SearchScreen
+from ccarchive.tui.screens.timeline import TimelineScreen
+from ccarchive.tui.screens.transcript import TranscriptScreen
 
 
 def _styles_dir() -> Path:
-    """`app/styles` in a wheel (force-included), `styles/` beside `app/` in a checkout."""
+    """`ccarchive/styles` in a wheel (force-included), `styles/` beside `app/` in a checkout."""
     here = Path(__file__).resolve()
     packaged = here.parents[1] / "styles"
     return packaged if packaged.is_dir() else here.parents[2] / "styles"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from app.index.indexer import CommitInfo
+from ccarchive.index.indexer import CommitInfo
 
 
 @dataclass

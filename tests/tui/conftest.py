@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from app.live.runtime import LiveArchive
-from app.tui.widgets import status_header
-from app.tui.widgets import timeline_format as tf
+from ccarchive.live.runtime import LiveArchive
+from ccarchive.tui.widgets import status_header
+from ccarchive.tui.widgets import timeline_format as tf
 from tests.conftest import DEMO_NOW
 
 
@@ -39,6 +39,6 @@ def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def app(live, demo_settings):  # noqa: ANN001, ANN201
-    from app.tui.app import make_app
+    from ccarchive.tui.app import make_app
 
     return make_app(demo_settings, live=live, start_live=False)

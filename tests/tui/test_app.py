@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from app.index.indexer import CommitInfo
-from app.live.runtime import LiveArchive
-from app.tui.messages import IndexUpdated, OpenSession
-from app.tui.widgets import status_header
+from ccarchive.index.indexer import CommitInfo
+from ccarchive.live.runtime import LiveArchive
+from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.widgets import status_header
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, first_frames, settle
 
 
@@ -63,8 +63,8 @@ async def test_command_palette_offers_panes_and_pane_actions(app) -> None:  # no
 
 
 async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN001
-    from app.tui.screens.search import SearchScreen
-    from app.tui.screens.transcript import TranscriptScreen
+    from ccarchive.tui.screens.search import SearchScreen
+    from ccarchive.tui.screens.transcript import TranscriptScreen
 
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -86,7 +86,7 @@ async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN0
 
 
 async def test_open_session_switches_to_replay_at_the_entry(app) -> None:  # noqa: ANN001
-    from app.tui.screens.transcript import TranscriptScreen
+    from ccarchive.tui.screens.transcript import TranscriptScreen
 
     page = app.service.transcript(FOLLOWUP_SESSION, limit=30)
     target = page.entries[12]
@@ -117,7 +117,7 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:  # no
 
 async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> None:  # noqa: ANN001
     """The app that started indexing stops it on exit: threads end, the lock is freed."""
-    from app.tui.app import make_app
+    from ccarchive.tui.app import make_app
 
     app = make_app(demo_settings)
     async with app.run_test(size=SIZE) as pilot:
@@ -137,29 +137,29 @@ async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> No
 def test_a_pane_knows_where_textual_asks_a_mounted_screen_for_layout() -> None:
     """PaneScreen's first frame waits for that layout: if Textual stopped asking for it
     from AwaitMount, the wait must be off rather than run to its timeout."""
-    from app.tui.screens.pane import MOUNT_LAYOUT_CALLER
+    from ccarchive.tui.screens.pane import MOUNT_LAYOUT_CALLER
 
     assert MOUNT_LAYOUT_CALLER == "await_mount"
 
 
 def _timeline_data(screen) -> bool:  # noqa: ANN001
-    from app.tui.widgets.timeline_chart import ActivityChart
-    from app.tui.widgets.timeline_sessions import DaySessions
+    from ccarchive.tui.widgets.timeline_chart import ActivityChart
+    from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
     return bool(screen.query_one(ActivityChart).buckets) and \
         bool(screen.query_one(DaySessions).sessions)
 
 
 def _live_data(screen) -> bool:  # noqa: ANN001
-    from app.tui.widgets.tail_sessions import ActiveSessions
-    from app.tui.widgets.tail_view import TailView
+    from ccarchive.tui.widgets.tail_sessions import ActiveSessions
+    from ccarchive.tui.widgets.tail_view import TailView
 
     return bool(screen.query_one(ActiveSessions).sessions) and \
         bool(screen.query_one(TailView).entries)
 
 
 def _prompts_data(screen) -> bool:  # noqa: ANN001
-    from app.tui.widgets.prompt_list import PromptTable
+    from ccarchive.tui.widgets.prompt_list import PromptTable
 
     return bool(screen.query_one(PromptTable).items)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from app.tui.messages import OpenSession
+from ccarchive.tui.messages import OpenSession
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, searched, settle
 
 
@@ -21,7 +21,7 @@ async def still(app, pilot) -> None:  # noqa: ANN001
 
 @pytest.fixture(autouse=True)
 def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.tui.screens.search import SearchScreen
+    from ccarchive.tui.screens.search import SearchScreen
 
     monkeypatch.setattr(SearchScreen, "SHOW_TIMING", False)
     monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)  # no timers to wait for

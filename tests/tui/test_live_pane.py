@@ -55,9 +55,9 @@ def start_new_session(root: Path) -> list[str]:
     return [NEW_FILE]
 
 
-from app.tui.widgets.prompt_list import PromptTable  # noqa: E402
-from app.tui.widgets.tail_sessions import ActiveSessions  # noqa: E402
-from app.tui.widgets.tail_view import TailView  # noqa: E402
+from ccarchive.tui.widgets.prompt_list import PromptTable  # noqa: E402
+from ccarchive.tui.widgets.tail_sessions import ActiveSessions  # noqa: E402
+from ccarchive.tui.widgets.tail_view import TailView  # noqa: E402
 
 
 async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive) -> None:  # noqa: ANN001

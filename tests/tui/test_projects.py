@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.tui.messages import OpenSession
-from app.tui.widgets.project_list import MemoryList, ProjectTable  # noqa: E402
+from ccarchive.tui.messages import OpenSession
+from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable  # noqa: E402
 from tests.tui.support import SIZE, first_frames, settle
 
 
@@ -34,8 +34,8 @@ async def test_projects_and_memory_files(app) -> None:  # noqa: ANN001
 
 
 async def test_refresh_keeps_project_and_file(app) -> None:  # noqa: ANN001
-    from app.index.indexer import CommitInfo
-    from app.tui.messages import IndexUpdated
+    from ccarchive.index.indexer import CommitInfo
+    from ccarchive.tui.messages import IndexUpdated
 
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("projects")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.tui.messages import OpenSession
-from app.tui.widgets.prompt_list import PromptTable  # noqa: E402
+from ccarchive.tui.messages import OpenSession
+from ccarchive.tui.widgets.prompt_list import PromptTable  # noqa: E402
 from tests.tui.support import SIZE, settle
 
 

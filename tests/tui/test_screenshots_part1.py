@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from app.tui.messages import OpenSession
+from ccarchive.tui.messages import OpenSession
 from tests.tui.support import FOLLOWUP_SESSION, searched, settle
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"

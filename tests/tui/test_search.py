@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
-from app.tui.screens.search import SearchScreen
-from app.tui.screens.transcript import TranscriptScreen
-from app.tui.widgets.facet_list import FacetList
-from app.tui.widgets.result_list import ResultList, fit_snippet
+from ccarchive.tui.screens.search import SearchScreen
+from ccarchive.tui.screens.transcript import TranscriptScreen
+from ccarchive.tui.widgets.facet_list import FacetList
+from ccarchive.tui.widgets.result_list import ResultList, fit_snippet
 from tests.tui.support import SIZE, searched, settle
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.tui.messages import OpenSession
-from app.tui.widgets.timeline_chart import ActivityChart
-from app.tui.widgets.timeline_sessions import DaySessions
+from ccarchive.tui.messages import OpenSession
+from ccarchive.tui.widgets.timeline_chart import ActivityChart
+from ccarchive.tui.widgets.timeline_sessions import DaySessions
 from tests.tui.support import SIZE, settle
 
 
@@ -61,8 +61,8 @@ async def test_project_filter_and_open_in_replay(app) -> None:  # noqa: ANN001
 
 
 async def test_refresh_keeps_selection(app) -> None:  # noqa: ANN001
-    from app.index.indexer import CommitInfo
-    from app.tui.messages import IndexUpdated
+    from ccarchive.index.indexer import CommitInfo
+    from ccarchive.tui.messages import IndexUpdated
 
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")

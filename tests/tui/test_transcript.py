@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 
-from app.service.models import Entry
-from app.tui.messages import OpenSession
-from app.tui.screens import transcript as tx
-from app.tui.screens.transcript import TranscriptScreen, parse_when, replay_delay
-from app.tui.widgets.transcript_view import PAGE, TranscriptView
+from ccarchive.service.models import Entry
+from ccarchive.tui.messages import OpenSession
+from ccarchive.tui.screens import transcript as tx
+from ccarchive.tui.screens.transcript import TranscriptScreen, parse_when, replay_delay
+from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widget import AwaitMount
 
 if TYPE_CHECKING:
-    from app.service import ArchiveService
+    from ccarchive.service import ArchiveService
 
 
 def _await_mount_caller() -> str | None:

@@ -15,14 +15,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import OptionList, Static
 
-from app.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
-from app.tui.messages import IndexUpdated, OpenSession
-from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.key_footer import KeyFooter
-from app.tui.widgets.markdown_view import MarkdownView
-from app.tui.widgets.project_list import MemoryList, ProjectTable
-from app.tui.widgets.status_header import ArchiveHeader
-from app.tui.widgets.timeline_format import ago, human_bytes, local, short_project
+from ccarchive.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
+from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.widgets.key_footer import KeyFooter
+from ccarchive.tui.widgets.markdown_view import MarkdownView
+from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
+from ccarchive.tui.widgets.status_header import ArchiveHeader
+from ccarchive.tui.widgets.timeline_format import ago, human_bytes, local, short_project
 
 
 class ProjectsScreen(PaneScreen):

@@ -14,13 +14,13 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
-from app.service.models import HistoryItem
-from app.tui.messages import IndexUpdated, OpenSession
-from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.key_footer import KeyFooter
-from app.tui.widgets.prompt_list import PromptTable
-from app.tui.widgets.status_header import ArchiveHeader
-from app.tui.widgets.timeline_format import ago, local, short_project
+from ccarchive.service.models import HistoryItem
+from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.widgets.key_footer import KeyFooter
+from ccarchive.tui.widgets.prompt_list import PromptTable
+from ccarchive.tui.widgets.status_header import ArchiveHeader
+from ccarchive.tui.widgets.timeline_format import ago, local, short_project
 
 PAGE = 200
 """Prompts per query; more load as the cursor nears the end."""

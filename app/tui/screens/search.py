@@ -27,15 +27,15 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from app.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
-from app.service.service import ServiceError
-from app.tui.messages import IndexUpdated, OpenSession
-from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.facet_list import FacetList, Filters
-from app.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
-from app.tui.widgets.key_footer import KeyFooter
-from app.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
-from app.tui.widgets.status_header import ArchiveHeader
+from ccarchive.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
+from ccarchive.service.service import ServiceError
+from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.widgets.facet_list import FacetList, Filters
+from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
+from ccarchive.tui.widgets.key_footer import KeyFooter
+from ccarchive.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
+from ccarchive.tui.widgets.status_header import ArchiveHeader
 
 RESULT_LIMIT = 100
 """Hits fetched per query: a screenful many times over, and still ~10 ms."""

@@ -18,14 +18,14 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Select, Static
 
-from app.service.models import DayActivity, SessionInfo, Timeline
-from app.tui.messages import IndexUpdated, OpenSession
-from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.key_footer import KeyFooter
-from app.tui.widgets.status_header import ArchiveHeader
-from app.tui.widgets.timeline_chart import ActivityChart
-from app.tui.widgets.timeline_format import human_count, now, short_project
-from app.tui.widgets.timeline_sessions import DaySessions
+from ccarchive.service.models import DayActivity, SessionInfo, Timeline
+from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.widgets.key_footer import KeyFooter
+from ccarchive.tui.widgets.status_header import ArchiveHeader
+from ccarchive.tui.widgets.timeline_chart import ActivityChart
+from ccarchive.tui.widgets.timeline_format import human_count, now, short_project
+from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
 WINDOWS = {"day": 30, "week": 26, "month": 12}
 """Buckets shown per bucket kind: a month of days, half a year of weeks, a year of months."""

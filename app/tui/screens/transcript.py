@@ -22,16 +22,16 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
-from app.service.models import Entry, SessionInfo, TranscriptPage
-from app.service.service import ServiceError
-from app.tui.messages import IndexUpdated
-from app.tui.screens.pane import PaneScreen
-from app.tui.widgets.ask_dialog import AskDialog
-from app.tui.widgets.entry_render import entry_markdown
-from app.tui.widgets.key_footer import KeyFooter
-from app.tui.widgets.result_list import project_name
-from app.tui.widgets.status_header import ArchiveHeader, short_path
-from app.tui.widgets.transcript_view import PAGE, TranscriptView
+from ccarchive.service.models import Entry, SessionInfo, TranscriptPage
+from ccarchive.service.service import ServiceError
+from ccarchive.tui.messages import IndexUpdated
+from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.widgets.ask_dialog import AskDialog
+from ccarchive.tui.widgets.entry_render import entry_markdown
+from ccarchive.tui.widgets.key_footer import KeyFooter
+from ccarchive.tui.widgets.result_list import project_name
+from ccarchive.tui.widgets.status_header import ArchiveHeader, short_path
+from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 
 SPEEDS: tuple[tuple[str, float | None], ...] = (
     ("1x", 1.0), ("10x", 10.0), ("100x", 100.0), ("steps", None))

@@ -24,7 +24,7 @@ from rich.rule import Rule
 from rich.style import Style
 from rich.text import Text
 
-from app.service.models import Entry
+from ccarchive.service.models import Entry
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 """Tool calls that spawn a subagent (its transcript opens from the call)."""
@@ -79,7 +79,7 @@ def tool_parts(entry: Entry) -> tuple[str, str, str]:
 
     The indexer writes a call as its name, then (each on its own line when present) the
     description, the command or path or pattern, then the long inputs (see
-    `app.archive.records.tool_input_text`).
+    `ccarchive.archive.records.tool_input_text`).
     """
     lines = entry.text.split("\n")
     name = entry.tool or (lines[0] if lines else "")

@@ -9,8 +9,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from app.service.models import Facets
-from app.tui.widgets.result_list import KIND_LABELS, project_name
+from ccarchive.service.models import Facets
+from ccarchive.tui.widgets.result_list import KIND_LABELS, project_name
 
 DATE_CHOICES: tuple[tuple[str, str], ...] = (
     ("today", "today"),

@@ -16,9 +16,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from app.service.models import ContextResult, Hit
-from app.tui.widgets.entry_render import EntryTheme, render_entry
-from app.tui.widgets.result_list import project_name, when
+from ccarchive.service.models import ContextResult, Hit
+from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.tui.widgets.result_list import project_name, when
 
 TRANSCRIPT_KINDS = frozenset({"prompt", "assistant", "thinking", "tool_call", "tool_result",
                               "summary", "event"})

@@ -21,8 +21,8 @@ from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from app.service.models import PlanInfo
-from app.tui.widgets.timeline_format import local, one_line, short_project
+from ccarchive.service.models import PlanInfo
+from ccarchive.tui.widgets.timeline_format import local, one_line, short_project
 
 
 @dataclass

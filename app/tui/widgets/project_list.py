@@ -13,9 +13,9 @@ from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from app.service.models import MemoryFileInfo, ProjectInfo
-from app.tui.widgets.line_table import Column, LineTable
-from app.tui.widgets.timeline_format import ago, human_bytes, human_count, one_line, short_project
+from ccarchive.service.models import MemoryFileInfo, ProjectInfo
+from ccarchive.tui.widgets.line_table import Column, LineTable
+from ccarchive.tui.widgets.timeline_format import ago, human_bytes, human_count, one_line, short_project
 
 
 class ProjectTable(LineTable):

@@ -9,9 +9,9 @@ from rich.text import Text
 from textual import on
 from textual.message import Message
 
-from app.service.models import HistoryItem
-from app.tui.widgets.line_table import Cell, Column, LineTable
-from app.tui.widgets.timeline_format import local, one_line, short_project
+from ccarchive.service.models import HistoryItem
+from ccarchive.tui.widgets.line_table import Cell, Column, LineTable
+from ccarchive.tui.widgets.timeline_format import local, one_line, short_project
 
 FIXED = (("when", 12), ("project", 12), ("session", 8))
 MAX_TEXT = 400

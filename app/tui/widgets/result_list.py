@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from app.service.models import Hit, SearchPage, SessionGroup
+from ccarchive.service.models import Hit, SearchPage, SessionGroup
 
 KIND_LABELS = {
     "prompt": "you",

@@ -1,6 +1,6 @@
 """The one-line header every pane shows: the archive, the index state and its size.
 
-It reads `app.live.state` (a plain dataclass the indexer thread updates) twice a
+It reads `ccarchive.live.state` (a plain dataclass the indexer thread updates) twice a
 second. Polling a few attributes is cheaper and simpler than a message per progress
 tick, and the header is the only thing that wants them that often.
 """
@@ -16,7 +16,7 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from rich.style import Style
 
-    from app.tui.app import ArchiveApp
+    from ccarchive.tui.app import ArchiveApp
 
 
 def short_path(path: str) -> str:

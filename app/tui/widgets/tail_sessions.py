@@ -7,8 +7,8 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from app.service.models import SessionInfo
-from app.tui.widgets.timeline_format import ago, one_line, short_project
+from ccarchive.service.models import SessionInfo
+from ccarchive.tui.widgets.timeline_format import ago, one_line, short_project
 
 
 class ActiveSessions(OptionList):

@@ -21,8 +21,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from app.service.models import Entry
-from app.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.service.models import Entry
+from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
 
 MAX_ENTRIES = 2000
 """Entries kept; older ones scroll away (replay has the whole session)."""

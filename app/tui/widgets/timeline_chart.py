@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from app.service.models import DayActivity
-from app.tui.widgets.timeline_format import human_count
+from ccarchive.service.models import DayActivity
+from ccarchive.tui.widgets.timeline_format import human_count
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 BAND_ROWS = 3

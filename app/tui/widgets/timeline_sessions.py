@@ -8,9 +8,9 @@ from rich.text import Text
 from textual import on
 from textual.message import Message
 
-from app.service.models import SessionInfo
-from app.tui.widgets.line_table import Column, LineTable
-from app.tui.widgets.timeline_format import (
+from ccarchive.service.models import SessionInfo
+from ccarchive.tui.widgets.line_table import Column, LineTable
+from ccarchive.tui.widgets.timeline_format import (
     human_count,
     human_duration,
     local,

@@ -26,8 +26,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from app.service.models import Entry
-from app.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.service.models import Entry
+from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
 
 PAGE = 200
 """Entries per fetch: one query, a few screens of reading."""
