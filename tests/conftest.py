@@ -19,7 +19,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 """../shared beside the checkout (present in CI): the real corpus and make_archive.py."""
 REAL_CORPUS = SHARED / "corpus" / "real"
 MAKE_ARCHIVE = SHARED / "corpus" / "make_archive.py"
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent / "archive" / "fixtures"
 
 DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=UTC)
 """A fixed "now" for the demo archive, so snapshots and counts never depend on the day."""

@@ -11,7 +11,7 @@ import pytest
 
 from ccarchive.service.service import ArchiveService
 
-from .conftest import build_index
+from tests.conftest import build_index
 
 
 def _ccarchive() -> str:

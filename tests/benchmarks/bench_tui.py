@@ -3,14 +3,14 @@
     python3 ../shared/corpus/make_archive.py --out /tmp/b1g/claude --size-mb 1024
     ccarchive index --archive /tmp/b1g/claude --data-dir /tmp/b1g/data
     TEXTUAL_FPS=120 CCARCHIVE_BENCH_ARCHIVE=/tmp/b1g/claude CCARCHIVE_BENCH_DATA=/tmp/b1g/data \\
-        pytest -m benchmark tests/bench_tui.py -s
+        pytest -m benchmark tests/benchmarks/bench_tui.py -s
 
 `TEXTUAL_FPS=120` is what `ccarchive` runs with (`app/tui/__init__.py` sets it before
 Textual loads); under pytest, Textual's snapshot plugin imports Textual first, so the
 environment has to say it.
 
 The biggest-session test wants one huge session: point the variables at an archive made
-by `python3 tests/make_big_session.py /tmp/b1g/claude /tmp/big/claude` (one 200 MB,
+by `python3 tests/benchmarks/make_big_session.py /tmp/b1g/claude /tmp/big/claude` (one 200 MB,
 100k-entry session) and indexed.
 
 Figures (printed): keystroke -> results painted p50/p95 (target p95 <= 50 ms), cold

@@ -1,4 +1,4 @@
-"""The hand-written quirks archive (tests/fixtures/quirks): one file per record type and
+"""The hand-written quirks archive (tests/archive/fixtures/quirks): one file per record type and
 on-disk quirk of FORMAT.md, each with the counts a correct reader must produce
 (EXPECTED.json, written by hand beside each file)."""
 
@@ -14,7 +14,7 @@ import tantivy
 
 from ccarchive.index import schema as S
 from tests.conftest import FIXTURES, build_index
-from tests.test_real_corpus import indexed_kinds
+from tests.archive.test_real_corpus import indexed_kinds
 
 QUIRKS = FIXTURES / "quirks"
 EXPECTED = json.loads((QUIRKS / "EXPECTED.json").read_text())

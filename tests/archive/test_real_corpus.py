@@ -2,7 +2,7 @@
 yields exactly the documents an independent reading of it says it should.
 
 The independent reading below uses only the standard library and the written rules of
-what is indexed (the same rules as tests/fixtures/quirks/EXPECTED.json), not the
+what is indexed (the same rules as tests/archive/fixtures/quirks/EXPECTED.json), not the
 indexer's code, so a bug in either shows up as a mismatch on a real file.
 """
 

@@ -5,7 +5,7 @@ Not a timed test: it measures and prints. Point it at an indexed archive:
     python3 ../shared/corpus/make_archive.py --out /tmp/big/claude --size-mb 1024
     ccarchive index --archive /tmp/big/claude --data-dir /tmp/big/data
     CCARCHIVE_BENCH_ARCHIVE=/tmp/big/claude CCARCHIVE_BENCH_DATA=/tmp/big/data \
-        pytest -m benchmark tests/bench_panes.py -s
+        pytest -m benchmark tests/benchmarks/bench_panes.py -s
 
 "First screen" is from `switch_mode` to the pane painted with its data: the screen
 composed, its query workers done and the resulting refresh rendered. The pane is opened

@@ -184,7 +184,7 @@ def test_kill_minus_9_at_any_moment_loses_and_doubles_nothing(tmp_path: Path) ->
     clean_svc, _ = index(root, tmp_path / "clean")
     expected = all_ids(clean_svc)
     data = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     delays = [0.05, 0.15, 0.3, 0.45, 0.6]
     for delay in delays:
         proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), str(data)],

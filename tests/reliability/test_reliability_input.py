@@ -32,7 +32,7 @@ from ccarchive.archive.records import Extractor, FileSummary
 from ccarchive.service import ServiceError
 from tests.conftest import DEMO_NOW, REAL_CORPUS, build_index
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _real_lines() -> list[bytes]:

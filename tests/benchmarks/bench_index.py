@@ -2,7 +2,7 @@
 
 Not run by default. Run it with:
 
-    .venv/bin/python -m pytest tests/bench_index.py -m benchmark -s
+    .venv/bin/python -m pytest tests/benchmarks/bench_index.py -m benchmark -s
 
 It builds (once, cached under $CCARCHIVE_BENCH_DIR or /tmp/ccarchive-bench) a 1 GB
 archive with ../shared/corpus/make_archive.py --size-mb 1024 --needles 40 --faults, and
@@ -10,7 +10,7 @@ reports: cold index throughput (MB/s of archive, documents/s), peak RSS, index s
 share of the archive, a no-change re-run, search latency p50/p99 over a mix of queries,
 the whole-process time of `ccarchive search --json`, and `rg` for the same words in the
 same run. Beside the cold-indexing figure it reports the ceiling that bounds it on this
-machine (`tests/index_ceiling.py`: Tantivy alone on the same documents, plus parsing the
+machine (`tests/benchmarks/index_ceiling.py`: Tantivy alone on the same documents, plus parsing the
 JSON), measured in the same run. Figures are medians; the machine is shared, so compare
 ratios within one run.
 """
@@ -89,8 +89,8 @@ def test_index_and_search_a_1gb_archive() -> None:
     rerun, _, _ = _timed([*exe, "index", "--archive", str(root), "--json"], env)
     index_bytes = _du(data)
     ceiling = json.loads(subprocess.run(
-        [sys.executable, "-m", "tests.index_ceiling", str(root)], env=env, check=True,
-        capture_output=True, text=True, cwd=Path(__file__).parent.parent).stdout)
+        [sys.executable, "-m", "tests.benchmarks.index_ceiling", str(root)], env=env, check=True,
+        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2]).stdout)
 
     from ccarchive.config import Settings
     from ccarchive.index.store import IndexStore

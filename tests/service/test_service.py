@@ -20,7 +20,7 @@ import pytest
 from ccarchive.service import models as M
 from ccarchive.service.service import ArchiveService, ServiceError
 
-from .conftest import MAKE_ARCHIVE, build_index
+from tests.conftest import MAKE_ARCHIVE, build_index
 
 
 # ---- fixtures ----------------------------------------------------------------------

@@ -1,10 +1,10 @@
-"""Write one big session for `tests/bench_tui.py`: >= 100,000 entries and >= 200 MB.
+"""Write one big session for `tests/benchmarks/bench_tui.py`: >= 100,000 entries and >= 200 MB.
 
 make_archive.py spreads its bytes over thousands of sessions; the replay benchmark
 needs a single huge one. This clones the entries of an existing (generated) archive
 into one session, with fresh uuids chained in order and timestamps 7 s apart:
 
-    python3 tests/make_big_session.py /tmp/b1g/claude /tmp/big/claude
+    python3 tests/benchmarks/make_big_session.py /tmp/b1g/claude /tmp/big/claude
     ccarchive index --archive /tmp/big/claude --data-dir /tmp/big/data
 """
 

@@ -25,7 +25,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.store import IndexStore
 from tests.conftest import build_index
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 PARTS = [".term", ".store", ".idx", ".pos", ".fast", ".fieldnorm", ".del"]
 

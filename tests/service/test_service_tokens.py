@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REAL_CORPUS, build_index
+from tests.conftest import REAL_CORPUS, build_index
 
 FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
           "cache_read_input_tokens")

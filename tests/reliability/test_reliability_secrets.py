@@ -184,7 +184,7 @@ def test_cli_output_is_redacted(planted) -> None:
     def run(*args: str) -> str:
         r = subprocess.run([*base, *args, *where], capture_output=True, text=True,
                            timeout=60, env={"COLUMNS": "400", "PATH": "/usr/bin:/bin",
-                                            "PYTHONPATH": str(Path(__file__).parents[1])})
+                                            "PYTHONPATH": str(Path(__file__).parents[2])})
         assert r.returncode == 0, r.stderr
         return r.stdout + r.stderr
 

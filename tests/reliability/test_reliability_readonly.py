@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 AUDIT = textwrap.dedent('''
     import os, sys

@@ -1,6 +1,6 @@
 """How fast could any Python indexer of ours be on this machine? What bounds it.
 
-`tests/bench_index.py` runs this in its own process, on the same archive in the same run,
+`tests/benchmarks/bench_index.py` runs this in its own process, on the same archive in the same run,
 so that its cold-indexing figure comes with the bounds it is measured against:
 
 - **parse**: read every transcript line and `orjson.loads` the ones the indexer parses
@@ -15,7 +15,7 @@ All are CPU seconds of the whole process (Tantivy's indexing threads included). 
 `cores` cores, `cores * MB / (parse + tantivy)` bounds any Python reader of these
 documents, and `cores * MB / (read + tantivy)` bounds ours, with perfect overlap.
 
-    python3 -m tests.index_ceiling ARCHIVE   # prints one JSON object
+    python3 -m tests.benchmarks.index_ceiling ARCHIVE   # prints one JSON object
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
 from ccarchive.live.runtime import LiveArchive
 from ccarchive.service import ArchiveService, live_service
-from tests.test_live import (
+from tests.live.test_live import (
     all_ids,
     append,
     assert_no_doubles,
@@ -89,7 +89,7 @@ def _cli(settings: Settings) -> list[str]:
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return env
 
 

@@ -1,6 +1,6 @@
 """Benchmarks of the live index (issue 4). Not part of the default run:
 
-    /work/venv/bin/python -m pytest tests/bench_live.py -m benchmark -s -p no:cacheprovider
+    /work/venv/bin/python -m pytest tests/benchmarks/bench_live.py -m benchmark -s -p no:cacheprovider
 
 1. Latency: a ~1 GB archive from `../shared/corpus/make_archive.py`, indexed once (kept
    under $CCARCHIVE_BENCH_DIR, default /tmp/ccarchive-bench, and reused), then
@@ -39,7 +39,7 @@ from ccarchive.service import live_service
 pytestmark = pytest.mark.benchmark
 
 BENCH = Path(os.environ.get("CCARCHIVE_BENCH_DIR", "/tmp/ccarchive-bench"))
-MAKE_ARCHIVE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "make_archive.py"
+MAKE_ARCHIVE = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "make_archive.py"
 DURATION = float(os.environ.get("CCARCHIVE_BENCH_SECONDS", "60"))
 SIZE_MB = int(os.environ.get("CCARCHIVE_BENCH_MB", "1000"))
 RESULTS: dict[str, object] = {}

@@ -1,6 +1,6 @@
 """Latency of every service call on a 1 GB archive: p50 / p99, against issue 3's targets.
 
-    /work/venv/bin/python -m pytest tests/bench_service.py -m benchmark -s -p no:cacheprovider
+    /work/venv/bin/python -m pytest tests/benchmarks/bench_service.py -m benchmark -s -p no:cacheprovider
 
 The archive is generated once (`make_archive.py --size-mb 1024 --needles 40`) and indexed
 once with `ccarchive index`, in a temp dir; point CCARCHIVE_BENCH_ARCHIVE (and
@@ -27,7 +27,7 @@ from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
 from ccarchive.service.service import ArchiveService
 
-from .conftest import MAKE_ARCHIVE
+from tests.conftest import MAKE_ARCHIVE
 
 TARGETS_MS = {  # call: (p50, p99)
     "search": (2.0, 20.0),
