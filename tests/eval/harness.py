@@ -1,0 +1,188 @@
+"""The search-quality harness: known-item queries scored at session and turn level.
+
+Why it exists: ranking is only as good as what it finds for the questions people and agents
+really ask, and a change that helps one query can hurt ten others. This harness builds a
+realistic archive from the real transcripts in `../shared/corpus/real` (with
+`make_archive.py`, so session ids, dates and projects change with the seed while the text
+stays the same), then runs two sets of queries through the same `ArchiveService.search` that
+every front end calls:
+
+- `queries.jsonl`: hand-written after reading the real transcripts, in categories (topic,
+  question, identifier, identifier with context, deep in a long session, a topic many
+  sessions share, rewording, plan, prompt). Each names the *source* transcript that answers
+  it (a substring of its path in the corpus) and, where one turn answers it, a few words of
+  that turn's prompt.
+- the planted facts of `make_archive.py --needles` (`answers.json`): a natural-language
+  question per fact, with the session it was planted in.
+
+A result counts at session level when a top-10 session is a clone of the answering source;
+at turn level when one of the turns shown for the top-10 sessions opens with the answering
+prompt. Scores: Recall@10, MRR@10 and Turn@10 (the share of queries whose answering turn is
+shown), per category.
+
+Run it on demand (several seeds, never one):
+
+    .venv/bin/python -m tests.eval.harness --seeds 1 2 3
+
+`tests/eval/test_eval.py` runs one seed in CI against a floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+QUERIES = HERE / "queries.jsonl"
+SHARED = HERE.parents[2] / "shared"
+MAKE_ARCHIVE = SHARED / "corpus" / "make_archive.py"
+K = 10
+
+
+@dataclass
+class Query:
+    id: str
+    cat: str
+    q: str
+    relevant: set[str]  # session ids that answer it
+    turn: str = ""  # words of the answering turn's prompt, if one turn answers it
+
+
+@dataclass
+class Outcome:
+    rank: int | None  # 1-based rank of the first relevant session in the top K
+    turn_found: bool | None  # None when the query names no turn
+
+
+@dataclass
+class Report:
+    rows: dict[str, list[Outcome]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, cat: str, outcome: Outcome) -> None:
+        self.rows[cat].append(outcome)
+
+    def table(self) -> list[dict]:
+        out = []
+        cats = sorted(self.rows)
+        everything = [o for c in cats for o in self.rows[c]]
+        for cat, rows in [*((c, self.rows[c]) for c in cats), ("ALL", everything)]:
+            turns = [o.turn_found for o in rows if o.turn_found is not None]
+            out.append({
+                "category": cat, "n": len(rows),
+                "recall@10": sum(o.rank is not None for o in rows) / len(rows),
+                "mrr@10": sum(1 / o.rank for o in rows if o.rank) / len(rows),
+                "turn@10": (sum(turns) / len(turns)) if turns else None,
+                "turn_n": len(turns),
+            })
+        return out
+
+
+def build_archive(seed: int, out: Path) -> tuple[Path, Path, Path]:
+    """A generated archive (about 50 MB) with 40 planted facts; returns archive, manifest,
+    answers."""
+    root = out / "claude"
+    manifest, answers = out / "manifest.jsonl", out / "answers.json"
+    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--seed", str(seed),
+                    "--needles", "40", "--answers", str(answers), "--manifest", str(manifest),
+                    "--force"], check=True, capture_output=True)
+    return root, manifest, answers
+
+
+def load_queries(manifest: Path, answers: Path) -> list[Query]:
+    """The hand-written queries, resolved to this archive's session ids, and the needles."""
+    rows = [json.loads(line) for line in manifest.read_text().splitlines()[1:]]
+    by_src: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        if r.get("role") == "main" and r.get("sessionId"):
+            by_src[r["src"]].add(r["sessionId"])
+    queries = []
+    for line in QUERIES.read_text().splitlines():
+        if not line.strip():
+            continue
+        q = json.loads(line)
+        rel = {sid for src, sids in by_src.items() if q["src"] in src for sid in sids}
+        if not rel:
+            raise ValueError(f"query {q['id']}: no session of this archive comes from {q['src']}")
+        queries.append(Query(q["id"], q["cat"], q["q"], rel, q.get("turn", "")))
+    for n in json.loads(answers.read_text())["needles"]:
+        if n.get("kind") == "transcript" and n.get("sessionId"):
+            queries.append(Query(n["id"], "needle", n["query"], {n["sessionId"]},
+                                 n.get("prompt", "")[:40]))
+    return queries
+
+
+def run_query(service, q: Query) -> Outcome:  # noqa: ANN001 (ArchiveService)
+    page = service.search(q.q, limit=K, group_by_session=True)
+    rank = None
+    turn_found = False if q.turn else None
+    want = q.turn.lower()
+    for i, group in enumerate(page.groups or [], 1):
+        if rank is None and group.session_id in q.relevant:
+            rank = i
+        if want and group.session_id in q.relevant:
+            for hit in group.hits:
+                shown = f"{getattr(hit, 'prompt', '')} {hit.snippet}".lower()
+                if want in " ".join(shown.split()):
+                    turn_found = True
+    return Outcome(rank, turn_found)
+
+
+def evaluate(service, queries: list[Query]) -> Report:  # noqa: ANN001
+    report = Report()
+    for q in queries:
+        report.add(q.cat, run_query(service, q))
+    return report
+
+
+def format_table(table: list[dict]) -> str:
+    lines = [f"{'category':<20} {'n':>4} {'R@10':>6} {'MRR@10':>7} {'Turn@10':>8}"]
+    for r in table:
+        turn = f"{r['turn@10']:.2f} ({r['turn_n']})" if r["turn@10"] is not None else "-"
+        lines.append(f"{r['category']:<20} {r['n']:>4} {r['recall@10']:>6.2f} "
+                     f"{r['mrr@10']:>7.2f} {turn:>8}")
+    return "\n".join(lines)
+
+
+def evaluate_seed(seed: int, workdir: Path, verbose: bool = False) -> Report:
+    from tests.conftest import build_index
+
+    root, manifest, answers = build_archive(seed, workdir / f"s{seed}")
+    service = build_index(root, workdir / f"s{seed}" / "data")
+    queries = load_queries(manifest, answers)
+    report = Report()
+    for q in queries:
+        o = run_query(service, q)
+        report.add(q.cat, o)
+        if verbose and (o.rank is None or o.rank > 3):
+            print(f"  miss {q.id:<12} rank={o.rank} {q.q}")
+    return report
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--workdir", type=Path)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ccarchive-eval-"))
+    total = Report()
+    for seed in args.seeds:
+        rep = evaluate_seed(seed, workdir, args.verbose)
+        for cat, rows in rep.rows.items():
+            total.rows[cat].extend(rows)
+        if not args.json:
+            print(f"seed {seed}\n{format_table(rep.table())}\n")
+    table = total.table()
+    print(json.dumps(table, indent=1) if args.json else
+          f"all seeds {args.seeds}\n{format_table(table)}")
+
+
+if __name__ == "__main__":
+    main()
