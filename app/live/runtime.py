@@ -8,6 +8,9 @@ read-only, follows the writer's commits (one `stat` of `meta.json` every 0.1 s),
 tries the lock every second, so that when the writer exits or dies (the OS frees the
 lock of a killed process), one of them carries on from the last commit.
 
+How the writer follows the archive's file events is `ccarchive.live.follow`; the
+`index --watch` front end that prints a line per batch is `ccarchive.live.watch`.
+
 Nothing is lost or doubled across kills and takeovers because the indexer commits each
 file's checkpoint in the same Tantivy commit as the documents it accounts for: a new
 writer resumes from exactly what the index holds (see `ccarchive.index.indexer`).
@@ -35,6 +38,7 @@ from ccarchive.config import Settings
 from ccarchive.index import schema as S
 from ccarchive.index.indexer import CommitInfo, Indexer, Progress, RunReport
 from ccarchive.index.store import IndexLocked, IndexStore
+from ccarchive.live.follow import follow_archive
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +106,7 @@ class LiveArchive:
         settings: archive and data dir.
         watch: follow the archive's changes after the first indexing run.
         force_polling: poll the archive instead of using OS file events (None: decide
-            from the filesystem, see `ccarchive.live.watch.watch_mode`).
+            from the filesystem, see `ccarchive.live.follow.watch_mode`).
         rebuild: if this process becomes the writer, drop the index and read everything
             again (what `index --rebuild --watch` asks for).
     """
@@ -288,8 +292,6 @@ class LiveArchive:
 
     def _writer_loop(self) -> None:
         if self.watch:
-            from ccarchive.live.watch import follow_archive
-
             follow_archive(self)  # watches first, then catches up, then follows
         else:
             self.run_once()
@@ -410,7 +412,6 @@ class LiveArchive:
                     self.poll_commits()  # see its last commits before writing
                     self._writer_loop()
                     return
-
 
 
 def index_role(store: IndexStore) -> str:
