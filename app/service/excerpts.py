@@ -1,0 +1,112 @@
+"""Where indexed text is cut for showing: the snippet of a hit and the page of an entry.
+
+Both cut a text and redact it, so both are here, side by side: `_snippets`/`_snippet`/
+`_redact_snippet` make a hit's highlighted snippet, `_entry` turns a document into an
+`Entry` whose text is one page (`char_offset`, `max_chars`) of the whole, read back from
+the archive when the index keeps only a cap of it.
+"""
+
+from __future__ import annotations
+
+import tantivy
+
+from ccarchive.index import schema as S
+from ccarchive.index.query import CompiledQuery
+from ccarchive.service import models as M
+from ccarchive.service.base import ServiceBase, _dt, _first, _strs
+from ccarchive.service.redact import find_secrets, redact
+
+SNIPPET_CHARS = 180
+"""Default length of a hit's snippet."""
+
+
+def _subagent_tools() -> frozenset[str]:
+    from ccarchive.archive.records import SUBAGENT_TOOLS
+
+    return SUBAGENT_TOOLS
+
+
+class ExcerptsMixin(ServiceBase):
+    """Snippets of hits and pages of entry text, redacted."""
+    def _snippets(self, searcher: tantivy.Searcher,
+                  cq: CompiledQuery) -> dict[str, tantivy.SnippetGenerator] | None:
+        if cq.text_query is None:
+            return None
+        g = tantivy.SnippetGenerator.create(searcher, cq.text_query, self.schema, S.TEXT)
+        g.set_max_num_chars(SNIPPET_CHARS)
+        return {S.TEXT: g}
+
+    def _snippet(self, doc: tantivy.Document, gens: dict[str, tantivy.SnippetGenerator] | None,
+                 chars: int) -> tuple[str, list[tuple[int, int]]]:
+        text = _first(doc, S.TEXT)
+        if gens is not None:
+            try:
+                sn = gens[S.TEXT].snippet_from_doc(doc)
+                frag = sn.fragment()
+                if frag:
+                    spans = [(r.start, r.end) for r in sn.highlighted()]
+                    return self._redact_snippet(_clean(frag), spans)
+            except (ValueError, AttributeError):
+                pass
+        flat = " ".join(text.split())
+        return self._redact_snippet(flat[:chars] + ("…" if len(flat) > chars else ""), [])
+
+    def _redact_snippet(self, text: str,
+                        spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+        spans = _merge_spans(spans)
+        if not self.redact_secrets or not find_secrets(text):
+            return text, spans
+        return redact(text), []
+
+    def _entry(self, doc: tantivy.Document, max_chars: int, char_offset: int = 0,
+               full: bool = False) -> M.Entry:
+        text = _first(doc, S.TEXT)
+        text_len = int(_first(doc, S.TEXT_LEN, 0)) or len(text)
+        path = _first(doc, S.PATH)
+        offset, length = int(_first(doc, S.OFFSET, 0)), int(_first(doc, S.LENGTH, 0))
+        readable = True
+        if full or (text_len > len(text) and char_offset):
+            full_text = self._read_back(doc, path, offset, length)
+            readable = full_text is not None
+            if full_text is not None:
+                text, text_len = full_text, len(full_text)
+        if text_len > len(text) > 3:
+            # the index keeps head + "\n…\n" + tail (records.cap); only the head is a
+            # prefix of the whole text, so only the head is shown and read on from
+            limit = len(text) - 3
+            text = text[:limit - limit // 5]
+        piece = text[char_offset:char_offset + max_chars]
+        end = char_offset + len(piece)
+        truncated = end < max(text_len, len(text))
+        kind, tool = _first(doc, S.KIND), _first(doc, S.TOOL)
+        subagent = _first(doc, S.LINK_AGENT)
+        if not subagent and kind == S.TOOL_CALL and tool in _subagent_tools():
+            subagent = self._subagent_links(_first(doc, S.SESSION)).get(
+                _first(doc, S.TOOL_USE_ID), "")
+        return M.Entry(
+            id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE),
+            uuid=_first(doc, S.UUID), parent_uuid=_first(doc, S.PARENT),
+            session_id=_first(doc, S.SESSION), agent_id=_first(doc, S.AGENT),
+            timestamp=_dt(doc.get_first(S.TS)), text=self._red(piece), text_len=text_len,
+            truncated=truncated,
+            next_char=end if truncated and (end < len(text) or readable) else None,
+            tool=tool, tool_use_id=_first(doc, S.TOOL_USE_ID),
+            subagent_id=subagent, files=doc.get_all(S.FILES),
+            model=_first(doc, S.MODEL), flags=_strs(doc, S.FLAGS), path=path,
+            offset=offset, length=length, project=_first(doc, S.PROJECT),
+        )
+
+
+def _clean(fragment: str) -> str:
+    return fragment.replace("\n", " ").replace("\r", " ").replace("\t", " ")
+
+
+def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent highlights (`foo`+`Bar` of `fooBar`) shown as one."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(e, out[-1][1]))
+        else:
+            out.append((s, e))
+    return out

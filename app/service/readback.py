@@ -1,0 +1,216 @@
+"""Entries read back: by id, around a hit, as a transcript, and the live tail.
+
+The index keeps a capped copy of each text; an entry's whole text is read back from its
+source line in the archive by the offset and length the index stored (`_read_back`).
+Transcripts are ordered by `seq`, the order of the source file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import orjson
+import tantivy
+
+from ccarchive.index import schema as S
+from ccarchive.service import models as M
+from ccarchive.service.base import ServiceBase, _first
+from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
+from ccarchive.service.errors import ServiceError
+
+ENTRY_CHARS = 4_000
+"""Default cap on an entry's text in transcripts and details (a cursor reads on)."""
+ENTRY_KINDS = tuple(k for k in S.SEARCHABLE_KINDS if k not in (S.PLAN, S.MEMORY, S.HISTORY))
+"""Kinds of the entries of a transcript (plans, memory files and history lines are not)."""
+
+
+class ReadbackMixin(ServiceBase):
+    """Entries by id, context, transcripts, positions and the live tail."""
+    def _subagent_links(self, sid: str) -> dict[str, str]:
+        """Spawning tool_use id -> subagent id of a session, cached until the next commit:
+        the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""
+        with self._lock:
+            if self._links_gen != self.generation:
+                self._links = {}
+                self._links_gen = self.generation
+            hit = self._links.get(sid)
+        if hit is not None:
+            return hit
+        doc = self._session_doc(sid) if sid else None
+        hit = {}
+        if doc is not None:
+            blob = orjson.loads(_first(doc, S.BLOB, b"{}"))
+            hit = {r["tool_use_id"]: r.get("agent_id", "") for r in blob.get("subagents", [])
+                   if r.get("tool_use_id")}
+        with self._lock:
+            self._links[sid] = hit
+        return hit
+
+    def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
+                   length: int) -> str | None:
+        """The whole text of an entry, read from its source line (the index keeps a cap)."""
+        # the archive readers load here, not at import: `ccarchive search` never needs them
+        from ccarchive.archive.lines import LineStats, decode_line, read_span
+        from ccarchive.archive.records import Extractor, FileSummary, history_text
+
+        kind = _first(doc, S.KIND)
+        path = self.root / rel
+        try:
+            if kind in (S.PLAN, S.MEMORY):
+                return path.read_text(encoding="utf-8", errors="replace")
+            if not length or length > 64 << 20:
+                return None
+            raw = read_span(path, offset, length)
+        except OSError:
+            return None
+        objs = decode_line(raw, LineStats())
+        block = int(_first(doc, S.SEQ, 0)) % 256
+        j, b = divmod(block, 16)
+        if kind == S.HISTORY:  # history documents number the objects of a line directly
+            if block >= len(objs):
+                return None
+            return history_text(objs[block])
+        if j >= len(objs):
+            return None
+        is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
+        units = Extractor(FileSummary(), is_agent_file=is_agent, full_text=True).extract(
+            objs[j], LineStats())
+        for u in units:
+            if min(u.block, 15) == b and u.kind == kind:
+                return u.text
+        return None
+
+    def _doc_by_id(self, entry_id: str) -> tantivy.Document:
+        searcher = self._searcher()
+        parsed = S.parse_entry_id(entry_id)
+        if parsed is None:
+            q = self._term(S.ID, entry_id)
+        else:
+            path, seq = parsed
+            q = self._all(self._term(S.PATH, path), tantivy.Query.range_query(
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq))
+        hits = searcher.search(q, 1, count=False).hits
+        if not hits:
+            raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
+        doc = searcher.doc(hits[0][1])
+        if _first(doc, S.KIND) not in S.SEARCHABLE_KINDS:
+            raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
+        return doc
+
+    def entries(self, ids: Sequence[str], *, max_chars: int = 20_000,
+                char_offset: int = 0) -> list[M.Entry]:
+        """Full details of chosen entries (read back from the archive), each capped."""
+        if not ids:
+            raise ServiceError("ids must name at least one entry")
+        _check_limit(len(ids), "number of ids", 100)
+        _check_limit(max_chars, "max_chars", 200_000)
+        return [self._entry(self._doc_by_id(i), max_chars, char_offset, full=True)
+                for i in ids]
+
+    def context(self, entry_id: str, *, before: int = 3, after: int = 3,
+                max_chars: int = 1_000) -> M.ContextResult:
+        """The entries around one entry, in conversation order."""
+        _check_limit(before + 1, "before", 51)
+        _check_limit(after + 1, "after", 51)
+        doc = self._doc_by_id(entry_id)
+        path, seq = _first(doc, S.PATH), int(_first(doc, S.SEQ, 0))
+        searcher = self._searcher()
+        same = self._with_kinds(self._term(S.PATH, path), S.SEARCHABLE_KINDS)
+
+        def around(lo: int, hi: int, n: int, order: tantivy.Order) -> list[M.Entry]:
+            if n == 0:
+                return []
+            q = self._all(same, tantivy.Query.range_query(
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi))
+            rows = searcher.search(q, n, count=False, order_by_field=S.SEQ, order=order).hits
+            return [self._entry(searcher.doc(a), max_chars) for _, a in rows]
+
+        prev = around(0, max(0, seq - 1), before, tantivy.Order.Desc) if seq else []
+        prev.reverse()
+        nxt = around(seq + 1, 2**63, after, tantivy.Order.Asc)
+        return M.ContextResult(target=self._entry(doc, max_chars * 4), before=prev, after=nxt)
+
+    def transcript(self, session_id: str, *, agent_id: str | None = None,
+                   cursor: str | None = None, limit: int = 100, start: int | None = None,
+                   max_chars: int = ENTRY_CHARS,
+                   kinds: Sequence[str] | None = None) -> M.TranscriptPage:
+        """A session's (or one of its subagents') entries in conversation order, in pages.
+
+        Order is the order of the source file, which is the order Claude Code appended in;
+        rewinds, compaction boundaries and errors are flagged on the entries.
+        """
+        _check_limit(limit, "limit", 1000)
+        info = self.session(session_id)
+        q = self._transcript_query(info, agent_id, kinds)
+        state = decode_cursor(cursor)
+        offset = int(state.get("o", 0)) if start is None else max(0, start)
+        searcher = self._searcher()
+        res = searcher.search(q, limit, count=True, order_by_field=S.SEQ,
+                              order=tantivy.Order.Asc, offset=offset)
+        entries = [self._entry(searcher.doc(a), max_chars) for _, a in res.hits]
+        total = res.count or 0
+        nxt = encode_cursor({"o": offset + limit}) if offset + limit < total else None
+        return M.TranscriptPage(session_id=session_id, agent_id=agent_id or "",
+                                title=info.title, project=info.project, total=total,
+                                start=offset, entries=entries, next_cursor=nxt,
+                                subagents=info.subagents, on_disk=info.on_disk)
+
+    def _transcript_query(self, info: M.SessionInfo, agent_id: str | None,
+                          kinds: Sequence[str] | None) -> tantivy.Query:
+        kinds = [k for k in kinds or ENTRY_KINDS if k in ENTRY_KINDS]
+        if agent_id:
+            sub = next((a for a in info.subagents if a.agent_id == agent_id), None)
+            if sub is not None and sub.path:
+                return self._with_kinds(self._term(S.PATH, sub.path), kinds)
+            return self._with_kinds(self._all(self._term(S.SESSION, info.session_id),
+                                              self._term(S.AGENT, agent_id)), kinds)
+        if not info.path:
+            raise ServiceError(f"session {info.session_id} has no main transcript indexed")
+        return self._with_kinds(self._term(S.PATH, info.path), kinds)
+
+    def entry_position(self, entry_id: str) -> tuple[str, str, int]:
+        """(session id, agent id, index in its transcript) of an entry: to open a hit."""
+        doc = self._doc_by_id(entry_id)
+        sid, agent = _first(doc, S.SESSION), _first(doc, S.AGENT)
+        if _first(doc, S.KIND) not in ENTRY_KINDS:
+            raise ServiceError(f"{entry_id!r} is not a transcript entry")
+        seq = int(_first(doc, S.SEQ, 0))
+        q = self._with_kinds(self._all(
+            self._term(S.PATH, _first(doc, S.PATH)),
+            tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                      0, max(0, seq - 1))), ENTRY_KINDS)
+        n = self._searcher().search(q, 1, count=True).count if seq else 0
+        return sid, agent if agent != "sidechain" else "", int(n or 0)
+
+    def tail(self, session_id: str, *, after_seq: int = -1, agent_id: str | None = None,
+             limit: int = 200, max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:
+        """Entries of a session's transcript after a position: (entries, last seq).
+
+        The live pane calls this on every commit with the last seq it has shown.
+        """
+        info = self.session(session_id)
+        q = self._transcript_query(info, agent_id, None)
+        q = self._all(q, tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                                   after_seq + 1, 2**63))
+        searcher = self._searcher()
+        rows = searcher.search(q, limit, count=False, order_by_field=S.SEQ,
+                               order=tantivy.Order.Asc).hits
+        docs = [searcher.doc(a) for _, a in rows]
+        last = max([after_seq] + [int(_first(d, S.SEQ, 0)) for d in docs])
+        return [self._entry(d, max_chars) for d in docs], last
+
+    def tail_last(self, session_id: str, *, count: int = 100, agent_id: str | None = None,
+                  max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:
+        """The last `count` entries of a session, in order, and the last seq.
+
+        Where a live view starts; it then follows with `tail(after_seq=last)`.
+        """
+        _check_limit(count)
+        info = self.session(session_id)
+        q = self._transcript_query(info, agent_id, None)
+        searcher = self._searcher()
+        rows = searcher.search(q, count, count=False, order_by_field=S.SEQ,
+                               order=tantivy.Order.Desc).hits
+        docs = [searcher.doc(a) for _, a in reversed(rows)]
+        last = max([-1] + [int(_first(d, S.SEQ, 0)) for d in docs])
+        return [self._entry(d, max_chars) for d in docs], last

@@ -1,0 +1,253 @@
+"""Full-text search: filters, kinds, ranking, hits, grouping by session, facets.
+
+One evaluation of the compiled query fetches a pool of the best-scored hits, which is then
+re-ranked by kind weight (and recency) in Python; the snippet of each hit is cut in
+`ccarchive.service.excerpts`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import tantivy
+
+from ccarchive.index import schema as S
+from ccarchive.index.query import CompiledQuery, compile_query
+from ccarchive.service import models as M
+from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first, _strs
+from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
+from ccarchive.service.errors import ServiceError
+from ccarchive.service.excerpts import SNIPPET_CHARS
+
+RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
+"""How many best-scored hits are re-ranked by kind weight: a weight can lift a hit by
+3.3x at most, so a hit far below the pool's floor could not have made the first page."""
+BASE_SCORE = 1.0
+"""Added to every hit's text score before its kind weight scales it, so that a weak match
+of a heavy kind still counts its weight. It is the constant the kind filter once added
+inside the query; the ranking was tuned (and its snapshots taken) with it."""
+
+
+class SearchMixin(ServiceBase):
+    """`search()` and the steps it takes: kinds, filters, ranking, hits, groups, facets."""
+    def search(self, query: str, *, project: str | None = None,
+               kind: str | Sequence[str] | None = None, since: str | datetime | None = None,
+               until: str | datetime | None = None, session_id: str | None = None,
+               limit: int = 20, cursor: str | None = None, group_by_session: bool = False,
+               include_tool_results: bool = False, include_thinking: bool = False,
+               recency: bool = False, facets: bool = False,
+               exclude_sessions: Iterable[str] = (), hits_per_group: int = 3,
+               snippet_chars: int = SNIPPET_CHARS) -> M.SearchPage:
+        """Full-text search over every session, plan, memory file and prompt.
+
+        Hits are ranked by relevance, with human prompts, plans and memory above assistant
+        prose, and that above raw tool output; tool results and thinking are left out
+        unless asked for (`kind:` or the include options).
+        """
+        t0 = time.perf_counter()
+        _check_limit(limit)
+        if len(query) > 20_000:
+            query = query[:20_000]
+        state = decode_cursor(cursor)
+        offset = int(state.get("o", 0))
+        # pages after the first see only what was committed when the first was asked
+        # for, so documents committed in between do not shift them
+        gen_max = int(state.get("g", 0)) or None
+        cq = compile_query(query, self.schema, self.analyzer, now=datetime.now(UTC))
+        warnings = list(cq.warnings)
+        kinds = self._kinds(cq, kind, include_tool_results, include_thinking, warnings)
+        base = self._filters(cq, project=project, since=since, until=until,
+                             session_id=session_id, exclude_sessions=exclude_sessions,
+                             gen_max=gen_max)
+        searcher = self._searcher()
+        full = self._with_kinds(base, kinds)
+        scored = cq.text_query is not None
+        page = M.SearchPage(query=query, warnings=warnings)
+        if group_by_session:
+            self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
+                          snippet_chars, page, gen_max)
+        else:
+            fetch = limit + offset
+            ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
+            page.total = ranked[0]
+            rows = ranked[1][offset:offset + limit]
+            snip = self._snippets(searcher, cq)
+            docs = [searcher.doc(addr) for _score, addr in rows]
+            self._prefetch_titles(_first(d, S.SESSION) for d in docs)
+            page.hits = [self._hit(doc, score, snip, snippet_chars)
+                         for (score, _addr), doc in zip(rows, docs, strict=True)]
+            if offset + limit < page.total:
+                page.next_cursor = encode_cursor(
+                    {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
+        if facets:
+            page.facets = self._facets(searcher, self._with_kinds(
+                base, self._kinds(cq, None, True, True, [])))
+        page.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return page
+
+    def _kinds(self, cq: CompiledQuery, kind: str | Sequence[str] | None,
+               include_tool_results: bool, include_thinking: bool,
+               warnings: list[str]) -> list[str]:
+        asked: set[str] = set()
+        if kind:
+            for k in [kind] if isinstance(kind, str) else kind:
+                for part in str(k).split(","):
+                    part = part.strip()
+                    if part in S.SEARCHABLE_KINDS:
+                        asked.add(part)
+                    elif part:
+                        raise ServiceError(
+                            f"unknown kind {part!r}; kinds are: {', '.join(S.SEARCHABLE_KINDS)}")
+        if cq.kinds:
+            asked = (asked & set(cq.kinds)) if asked else set(cq.kinds)
+            if not asked:
+                warnings.append("the kind option and the kind: filter exclude each other; "
+                                "nothing can match both")
+                return []
+        if asked:
+            return sorted(asked)
+        excluded = set(S.DEFAULT_EXCLUDED_KINDS)
+        if include_tool_results:
+            excluded.discard(S.TOOL_RESULT)
+        if include_thinking:
+            excluded.discard(S.THINKING)
+        return [k for k in S.SEARCHABLE_KINDS if k not in excluded]
+
+    def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
+                 session_id: str | None, exclude_sessions: Iterable[str],
+                 gen_max: int | None) -> tantivy.Query:
+        must: list[tantivy.Query | None] = [cq.query, self._project_query(project)]
+        lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
+        must.append(self._date_range(lo, hi))
+        if session_id:
+            must.append(self._term(S.SESSION, session_id))
+        # filters select, they do not rank: scored, they would add to each hit a constant
+        # that the kind weights then scale differently, and page 2 (gen filter) would
+        # rank otherwise than page 1
+        must = [must[0]] + [tantivy.Query.const_score_query(q, 0.0) for q in must[1:]
+                            if q is not None]
+        excl = [s for s in exclude_sessions if s]
+        not_ = [self._terms(S.SESSION, excl)] if excl else []
+        if gen_max:  # leave out what is newer (few documents: cheaper than keeping the rest)
+            not_.append(tantivy.Query.range_query(
+                self.schema, S.GEN, tantivy.FieldType.Unsigned, gen_max + 1, None,
+                use_inverted_index=True))
+        return self._all(*must, must_not=not_)
+
+    def _visible_gen(self, searcher: tantivy.Searcher) -> int:
+        """The commit generation of the newest documents this searcher sees.
+
+        The indexer stamps it on its `state:_meta` document at every commit; an index
+        written before that falls back to the largest `gen` of any document.
+        """
+        hits = searcher.search(self._term(S.ID, "state:_meta"), 1, count=False).hits
+        if hits:
+            g = searcher.doc(hits[0][1]).get_first(S.GEN)
+            if g:
+                return int(g)
+        top = searcher.search(tantivy.Query.all_query(), 1, count=False, order_by_field=S.GEN,
+                              order=tantivy.Order.Desc).hits
+        return int(top[0][0]) if top else 1
+
+    def _ranked(self, searcher: tantivy.Searcher, q: tantivy.Query, scored: bool,
+                recency: bool, fetch: int, count: bool) -> tuple[int, list[tuple[float, Any]]]:
+        if not scored:
+            res = searcher.search(q, fetch, count=count, order_by_field=S.TS,
+                                  order=tantivy.Order.Desc)
+            return (res.count or 0), [(0.0, addr) for _v, addr in res.hits]
+        # One evaluation of the query, then the pool re-ranked by kind (and recency):
+        # weighting inside the query meant evaluating it once per kind group (5x).
+        pool = min(RANK_POOL_MAX, max(RANK_POOL_MIN, fetch * 4))
+        res = searcher.search(q, pool, count=count)
+        addrs = [a for _s, a in res.hits]
+        ranks = searcher.fast_field_values(S.RANK, addrs) if addrs else []
+        rows = [((float(sc) + BASE_SCORE) * (r or 10) / 10, a)
+                for (sc, a), r in zip(res.hits, ranks, strict=True)]
+        if recency and rows:
+            now = time.time()
+            secs = searcher.fast_field_values(S.TSEC, [a for _s, a in rows])
+            rows = [(score * (1 + 0.5 * math.exp(-max(0.0, now - t) / 86400 / 30)) if t
+                     else score, a) for (score, a), t in zip(rows, secs, strict=True)]
+        # ties in index order: tantivy's segment threads return equal scores in any
+        # order, so the same query could list two sessions either way round
+        rows.sort(key=lambda r: (-r[0], r[1].segment_ord, r[1].doc))
+        rows = rows[:fetch]
+        return (res.count or 0), rows
+
+    def _hit(self, doc: tantivy.Document, score: float,
+             gens: dict[str, tantivy.SnippetGenerator] | None, chars: int) -> M.Hit:
+        kind = _first(doc, S.KIND)
+        sid = _first(doc, S.SESSION)
+        title, _ = self.session_title(sid) if sid and kind not in (S.PLAN, S.MEMORY) else \
+            (_first(doc, S.TITLE), "")
+        snippet, spans = self._snippet(doc, gens, chars)
+        return M.Hit(
+            id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
+            agent_id=_first(doc, S.AGENT), uuid=_first(doc, S.UUID),
+            project=_first(doc, S.PROJECT), timestamp=_dt(doc.get_first(S.TS)),
+            title=title or self._red(_first(doc, S.TITLE)), snippet=snippet, highlights=spans,
+            score=round(score, 4), path=_first(doc, S.PATH), tool=_first(doc, S.TOOL),
+            model=_first(doc, S.MODEL), branch=_first(doc, S.BRANCH),
+            flags=_strs(doc, S.FLAGS),
+        )
+
+    def _grouped(self, searcher: tantivy.Searcher, cq: CompiledQuery, q: tantivy.Query,
+                 scored: bool, recency: bool, offset: int, limit: int, per_group: int,
+                 chars: int, page: M.SearchPage, gen: int | None = None) -> None:
+        want = offset + limit
+        fetch = min(1000, max(100, want * 5))
+        total, rows = self._ranked(searcher, q, scored, recency, fetch, count=True)
+        page.total = total
+        order: list[object] = []
+        groups: dict[object, list[tuple[float, Any]]] = {}
+        # grouped by the session key column: only the hits shown are read from the store
+        keys = searcher.fast_field_values(S.SKEY, [a for _, a in rows]) if rows else []
+        for (score, addr), key in zip(rows, keys, strict=True):
+            key = key or (addr.segment_ord, addr.doc)  # no session: a group of its own
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append((score, addr))
+        shown = {key: [(sc, searcher.doc(a)) for sc, a in groups[key][:per_group]]
+                 for key in order[offset:want]}
+        snip = self._snippets(searcher, cq)
+        self._prefetch_titles(_first(docs[0][1], S.SESSION) for docs in shown.values())
+        out = []
+        for key in order[offset:want]:
+            members = groups[key]
+            hits = [self._hit(d, s, snip, chars) for s, d in shown[key]]
+            first = hits[0]
+            sid = first.session_id
+            # named after its session, not its best hit (which may be a plan)
+            title = (self.session_title(sid)[0] if sid else "") or first.title
+            out.append(M.SessionGroup(session_id=sid, title=title, project=first.project,
+                                      timestamp=max((h.timestamp for h in hits if h.timestamp),
+                                                    default=None),
+                                      score=members[0][0], hit_count=len(members), hits=hits))
+        page.groups = out
+        page.hits = [g.hits[0] for g in out]
+        if want < len(order):
+            page.next_cursor = encode_cursor({"o": want, "g": gen or self._visible_gen(searcher)})
+
+    def _facets(self, searcher: tantivy.Searcher, q: tantivy.Query) -> M.Facets:
+        agg = searcher.aggregate(q, {
+            "projects": {"terms": {"field": S.PROJECT, "size": 30}},
+            "kinds": {"terms": {"field": S.KIND, "size": 20}},
+            "first": {"min": {"field": S.TS}}, "last": {"max": {"field": S.TS}},
+        })
+
+        def counts(name: str) -> list[M.FacetCount]:
+            return [M.FacetCount(value=b["key"], count=b["doc_count"])
+                    for b in agg.get(name, {}).get("buckets", []) if b.get("key")]
+
+        def when(name: str) -> datetime | None:
+            v = agg.get(name, {}).get("value")
+            return datetime.fromtimestamp(v / 1e9, tz=UTC) if v else None
+
+        kinds = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
+        return M.Facets(projects=counts("projects"), kinds=kinds, first=when("first"),
+                        last=when("last"))
