@@ -1,14 +1,18 @@
 """The one-line header every pane shows: the archive, the index state and its size.
 
-It reads `ccarchive.live.state` (a plain dataclass the indexer thread updates) twice a
-second. Polling a few attributes is cheaper and simpler than a message per progress
-tick, and the header is the only thing that wants them that often.
+It reads the live archive's `state` (a plain dataclass the indexer thread updates)
+twice a second. Polling a few attributes is cheaper and simpler than a message per
+progress tick, and the header is the only thing that wants them that often.
+
+It reads them from its app through `HeaderSource`, a protocol that `ArchiveApp` fulfils,
+not through `ArchiveApp` itself: the app imports the panes, which import this header,
+so a reference back to the app would close an import cycle.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rich.text import Text
 from textual.widget import Widget
@@ -16,7 +20,20 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from rich.style import Style
 
-    from ccarchive.tui.app import ArchiveApp
+    from ccarchive.config import Settings
+    from ccarchive.live.runtime import LiveArchive
+
+
+class HeaderSource(Protocol):
+    """What the header reads from its app (`ccarchive.tui.app.ArchiveApp` has it)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def live(self) -> LiveArchive: ...
+
+    def document_count(self) -> int: ...
 
 
 def short_path(path: str) -> str:
@@ -54,7 +71,7 @@ class ArchiveHeader(Widget):
             self.refresh()
 
     def _state_key(self) -> tuple[object, ...]:
-        app: ArchiveApp = self.app  # type: ignore[assignment]
+        app: HeaderSource = self.app  # type: ignore[assignment]
         live = getattr(app, "live", None)
         if live is None:
             return ("offline", 0, 0.0)
@@ -65,7 +82,7 @@ class ArchiveHeader(Widget):
         return self.get_component_rich_style(f"archive-header--{part}", partial=True)
 
     def render(self) -> Text:
-        app: ArchiveApp = self.app  # type: ignore[assignment]
+        app: HeaderSource = self.app  # type: ignore[assignment]
         role, indexing, progress, docs = self._state_key()
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" ◆ ccarchive ", self._style("brand"))
