@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import tantivy
+from tantivy import FieldType, Occur, Query
+
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import split_camel, word_forms
 from ccarchive.index.query_dates import _MAX_TS, _MIN_TS, parse_date_bound
@@ -45,7 +47,7 @@ from ccarchive.index.query_tokens import (  # noqa: F401 (re-exported)
     _clip,
     tokenize,
 )
-from tantivy import FieldType, Occur, Query
+from ccarchive.index.stopwords import is_stopword
 
 __all__ = [
     "FILTER_FIELDS",
@@ -83,6 +85,16 @@ class CompiledQuery:
     """Negated text terms, as typed."""
     filters: list[str] = field(default_factory=list)
     """Filters applied, as typed (`kind:plan`, `-tool:Bash`); ignored ones are warnings."""
+    plain: bool = False
+    """Only words and phrases (no OR, NOT, `-`, AND or parentheses): the words rank, and
+    only quoted phrases and `+words` must match (see `any_query`)."""
+    any_query: tantivy.Query | None = None
+    """For a plain query: what matches *any* of its words that rank (function words
+    dropped), with its phrases and `+words` required, AND the filters. `query` is the
+    strict form, where every word must match."""
+    rank_terms: list[tuple[str, tantivy.Query, bool]] = field(default_factory=list)
+    """The terms that rank, each (text as typed, its query, required): what the service
+    scores turn by turn and session by session."""
 
     def is_empty(self) -> bool:
         """No text terms and no filters: the query matches everything."""
@@ -106,8 +118,11 @@ def compile_query(
     if now is None:
         now = datetime.now().astimezone()
     try:
-        ast = parse(text if isinstance(text, str) else str(text), warnings)
-        return _Compiler(schema, analyzer, now, warnings).compile(ast)
+        text = text if isinstance(text, str) else str(text)
+        ast = parse(text, warnings)
+        compiler = _Compiler(schema, analyzer, now, warnings)
+        compiler.explicit_and = "AND" in text.split()
+        return compiler.compile(ast)
     except Exception as e:  # a bug here must not take the search box down
         warnings.append(f"the query could not be read ({type(e).__name__}: {e}); it was ignored")
         return CompiledQuery(Query.all_query(), None, None, warnings, [])
@@ -129,31 +144,36 @@ class _Compiler:
         self.terms: list[str] = []
         self.excluded: list[str] = []
         self.positive: list[Query] = []
+        self.leaves: list[Word | Phrase] = []  # the nodes of `positive`, in its order
+        self.explicit_and = False  # `AND` typed: every word must match, as asked
 
     def compile(self, ast: Node | None) -> CompiledQuery:
         text_node = self._hoist(ast, False) if ast is not None else None
-        must: list[Query] = []
-        must_not: list[Query] = []
+        text: list[Query] = []
+        text_not: list[Query] = []
         if text_node is not None:
             compiled = self._text(text_node, False)
             if compiled is not None:
-                (must_not if compiled[1] else must).append(compiled[0])
-        kinds, applied = self._filters(must, must_not)
-        if not must and not must_not:
-            query = Query.all_query()
-        elif len(must) == 1 and not must_not:
-            query = must[0]
-        else:
-            query = Query.boolean_query(
-                [(Occur.Must, q) for q in must or [Query.all_query()]]
-                + [(Occur.MustNot, q) for q in must_not]
-            )
+                (text_not if compiled[1] else text).append(compiled[0])
+        fmust: list[Query] = []
+        fmust_not: list[Query] = []
+        kinds, applied = self._filters(fmust, fmust_not)
+        query = _conjunction(text + fmust, text_not + fmust_not)
         if not self.positive:
             text_query = None
         elif len(self.positive) == 1:
             text_query = self.positive[0]
         else:
             text_query = Query.boolean_query([(Occur.Should, q) for q in self.positive])
+        plain = text_node is not None and not self.explicit_and and _is_plain(text_node)
+        rank_terms = self._rank_terms(plain)
+        any_query = None
+        if plain and rank_terms:
+            needed = [q for _t, q, req in rank_terms if req]
+            may = [q for _t, q, req in rank_terms if not req]
+            any_text = Query.boolean_query([(Occur.Must, q) for q in needed]
+                                           + [(Occur.Should, q) for q in may])
+            any_query = _conjunction([any_text, *fmust], fmust_not)
         return CompiledQuery(
             query=query,
             text_query=text_query,
@@ -162,7 +182,22 @@ class _Compiler:
             terms=self.terms,
             excluded=self.excluded,
             filters=applied,
+            plain=plain,
+            any_query=any_query,
+            rank_terms=rank_terms,
         )
+
+    def _rank_terms(self, plain: bool) -> list[tuple[str, Query, bool]]:
+        """The positive terms that rank: (text, query, required). In a plain query,
+        function words are left out (all kept when nothing else is left), quoted phrases
+        and `+words` are required and other words are not; otherwise every positive term
+        ranks and the query itself decides what must match."""
+        rows = [(_leaf_text(node), q, (not plain) or _required(node))
+                for node, q in zip(self.leaves, self.positive, strict=True)]
+        if not plain:
+            return rows
+        kept = [r for r in rows if r[2] or not (isinstance(r[0], str) and is_stopword(r[0]))]
+        return kept or rows
 
     # -- hoisting filters ------------------------------------------------------------
     def _hoist(self, node: Node, negated: bool) -> Node | None:
@@ -200,6 +235,7 @@ class _Compiler:
             (self.excluded if negated else self.terms).append(shown)
             if not negated:
                 self.positive.append(q)
+                self.leaves.append(node)
             return q, False
         kids = [k for k in (self._text(c, negated) for c in node.children) if k is not None]
         if not kids:
@@ -399,3 +435,29 @@ def _prefix_stem(text: str, last_token: str) -> str:
     """The prefix to look for when `text*` was typed: its last word as the index holds it
     (lowercased; the index keeps words unstemmed)."""
     return last_token
+
+
+def _conjunction(must: list[Query], must_not: list[Query]) -> Query:
+    """AND of `must` without `must_not`; the whole index when both are empty."""
+    if not must and not must_not:
+        return Query.all_query()
+    if len(must) == 1 and not must_not:
+        return must[0]
+    return Query.boolean_query([(Occur.Must, q) for q in must or [Query.all_query()]]
+                               + [(Occur.MustNot, q) for q in must_not])
+
+
+def _is_plain(node: Node) -> bool:
+    """Words and phrases only, side by side: no OR, NOT or parentheses (an explicit AND
+    of words parses the same, so `AND` is looked for in the raw text by the caller)."""
+    if isinstance(node, (Word, Phrase)):
+        return True
+    return isinstance(node, And) and all(isinstance(c, (Word, Phrase)) for c in node.children)
+
+
+def _required(node: Word | Phrase) -> bool:
+    return isinstance(node, Phrase) or node.required
+
+
+def _leaf_text(node: Word | Phrase) -> str:
+    return node.text + ("*" if isinstance(node, Word) and node.prefix else "")

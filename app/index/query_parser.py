@@ -12,22 +12,25 @@ from ccarchive.index.query_tokens import Token, _set, _Value, tokenize
 
 # ---- stage 1b: AST -----------------------------------------------------------------
 class Word(_Value):
-    """A bare word; `prefix` when typed with a trailing `*` (kept out of `text`)."""
+    """A bare word; `prefix` when typed with a trailing `*` (kept out of `text`);
+    `required` when typed with a leading `+` (it matters where plain words only rank)."""
 
-    __slots__ = __match_args__ = ("text", "prefix")
+    __slots__ = __match_args__ = ("text", "prefix", "required")
 
-    def __init__(self, text: str, prefix: bool = False) -> None:
+    def __init__(self, text: str, prefix: bool = False, required: bool = False) -> None:
         _set(self, "text", text)
         _set(self, "prefix", prefix)
+        _set(self, "required", required)
 
 
 class Phrase(_Value):
     """A quoted phrase: its analysed tokens must occur in order."""
 
-    __slots__ = __match_args__ = ("text",)
+    __slots__ = __match_args__ = ("text", "required")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, required: bool = False) -> None:
         _set(self, "text", text)
+        _set(self, "required", required)
 
 
 class Filter(_Value):
@@ -157,14 +160,24 @@ class _Parser:
 
     def parse_unary(self) -> Node | None:
         negations: list[Token] = []
-        while self.peek() in ("NOT", "MINUS"):
-            negations.append(self.next())
-        if negations and self.peek() in (None, "RPAREN", "OR", "AND"):
-            self.warnings.append(f"{negations[-1].raw} has nothing after it; it was ignored")
+        required = False
+        while self.peek() in ("NOT", "MINUS", "PLUS"):
+            tok = self.next()
+            if tok.kind == "PLUS":
+                required = True
+            else:
+                negations.append(tok)
+        if (negations or required) and self.peek() in (None, "RPAREN", "OR", "AND"):
+            raw = negations[-1].raw if negations else "+"
+            self.warnings.append(f"{raw} has nothing after it; it was ignored")
             return None
         node = self.parse_primary()
         if node is None:
             return None
+        if required and isinstance(node, Word):
+            node = Word(node.text, node.prefix, True)
+        elif required and isinstance(node, Phrase):
+            node = Phrase(node.text, True)
         return Not(node) if len(negations) % 2 else node
 
     def parse_primary(self) -> Node | None:

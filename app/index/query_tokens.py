@@ -94,7 +94,8 @@ _set = object.__setattr__
 
 # ---- stage 1a: tokens --------------------------------------------------------------
 class Token(_Value):
-    """A lexical token. `kind` is one of WORD PHRASE FIELD LPAREN RPAREN AND OR NOT MINUS."""
+    """A lexical token. `kind` is one of WORD PHRASE FIELD LPAREN RPAREN AND OR NOT MINUS
+    PLUS."""
 
     __slots__ = __match_args__ = ("kind", "text", "field", "quoted", "raw")
 
@@ -112,8 +113,9 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
 
     `(` opens a group at the start of a token only, so code such as `print(x)` stays one
     word; inside a word, `)` closes only a `(` of that word. `-` directly before a term
-    negates it (`--flag` is a word). `"` always starts a phrase; an unclosed one runs to
-    the end. `name:` with a known filter name starts a filter, its value bare or quoted.
+    negates it (`--flag` is a word); `+` directly before one makes it required. `"`
+    always starts a phrase; an unclosed one runs to the end. `name:` with a known filter
+    name starts a filter, its value bare or quoted.
     """
     if len(text) > MAX_QUERY_CHARS:
         warnings.append(
@@ -154,6 +156,10 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
             continue
         if c == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "-)":
             tokens.append(Token("MINUS", raw="-"))
+            i += 1
+            continue
+        if c == "+" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "+)":
+            tokens.append(Token("PLUS", raw="+"))
             i += 1
             continue
         if terms >= MAX_TERMS:
