@@ -21,6 +21,14 @@ TOKEN_ENV = "CCARCHIVE_TOKEN"
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
+MAX_SESSIONS = 100
+"""HTTP sessions kept at once. One MCP client holds one session; a person runs a handful.
+When the table is full the least used idle session is ended (`sessions.py`)."""
+
+IDLE_TIMEOUT = 900.0
+"""Seconds an HTTP session may go without a request before it is ended (the SDK's default
+is 30 minutes; a client whose session ended gets 404 and initializes again)."""
+
 log = logging.getLogger("ccarchive.serve")
 
 
@@ -51,11 +59,18 @@ def register(main: click.Group, archive_options: Callable[..., Any],
     @click.option("--read-only", is_flag=True,
                   help="Never index: serve the existing index, following the commits of "
                        "whichever ccarchive process writes it (the app, `index --watch`).")
+    @click.option("--max-sessions", default=MAX_SESSIONS, show_default=True,
+                  type=click.IntRange(1, 100_000),
+                  help="HTTP sessions kept at once; when full, the least used idle one is "
+                       "ended to admit a new client.")
+    @click.option("--session-idle", default=IDLE_TIMEOUT, show_default=True,
+                  type=click.FloatRange(0.1, 7 * 86400), metavar="SECONDS",
+                  help="End an HTTP session after this long without a request.")
     @click.option("-v", "--verbose", count=True, help="Log more to stderr (-vv: debug).")
     def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
               port: int, token: str | None, allow_host: tuple[str, ...],
               allow_origin: tuple[str, ...], no_redact: bool, active_minutes: float,
-              read_only: bool, verbose: int) -> None:
+              read_only: bool, max_sessions: int, session_idle: float, verbose: int) -> None:
         """Serve the archive to agents over MCP (stdio by default).
 
         Tools: search, context, get_entries, get_session, list_projects, list_sessions,
@@ -98,6 +113,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
             if use_http:
                 run_http(server, host=host, port=port, token=token,
                          allow_hosts=list(allow_host), allow_origins=list(allow_origin),
+                         max_sessions=max_sessions, session_idle=session_idle,
                          log_level=("warning", "info", "debug")[min(verbose, 2)])
             else:
                 log.info("serving %s over stdio (%s)", settings.archive_root, service.role)
@@ -194,14 +210,21 @@ class BearerAuth:
 
 
 def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
-             allow_hosts: list[str] | None = None,
-             allow_origins: list[str] | None = None) -> Any:
-    """The streamable-HTTP ASGI app: Host/Origin checks always on, bearer token if given.
+             allow_hosts: list[str] | None = None, allow_origins: list[str] | None = None,
+             max_sessions: int = MAX_SESSIONS, session_idle: float = IDLE_TIMEOUT) -> Any:
+    """The streamable-HTTP ASGI app: Host/Origin checks always on, bearer token if given,
+    and a bounded session table (`ccarchive.mcp_server.sessions`).
 
     The SDK checks Host and Origin (DNS rebinding) only for a loopback host unless told
-    otherwise; here the check is on for every host, with the bound host accepted.
+    otherwise; here the check is on for every host, with the bound host accepted. The app
+    is assembled here rather than by `server.streamable_http_app()` because that builds
+    the SDK's own session manager, which refuses new clients when its table is full.
     """
+    from ccarchive.mcp_server.sessions import BoundedSessionManager
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
     from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.routing import Route
 
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
@@ -213,17 +236,23 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
     origins += list(allow_origins or [])
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                          allowed_hosts=hosts, allowed_origins=origins)
-    app = server.streamable_http_app(transport_security=security, host=host,
-                                     json_response=True)
+    manager = BoundedSessionManager(app=server._lowlevel_server, json_response=True,
+                                    security_settings=security, max_sessions=max_sessions,
+                                    session_idle_timeout=session_idle)
+    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))],
+                    lifespan=lambda _app: manager.run())
+    app.state.session_manager = manager
     return BearerAuth(app, token) if token else app
 
 
 def run_http(server: Any, *, host: str, port: int, token: str | None,
-             allow_hosts: list[str], allow_origins: list[str], log_level: str) -> None:
+             allow_hosts: list[str], allow_origins: list[str], log_level: str,
+             max_sessions: int = MAX_SESSIONS, session_idle: float = IDLE_TIMEOUT) -> None:
     import uvicorn
 
     app = http_app(server, host=host, token=token, allow_hosts=allow_hosts,
-                   allow_origins=allow_origins)
+                   allow_origins=allow_origins, max_sessions=max_sessions,
+                   session_idle=session_idle)
     if host in ("0.0.0.0", "::") and not allow_hosts:
         click.echo("note: bound to all interfaces; clients must reach it by an address "
                    "given with --allow-host (Host header check)", err=True)

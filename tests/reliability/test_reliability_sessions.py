@@ -1,0 +1,177 @@
+"""Promise: no client can fill the HTTP server's session table and lock the others out.
+
+A real `ccarchive serve --http` on a loopback port, flooded with `initialize` requests
+that never close their sessions (what once made every client get 503 for 30 minutes):
+every flood request is answered, the table stays at its bound (the oldest sessions on
+probation are ended first, and a client that was working before the flood keeps its
+session), memory stays flat, and a fresh client initializes and searches. Idle sessions
+end after the idle timeout (a short one here), sessions in use do not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import build_index
+
+CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+           "mcp-protocol-version": "2025-11-25"}
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "flood", "version": "0"}}}
+PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+MAX_SESSIONS = 100
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@pytest.fixture(scope="module")
+def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    data = tmp_path_factory.mktemp("sessions-data")
+    build_index(demo_archive_ro, data)
+    return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
+
+
+@asynccontextmanager
+async def _server(indexed: list[str], tmp_path: Path, *options: str) -> AsyncIterator[
+        tuple[str, subprocess.Popen[bytes]]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with (tmp_path / "serve.log").open("wb") as log:  # a file: a full pipe would block it
+        proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--read-only", "--port",
+                                 str(port), *options, *indexed],
+                                stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _client(url: str, mode: str = "legacy") -> Client:
+    """An MCP client; "legacy" (the initialize handshake, as Claude Code speaks it) holds a
+    session, the 2026 protocol ("auto") is stateless and never enters the table."""
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(timeout=30)),
+                  mode=mode)  # type: ignore[arg-type]
+
+
+async def _searches(c: Client) -> None:
+    r = await c.call_tool("search", {"query": "flaky", "include_active": True})
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["total"] > 0
+
+
+async def _flood(url: str, count: int, workers: int = 16) -> tuple[list[str], dict[int, int]]:
+    """`count` initializes that never close; the session ids in order, and the statuses."""
+    ids: list[str] = [""] * count
+    statuses: dict[int, int] = {}
+    todo = iter(range(count))
+
+    async def worker(h: httpx2.AsyncClient) -> None:
+        for i in todo:
+            r = await h.post(url, json=INIT, headers=HEADERS)
+            statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+            ids[i] = r.headers.get("mcp-session-id", "")
+
+    async with httpx2.AsyncClient(timeout=60) as h:
+        await asyncio.gather(*(worker(h) for _ in range(workers)))
+    return ids, statuses
+
+
+async def _alive(url: str, ids: list[str]) -> list[bool]:
+    """Which sessions still answer (a ping: 200) rather than 404."""
+    out: list[bool] = []
+    async with httpx2.AsyncClient(timeout=30) as h:
+        for sid in ids:
+            r = await h.post(url, json=PING, headers={**HEADERS, "mcp-session-id": sid})
+            assert r.status_code in (200, 404), (r.status_code, r.text)
+            out.append(r.status_code == 200)
+    return out
+
+
+@pytest.mark.parametrize("flood", [pytest.param(2000, id="2000"),
+                                   pytest.param(6000, id="6000", marks=pytest.mark.slow)])
+async def test_initialize_flood_cannot_lock_clients_out(indexed: list[str], tmp_path: Path,
+                                                        flood: int) -> None:
+    async with _server(indexed, tmp_path, "--max-sessions", str(MAX_SESSIONS)) as (url, proc):
+        async with _client(url) as before:  # a client at work before the flood
+            await _searches(before)
+            await _flood(url, 300)  # warm the server up before measuring memory
+            rss = [_rss_mb(proc.pid)]
+            first, statuses = await _flood(url, flood // 2)
+            rss.append(_rss_mb(proc.pid))
+            second, more = await _flood(url, flood // 2)
+            rss.append(_rss_mb(proc.pid))
+            print(f"\n{flood:,} initializes, table of {MAX_SESSIONS}: statuses "
+                  f"{statuses} + {more}; RSS {' -> '.join(f'{m:.0f}' for m in rss)} MB")
+            # nobody was refused, not even the flood
+            assert statuses == more == {200: flood // 2}
+            ids = first + second
+            assert all(ids) and len(set(ids)) == flood
+            # the client at work kept its session through the flood
+            await _searches(before)
+            async with _client(url) as fresh, _client(url, "auto") as modern:
+                await _searches(fresh)  # newcomers get in
+                await _searches(modern)
+                newest = await _alive(url, ids[-2 * MAX_SESSIONS:])
+                older = await _alive(url, ids[:-2 * MAX_SESSIONS:7])
+            # the table holds `before`, `fresh` and the newest of the flood (newest by
+            # when they were answered: up to `workers` (16) out of the order they were sent)
+            assert sum(newest) == MAX_SESSIONS - 2
+            assert not any(older) and not any(newest[:MAX_SESSIONS + 2 - 16]), "old kept"
+            # memory: bounded by the table, not by the number of sessions ever opened
+            assert rss[2] - rss[0] < 60, rss
+            assert rss[2] - rss[1] < 25, rss
+        assert proc.poll() is None
+
+
+async def test_idle_sessions_end_sessions_in_use_do_not(indexed: list[str],
+                                                       tmp_path: Path) -> None:
+    idle = 2.0
+    async with _server(indexed, tmp_path, "--session-idle", str(idle)) as (url, proc):
+        ids, statuses = await _flood(url, 50, workers=5)
+        assert statuses == {200: 50}
+        async with _client(url) as busy:
+            await _searches(busy)
+            end = time.monotonic() + 2.5 * idle
+            while time.monotonic() < end:  # used more often than the idle timeout
+                await busy.call_tool("status", {})
+                await asyncio.sleep(idle / 4)
+            assert not any(await _alive(url, ids)), "idle sessions outlived the timeout"
+            await _searches(busy)
+        async with _client(url) as fresh:
+            await _searches(fresh)
+        await asyncio.sleep(1.5 * idle)
+        assert not any(await _alive(url, ids))
+        assert proc.poll() is None
