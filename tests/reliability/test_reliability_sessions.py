@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import httpx2
@@ -174,4 +174,25 @@ async def test_idle_sessions_end_sessions_in_use_do_not(indexed: list[str],
             await _searches(fresh)
         await asyncio.sleep(1.5 * idle)
         assert not any(await _alive(url, ids))
+        assert proc.poll() is None
+
+
+async def test_sessions_held_busy_cannot_lock_clients_out(indexed: list[str],
+                                                          tmp_path: Path) -> None:
+    """Every session of the table holds a GET stream open (busy, never idle): a newcomer
+    still gets in, by ending the oldest of them."""
+    size = 5
+    async with _server(indexed, tmp_path, "--max-sessions", str(size)) as (url, proc):
+        ids, statuses = await _flood(url, size, workers=1)
+        assert statuses == {200: size}
+        async with httpx2.AsyncClient(timeout=30) as h, AsyncExitStack() as streams:
+            for sid in ids:
+                r = await streams.enter_async_context(h.stream(
+                    "GET", url, headers={**HEADERS, "accept": "text/event-stream",
+                                         "mcp-session-id": sid}))
+                assert r.status_code == 200
+            async with _client(url) as fresh:
+                await _searches(fresh)
+            alive = await _alive(url, ids)
+        assert alive == [False] + [True] * (size - 1)
         assert proc.poll() is None
