@@ -64,6 +64,8 @@ __all__ = [
 TITLE_BOOST = 2.0
 FORMS_BOOST = 0.7
 """Other forms of a word (tests for test) count, a little less than the word typed."""
+NEAR_BOOST = 2.0
+"""A plain query's words side by side count as much again as a title match."""
 
 
 # ---- stage 2: compile --------------------------------------------------------------
@@ -171,8 +173,10 @@ class _Compiler:
         if plain and rank_terms:
             needed = [q for _t, q, req in rank_terms if req]
             may = [q for _t, q, req in rank_terms if not req]
+            near = self._near(rank_terms)
             any_text = Query.boolean_query([(Occur.Must, q) for q in needed]
-                                           + [(Occur.Should, q) for q in may])
+                                           + [(Occur.Should, q) for q in may]
+                                           + ([(Occur.Should, near)] if near else []))
             any_query = _conjunction([any_text, *fmust], fmust_not)
         return CompiledQuery(
             query=query,
@@ -186,6 +190,16 @@ class _Compiler:
             any_query=any_query,
             rank_terms=rank_terms,
         )
+
+    def _near(self, rank_terms: list[tuple[str, Query, bool]]) -> Query | None:
+        """The words of a plain query near each other (slop 3), boosted: an entry that
+        says them together ranks above one that repeats one of them."""
+        words = [t for t, _q, _r in rank_terms if not t.endswith("*")]
+        tokens = self.analyzer.analyze(" ".join(words)) if len(words) > 1 else []
+        if not 2 <= len(tokens) <= MAX_PHRASE_TOKENS:
+            return None
+        return Query.boost_query(Query.phrase_query(self.schema, S.TEXT, tokens, slop=3),
+                                 NEAR_BOOST)
 
     def _rank_terms(self, plain: bool) -> list[tuple[str, Query, bool]]:
         """The positive terms that rank: (text, query, required). In a plain query,

@@ -7,6 +7,11 @@ file's summary at that point, so the indexer can commit (documents and checkpoin
 together) at any chunk boundary, as it could at any line before. The indexer stamps
 each document with the commit generation it lands in (`gen`), which only it knows.
 
+A bad record costs its line only: what the extractor did not foresee is caught around
+each record (`_RECORD_ERRORS`), the documents it had begun are dropped, and the line is
+counted as skipped under the field it got wrong (`record_shape`). A record of a known type
+that yields nothing because of a wrong-typed field is counted the same way.
+
 Measured and not kept: this loop in a worker process, handing documents over as JSON
 for `IndexWriter.add_json`. Building JSON, pickling it and parsing it again cost more
 CPU than the worker saved the indexing thread: on two cores Tantivy's threads already
@@ -26,7 +31,9 @@ import tantivy
 
 from ccarchive.archive import discovery as D
 from ccarchive.archive.lines import HUGE, HugeLine, LineStats, decode_line, iter_raw_lines
+from ccarchive.archive.record_shape import reason_for, wrong_type_field, wrong_type_history
 from ccarchive.archive.records import (
+    KNOWN_TYPES,
     PROSE_CAP,
     Extractor,
     FileSummary,
@@ -44,6 +51,12 @@ between, large enough that handing one over costs nothing measurable."""
 CHUNK_BYTES = 8 << 20
 TAIL_PARSE_LIMIT = 16 << 20
 """A newline-less last piece up to this size is tried as a complete line."""
+
+_RECORD_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
+                  RecursionError)
+"""What a record of an unforeseen shape makes the extraction raise (a list where a string
+belongs is unhashable, a string where a number belongs cannot be added, a surrogate
+cannot be encoded for Tantivy, ...). Anything else is a bug and propagates."""
 
 
 @dataclass
@@ -158,13 +171,23 @@ class _UnitDocs:
     def add(self, offset: int, objs: list[dict[str, Any]], length: int, stats: LineStats,
             out: list[tantivy.Document], kinds: set[str]) -> None:
         for j, obj in enumerate(objs):
-            units = self.extractor.extract(obj, stats)
-            if not units:
-                continue
-            ts = parse_ts(obj.get("timestamp")) or self.last_ts
-            if ts is not None:
-                self.last_ts = ts
-            self._docs(obj, units, offset, length, j, ts or self.fallback_ts, out, kinds)
+            begun = len(out)
+            try:
+                units = self.extractor.extract(obj, stats)
+                if not units:
+                    rtype = obj.get("type")
+                    if isinstance(rtype, str) and rtype in KNOWN_TYPES:  # else counted
+                        reason = wrong_type_field(obj)
+                        if reason:
+                            stats.skip(reason)
+                    continue
+                ts = parse_ts(obj.get("timestamp")) or self.last_ts
+                self._docs(obj, units, offset, length, j, ts or self.fallback_ts, out, kinds)
+                if ts is not None:
+                    self.last_ts = ts
+            except _RECORD_ERRORS as exc:
+                del out[begun:]
+                stats.skip(reason_for(exc, obj))
 
     def _docs(self, obj: dict[str, Any], units: list[Unit], offset: int, length: int, j: int,
               ts: datetime, out: list[tantivy.Document], kinds: set[str]) -> None:
@@ -190,6 +213,9 @@ class _UnitDocs:
         slug = slug if slug and isinstance(slug, str) else ""
         tsec = int(ts.timestamp())
         for u in units:
+            seq = offset * 256 + S.block_of(j, u.block)
+            if u.kind == S.PROMPT and agent != "sidechain":
+                summary.turn = seq
             doc = tantivy.Document()
             doc.add_text(S.KIND, u.kind)
             doc.add_text(S.ROLE, u.role)
@@ -223,10 +249,11 @@ class _UnitDocs:
             doc.add_text(S.PATH, src.rel)
             doc.add_unsigned(S.OFFSET, offset)
             doc.add_unsigned(S.LENGTH, length)
-            doc.add_unsigned(S.SEQ, offset * 256 + S.block_of(j, u.block))
+            doc.add_unsigned(S.SEQ, seq)
             doc.add_unsigned(S.TEXT_LEN, u.text_len or len(u.text))
             doc.add_text(S.TEXT, u.text)
-            doc.add_unsigned(S.RANK, S.KIND_RANK.get(u.kind, 10))
+            doc.add_unsigned(S.RANK, S.entry_rank(u.kind, u.tool, u.text, bool(agent)))
+            doc.add_unsigned(S.TURN, summary.turn)
             doc.add_unsigned(S.TSEC, tsec)
             doc.add_unsigned(S.SKEY, skey)
             parts = camel_parts(u.text)
@@ -249,30 +276,40 @@ class _HistoryDocs:
     def add(self, offset: int, objs: list[dict[str, Any]], length: int, stats: LineStats,
             out: list[tantivy.Document], kinds: set[str]) -> None:
         for j, obj in enumerate(objs):
-            text = history_text(obj)
-            if not text:
-                continue
-            project, sid = obj.get("project"), obj.get("sessionId")
-            doc = tantivy.Document()
-            doc.add_text(S.KIND, S.HISTORY)
-            doc.add_text(S.ROLE, "user")
-            doc.add_text(S.PROJECT, project if isinstance(project, str) else "")
-            sid = sid if isinstance(sid, str) else ""
-            doc.add_text(S.SESSION, sid)
-            doc.add_unsigned(S.SKEY, S.session_key(sid))
-            ts = parse_ts(obj.get("timestamp"))
-            if ts is not None:
-                doc.add_date(S.TS, ts)
-                doc.add_unsigned(S.TSEC, int(ts.timestamp()))
-            doc.add_text(S.PATH, self.src.rel)
-            doc.add_unsigned(S.OFFSET, offset)
-            doc.add_unsigned(S.LENGTH, length)
-            doc.add_unsigned(S.SEQ, offset * 256 + min(j, 255))
-            doc.add_unsigned(S.TEXT_LEN, len(text))
-            doc.add_text(S.TEXT, cap(text, PROSE_CAP))
-            doc.add_unsigned(S.RANK, S.KIND_RANK[S.HISTORY])
-            out.append(doc)
-            kinds.add(S.HISTORY)
+            try:
+                self._add(obj, offset, length, j, stats, out, kinds)
+            except _RECORD_ERRORS as exc:
+                stats.skip(reason_for(exc, obj, history=True))
+
+    def _add(self, obj: dict[str, Any], offset: int, length: int, j: int, stats: LineStats,
+             out: list[tantivy.Document], kinds: set[str]) -> None:
+        text = history_text(obj)
+        if not text:
+            reason = wrong_type_history(obj)
+            if reason:
+                stats.skip(reason)
+            return
+        project, sid = obj.get("project"), obj.get("sessionId")
+        doc = tantivy.Document()
+        doc.add_text(S.KIND, S.HISTORY)
+        doc.add_text(S.ROLE, "user")
+        doc.add_text(S.PROJECT, project if isinstance(project, str) else "")
+        sid = sid if isinstance(sid, str) else ""
+        doc.add_text(S.SESSION, sid)
+        doc.add_unsigned(S.SKEY, S.session_key(sid))
+        ts = parse_ts(obj.get("timestamp"))
+        if ts is not None:
+            doc.add_date(S.TS, ts)
+            doc.add_unsigned(S.TSEC, int(ts.timestamp()))
+        doc.add_text(S.PATH, self.src.rel)
+        doc.add_unsigned(S.OFFSET, offset)
+        doc.add_unsigned(S.LENGTH, length)
+        doc.add_unsigned(S.SEQ, offset * 256 + min(j, 255))
+        doc.add_unsigned(S.TEXT_LEN, len(text))
+        doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+        doc.add_unsigned(S.RANK, S.KIND_RANK[S.HISTORY])
+        out.append(doc)
+        kinds.add(S.HISTORY)
 
 
 # ---- recognising and rescuing lines -------------------------------------------------------

@@ -13,8 +13,8 @@ from typing import Any
 
 import tantivy
 
-SCHEMA_VERSION = 7
-"""Part of the index folder name (`index-v7`); bump on any change to the schema, the
+SCHEMA_VERSION = 8
+"""Part of the index folder name (`index-v8`); bump on any change to the schema, the
 analysis of text or what is extracted into documents, so that indexes are rebuilt."""
 
 CODE_TOKENIZER = "cc_code"
@@ -70,6 +70,8 @@ FLAGS = "flags"  # markers on transcript entries: rewind, compact, error, sidech
 BYTES = "bytes"  # session docs: bytes of its transcripts on disk
 RANK = "rank"  # kind weight x10, a fast column read for the hits being ranked
 TSEC = "tsec"  # timestamp in epoch seconds, a fast column (dates cannot be read by address)
+TURN = "turn"  # entries: the `seq` of the human prompt that opened their turn (0: before
+#               any), a fast column: search ranks sessions by their best turn
 SKEY = "skey"  # a 63-bit hash of the session id, a fast column: hits grouped by session
 #                without reading their stored documents (text columns cannot be read by
 #                address in tantivy-py)
@@ -108,6 +110,27 @@ KIND_RANK = {
 """Ranking weight x10 by kind: what people mean (their prompts, plans, memory) above
 assistant prose, and that above what tools printed."""
 
+FILE_BODY_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+"""Tool calls whose input is mostly a file's text: searchable, but weighed under what
+people said (the eval measured them slightly harmful in the default ranking)."""
+PLAN_PROMPT = "Implement the following plan"
+"""How Claude Code opens the session that implements an accepted plan: the plan's text
+follows, so it is the planning session's content, not this one's."""
+
+
+def entry_rank(kind: str, tool: str, text: str, subagent: bool) -> int:
+    """An entry's ranking weight x10 (`RANK`): its kind's, lowered for subagent entries,
+    file bodies and pasted plans, which mention much and decide little."""
+    rank = KIND_RANK.get(kind, 10)
+    if kind == PROMPT and text.startswith(PLAN_PROMPT):
+        rank = 4
+    elif kind == TOOL_CALL and tool in FILE_BODY_TOOLS:
+        rank = 6
+    if subagent:
+        rank = max(1, rank * 7 // 10)
+    return rank
+
+
 RAW_FIELDS = (ID, KIND, ROLE, PROJECT, SESSION, AGENT, MODEL, BRANCH, TOOL, SLUG, PATH, STATE)
 """Text fields matched whole (filters, lookups)."""
 STORED_ONLY_FIELDS = (UUID, PARENT, TOOL_USE_ID, LINK_AGENT, FLAGS)
@@ -118,12 +141,12 @@ these, seq and the timestamp out of the inverted index cut its CPU by about a fi
 FAST_RAW_FIELDS = frozenset({KIND, PROJECT, SESSION, PATH})
 """Text columns that are aggregated (facets, per-project and per-file counts); a fast
 column on every other raw field would cost indexing time for nothing."""
-UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN, BYTES)
+UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN, BYTES, TURN)
 _UNSIGNED_OPTIONS = {  # (indexed, fast): stored-only where nothing filters or sorts on it;
     # range queries and sorting run on a fast column alone (no inverted index needed)
     OFFSET: (False, False), LENGTH: (False, False), TEXT_LEN: (False, False),
     SEQ: (False, True), GEN: (True, True), MESSAGES: (True, True),
-    TOKENS: (False, True), BYTES: (False, True),
+    TOKENS: (False, True), BYTES: (False, True), TURN: (False, True),
 }
 
 

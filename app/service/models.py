@@ -99,6 +99,8 @@ class Hit:
     model: str = ""
     branch: str = ""
     flags: list[str] = field(default_factory=list)
+    prompt: str = ""  # session results: the prompt that opened this hit's turn
+    turn_id: str = ""  # ... and that prompt's entry id
 
 
 @dataclass(kw_only=True)
@@ -111,7 +113,8 @@ class SessionGroup:
     timestamp: datetime | None = None
     score: float = 0.0
     hit_count: int = 0
-    hits: list[Hit] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)  # its best turns, best first
+    relevance: float = 0.0  # share of the query (by term rarity) its best turn holds
 
 
 @dataclass(kw_only=True)

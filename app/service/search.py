@@ -67,7 +67,10 @@ class SearchMixin(ServiceBase):
         full = self._with_kinds(base, kinds)
         scored = cq.text_query is not None
         page = M.SearchPage(query=query, warnings=warnings)
-        if group_by_session:
+        if group_by_session and scored and cq.rank_terms and not recency:
+            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group,
+                                snippet_chars, page, gen_max)
+        elif group_by_session:
             self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
                           snippet_chars, page, gen_max)
         else:
@@ -120,7 +123,9 @@ class SearchMixin(ServiceBase):
     def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
                  session_id: str | None, exclude_sessions: Iterable[str],
                  gen_max: int | None) -> tantivy.Query:
-        must: list[tantivy.Query | None] = [cq.query, self._project_query(project)]
+        # a plain query matches any of its words that rank; the strict form otherwise
+        text = cq.any_query if cq.plain and cq.any_query is not None else cq.query
+        must: list[tantivy.Query | None] = [text, self._project_query(project)]
         lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
         must.append(self._date_range(lo, hi))
         if session_id:

@@ -25,6 +25,7 @@ from ccarchive.service.browse import BrowseMixin
 from ccarchive.service.cursor import MAX_LIMIT, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
 from ccarchive.service.excerpts import SNIPPET_CHARS, ExcerptsMixin
+from ccarchive.service.finding import FindingMixin
 from ccarchive.service.readback import ENTRY_CHARS, ENTRY_KINDS, ReadbackMixin
 from ccarchive.service.search import BASE_SCORE, RANK_POOL_MAX, RANK_POOL_MIN, SearchMixin
 from ccarchive.service.sessions import SessionsMixin
@@ -36,8 +37,8 @@ __all__ = [
 ]
 
 
-class ArchiveService(SearchMixin, ExcerptsMixin, ReadbackMixin, SessionsMixin, BrowseMixin,
-                     ServiceBase):
+class ArchiveService(SearchMixin, FindingMixin, ExcerptsMixin, ReadbackMixin, SessionsMixin,
+                     BrowseMixin, ServiceBase):
     """Read-only queries over one archive's index.
 
     Args:

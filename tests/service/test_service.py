@@ -326,12 +326,18 @@ def test_language_words_phrases_boolean_prefix(demo_service: ArchiveService) -> 
     a, b = svc.search("test", limit=500), svc.search("release", limit=500)
     ids_a, ids_b = {h.id for h in a.hits}, {h.id for h in b.hits}
     both = {h.id for h in svc.search("test AND release", limit=500).hits}
-    implicit = {h.id for h in svc.search("test release", limit=500).hits}
+    plain = svc.search("test release", limit=500).hits
+    implicit = {h.id for h in plain}
     either = {h.id for h in svc.search("test OR release", limit=500).hits}
     minus = {h.id for h in svc.search("test NOT release", limit=500).hits}
     dash = {h.id for h in svc.search("test -release", limit=500).hits}
-    assert both == implicit == ids_a & ids_b
-    assert either == ids_a | ids_b
+    required = {h.id for h in svc.search("+test +release", limit=500).hits}
+    half = {h.id for h in svc.search("test +release", limit=500).hits}
+    assert both == required == ids_a & ids_b
+    assert half == ids_b
+    # plain words rank by any of them, and what holds both comes first
+    assert implicit == either == ids_a | ids_b
+    assert plain[0].id in both
     assert minus == dash == ids_a - ids_b
     grouped = {h.id for h in svc.search("(test OR release) AND NOT test", limit=500).hits}
     assert grouped == ids_b - ids_a

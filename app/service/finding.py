@@ -1,0 +1,248 @@
+"""Finding sessions: results ranked by the evidence of their best turn and of the session.
+
+Why not rank entries: a question's words are spread over one *turn* (a human prompt and
+everything up to the next: the answer, the tool calls), and a session that did the thing
+has one turn dense in them, while a long session that mentions them in passing does not.
+So each term of the query is searched on its own over the entries, and its best score is
+kept per turn and per session (the entries' kind weights applied: prompts and plans over
+prose, subagent chatter and file bodies under it, see `schema.KIND_RANK` and the reader).
+A turn scores the sum over terms of its best entry for each term; a session the same over
+all its entries, plus its title. The two are normalised by the best of each and mixed,
+the turn weighing more (`TURN_WEIGHT`): the mix measured best on the eval harness
+(`tests/eval`), above summing several turns (long sessions came back) and above rank
+fusion. Words near each other (a phrase with slop) add to their turn.
+
+Cost: one search per term (a few hundred hits each, read through fast columns only), so
+a plain query of five words is five small searches; only the hits shown are read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import tantivy
+from tantivy import Occur, Query
+
+from ccarchive.index import schema as S
+from ccarchive.index.query import CompiledQuery
+from ccarchive.service import models as M
+from ccarchive.service.base import ServiceBase, _first
+from ccarchive.service.cursor import encode_cursor
+
+TERM_POOL = 400
+"""Best hits read per term. A rare term's hits all fit; a common term's best few hundred
+carry what it can add (its weight is small)."""
+TURN_WEIGHT = 0.6
+"""Share of the best turn in a session's score; the session's own evidence has the rest."""
+PROXIMITY_WEIGHT = 0.5
+"""How much the query's words side by side (slop 3) add, as a share of one term."""
+PROXIMITY_SLOP = 3
+TITLE_WEIGHT = 1.0
+"""A session title's match counts as much as one term's best entry."""
+PROMPT_CHARS = 300
+"""How much of a turn's prompt a result shows."""
+
+
+@dataclass
+class _Turn:
+    skey: Any
+    turn: int
+    per_term: dict[int, float] = field(default_factory=dict)
+    best: tuple[float, Any] = (0.0, None)  # (entry evidence, address) of its best entry
+    entries: dict[Any, float] = field(default_factory=dict)  # (segment, doc) -> evidence
+
+    @property
+    def score(self) -> float:
+        return sum(self.per_term.values())
+
+
+@dataclass
+class _Session:
+    key: Any
+    per_term: dict[int, float] = field(default_factory=dict)
+    title: float = 0.0
+    turns: list[_Turn] = field(default_factory=list)
+    hits: int = 0
+
+    @property
+    def score(self) -> float:
+        return sum(self.per_term.values()) + self.title
+
+
+class FindingMixin(ServiceBase):
+    """Sessions ranked by their best turn and their own evidence (see the module)."""
+
+    def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
+                       base: tantivy.Query, offset: int, limit: int, per_group: int,
+                       chars: int, page: M.SearchPage, gen: int | None) -> None:
+        terms = cq.rank_terms
+        filt = Query.const_score_query(base, 0.0)
+        weights = self._term_weights(searcher, terms)
+        turns: dict[tuple[Any, int], _Turn] = {}
+        sessions: dict[Any, _Session] = {}
+        searches = [(i, q) for i, (_t, q, _r) in enumerate(terms)]
+        near = self._proximity_query(cq)
+        if near is not None:
+            searches.append((-1, near))
+        total = 0
+        for ti, q in searches:
+            res = searcher.search(Query.boolean_query([(Occur.Must, q), (Occur.Must, filt)]),
+                                  TERM_POOL, count=False)
+            hits = res.hits
+            if not hits:
+                continue
+            addrs = [a for _s, a in hits]
+            skeys = searcher.fast_field_values(S.SKEY, addrs)
+            tkeys = searcher.fast_field_values(S.TURN, addrs)
+            ranks = searcher.fast_field_values(S.RANK, addrs)
+            scale = PROXIMITY_WEIGHT if ti < 0 else 1.0
+            for (score, addr), sk, tk, rk in zip(hits, skeys, tkeys, ranks, strict=True):
+                w = float(score) * (rk or 10) / 10 * scale
+                key = sk or ("doc", addr.segment_ord, addr.doc)
+                tkey = (key, tk or 0)
+                t = turns.get(tkey)
+                if t is None:
+                    t = turns[tkey] = _Turn(key, tk or 0)
+                    s = sessions.get(key)
+                    if s is None:
+                        s = sessions[key] = _Session(key)
+                    s.turns.append(t)
+                s = sessions[key]
+                s.hits += 1
+                total += 1
+                if w > t.per_term.get(ti, 0.0):
+                    t.per_term[ti] = w
+                if w > s.per_term.get(ti, 0.0):
+                    s.per_term[ti] = w
+                ak = (addr.segment_ord, addr.doc)
+                e = t.entries[ak] = t.entries.get(ak, 0.0) + w
+                if e > t.best[0]:
+                    t.best = (e, addr)
+        self._title_evidence(searcher, cq, sessions)
+        page.total = total
+        ranked = _rank(sessions)
+        shown = ranked[offset:offset + limit]
+        self._prefetch_titles_of(searcher, shown)
+        snip = self._snippets(searcher, cq)
+        page.groups = [self._group(searcher, s, score, per_group, snip, chars, weights)
+                       for score, s in shown]
+        page.hits = [g.hits[0] for g in page.groups if g.hits]
+        if offset + limit < len(ranked):
+            page.next_cursor = encode_cursor(
+                {"o": offset + limit, "g": gen or self._visible_gen(searcher)})
+
+    # -- evidence ------------------------------------------------------------------------
+    def _term_weights(self, searcher: tantivy.Searcher,
+                      terms: list[tuple[str, Query, bool]]) -> list[float]:
+        """An idf per term (of its rarest word), for how much of the query a turn covers."""
+        n = max(1, searcher.num_docs)
+        out = []
+        for text, _q, _r in terms:
+            tokens = self.analyzer.analyze(text.rstrip("*")) or [text.lower()]
+            df = min(searcher.doc_freq(S.TEXT, tok) for tok in tokens[:4])
+            out.append(math.log(1 + n / (df + 1)))
+        return out
+
+    def _proximity_query(self, cq: CompiledQuery) -> Query | None:
+        words = [t for t, _q, _r in cq.rank_terms if not t.endswith("*")]
+        tokens = self.analyzer.analyze(" ".join(words)) if len(words) > 1 else []
+        if len(tokens) < 2 or len(tokens) > 12:
+            return None
+        return Query.phrase_query(self.schema, S.TEXT, tokens, slop=PROXIMITY_SLOP)
+
+    def _title_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
+                        sessions: dict[Any, _Session]) -> None:
+        """Session titles (custom, AI, summary) matched by the query's words."""
+        words = [q for _t, q, _r in cq.rank_terms]
+        if not words or not sessions:
+            return
+        q = Query.boolean_query([
+            (Occur.Must, Query.term_query(self.schema, S.KIND, S.SESSION_DOC)),
+            (Occur.Must, Query.boolean_query([(Occur.Should, w) for w in words])),
+        ])
+        hits = searcher.search(q, 200, count=False).hits
+        if not hits:
+            return
+        top = max(float(sc) for sc, _a in hits) or 1.0
+        best_term = max((max(s.per_term.values(), default=0.0) for s in sessions.values()),
+                        default=0.0)
+        skeys = searcher.fast_field_values(S.SKEY, [a for _s, a in hits])
+        for (score, _addr), sk in zip(hits, skeys, strict=True):
+            s = sessions.get(sk) if sk else None
+            if s is not None:
+                s.title = TITLE_WEIGHT * best_term * float(score) / top
+
+    # -- results -------------------------------------------------------------------------
+    def _prefetch_titles_of(self, searcher: tantivy.Searcher,
+                            shown: list[tuple[float, _Session]]) -> None:
+        docs = []
+        for _score, s in shown:
+            t = max(s.turns, key=lambda t: t.score)
+            if t.best[1] is not None:
+                docs.append(searcher.doc(t.best[1]))
+        self._prefetch_titles(_first(d, S.SESSION) for d in docs)
+
+    def _group(self, searcher: tantivy.Searcher, s: _Session, score: float, per_group: int,
+               snip: dict[str, tantivy.SnippetGenerator] | None, chars: int,
+               weights: list[float]) -> M.SessionGroup:
+        best_turns = sorted(s.turns, key=lambda t: (-t.score, t.turn))[:max(1, per_group)]
+        hits = []
+        for t in best_turns:
+            if t.best[1] is None:
+                continue
+            doc = searcher.doc(t.best[1])
+            hit = self._hit(doc, t.score, snip, chars)
+            hit.prompt, hit.turn_id = self._turn_prompt(searcher, doc, t.turn)
+            hits.append(hit)
+        first = hits[0]
+        sid = first.session_id
+        title = (self.session_title(sid)[0] if sid else "") or first.title
+        covered = best_turns[0].per_term if best_turns else {}
+        total_w = sum(weights) or 1.0
+        relevance = sum(w for i, w in enumerate(weights) if i in covered) / total_w
+        return M.SessionGroup(
+            session_id=sid, title=title, project=first.project,
+            timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
+            score=round(score, 4), hit_count=s.hits, hits=hits,
+            relevance=round(relevance, 3))
+
+    def _turn_prompt(self, searcher: tantivy.Searcher, doc: tantivy.Document,
+                     turn: int) -> tuple[str, str]:
+        """The prompt that opened a hit's turn (redacted, then cut) and its entry id."""
+        kind = _first(doc, S.KIND)
+        if kind == S.PROMPT:
+            return self._clip_prompt(_first(doc, S.TEXT)), S.doc_id(doc)
+        if not turn:
+            return "", ""
+        path = _first(doc, S.PATH)
+        q = Query.boolean_query([
+            (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
+            (Occur.Must, Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                           turn, turn)),
+            (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
+        ])
+        hits = searcher.search(q, 1, count=False).hits
+        if not hits:
+            return "", ""
+        pdoc = searcher.doc(hits[0][1])
+        return self._clip_prompt(_first(pdoc, S.TEXT)), S.doc_id(pdoc)
+
+    def _clip_prompt(self, text: str) -> str:
+        flat = " ".join(self._red(text).split())
+        return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS - 1] + "…"
+
+
+def _rank(sessions: dict[Any, _Session]) -> list[tuple[float, _Session]]:
+    """Sessions by `TURN_WEIGHT` x best turn + the rest x session evidence, each divided
+    by its best over the candidates; ties in a stable order."""
+    if not sessions:
+        return []
+    best_turn = {k: max(t.score for t in s.turns) for k, s in sessions.items()}
+    top_t = max(best_turn.values()) or 1.0
+    top_s = max(s.score for s in sessions.values()) or 1.0
+    rows = [(TURN_WEIGHT * best_turn[k] / top_t + (1 - TURN_WEIGHT) * s.score / top_s, s)
+            for k, s in sessions.items()]
+    rows.sort(key=lambda r: (-r[0], str(r[1].key)))
+    return rows
