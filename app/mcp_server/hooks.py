@@ -32,6 +32,7 @@ those through to too under until up use used using very want was we were what wh
 which while who why will with would you your yours yes ok okay thanks thank hi hello hey
 can't don't it's i'm let's lets need needs get got go going see look check try run add
 fix change update new one two first last next again still really maybe think know
+time times ago earlier remember recall
 """.split())
 
 MIN_PROMPT_WORDS = 2
@@ -74,40 +75,44 @@ def _service(settings: Settings) -> Any:
     return ArchiveService(IndexStore(settings.archive_data_dir), settings.archive_root)
 
 
+RELEVANCE_BAR = 0.6
+"""Share of the prompt (its words weighed by rarity) that a past turn must hold to be
+added: below it, a match is a coincidence of common words (measured with
+tests/eval/hook_eval.py: planted facts found for their questions against unrelated
+prompts that inject anything)."""
+
+
+def prompt_query(prompt: str) -> str:
+    """The prompt as a plain query: its words and identifiers, nothing the search
+    language would read as an operator or a filter."""
+    return " ".join(w.lower() if w in ("AND", "OR", "NOT") else w for w in keywords(prompt))
+
+
 def prompt_context(service: Any, event: dict[str, Any], *, limit: int,
                    max_chars: int) -> str:
-    """Lines about the past items most relevant to the prompt, or "" if none."""
+    """Lines about the past turns most relevant to the prompt, or "" if none clears the
+    relevance bar. One per session, never the current session."""
     prompt = str(event.get("prompt") or "")
     if prompt.lstrip().startswith("/"):
         return ""  # a slash command, not a question
-    words = keywords(prompt)
-    if len(words) < MIN_PROMPT_WORDS:
+    query = prompt_query(prompt)
+    if len(query.split()) < MIN_PROMPT_WORDS:
         return ""
-    query = " OR ".join(words)
     me = [str(event.get("session_id") or "")]
-    cwd = str(event.get("cwd") or "").rstrip("/")
-    hits = [h for h in service.search(query, project=cwd or None, limit=limit * 8,
-                                      exclude_sessions=me, snippet_chars=160).hits
-            if not cwd or h.project == cwd]
-    if not hits:
-        hits = service.search(query, limit=limit * 8, exclude_sessions=me,
-                              snippet_chars=160).hits
-    # A hit must match at least two of the prompt's words, or it is a coincidence.
-    need = 2 if len(words) >= 3 else len(words)
+    page = service.search(query, group_by_session=True, limit=limit * 2, hits_per_group=1,
+                          exclude_sessions=me, snippet_chars=160)
     lines = []
-    seen: set[str] = set()
-    for h in hits:
-        key = h.session_id or h.id
-        if key in seen or h.path.endswith("/MEMORY.md"):
-            continue  # one item per session (its best); MEMORY.md is loaded already
-        text = (h.snippet + " " + h.title).lower()
-        if sum(1 for w in words if w in text) < need:
+    for g in page.groups or []:
+        if g.relevance < RELEVANCE_BAR or not g.hits:
             continue
-        where = _short_project(h.project) if h.project else ""
-        title = f' "{h.title[:80]}"' if h.title else ""
-        lines.append(f"- {_when(h.timestamp)} {where}{title} ({h.kind}): "
+        h = g.hits[0]
+        if h.path.endswith("/MEMORY.md"):
+            continue  # loaded into every session already
+        where = _short_project(g.project) if g.project else ""
+        title = f' "{g.title[:80]}"' if g.title else ""
+        asked = f" asked: {h.prompt[:120]!r};" if h.prompt and h.kind != "prompt" else ""
+        lines.append(f"- {_when(g.timestamp)} {where}{title}:{asked} "
                      f"{h.snippet.strip()[:200]} [id {h.id}]")
-        seen.add(key)
         if len(lines) >= limit:
             break
     return _fit(lines, max_chars)

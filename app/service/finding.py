@@ -51,7 +51,7 @@ class _Turn:
     turn: int
     per_term: dict[int, float] = field(default_factory=dict)
     best: tuple[float, Any] = (0.0, None)  # (entry evidence, address) of its best entry
-    entries: dict[Any, float] = field(default_factory=dict)  # (segment, doc) -> evidence
+    entries: dict[Any, list] = field(default_factory=dict)  # (seg, doc) -> [evidence, addr]
 
     @property
     def score(self) -> float:
@@ -117,16 +117,20 @@ class FindingMixin(ServiceBase):
                 if w > s.per_term.get(ti, 0.0):
                     s.per_term[ti] = w
                 ak = (addr.segment_ord, addr.doc)
-                e = t.entries[ak] = t.entries.get(ak, 0.0) + w
-                if e > t.best[0]:
-                    t.best = (e, addr)
+                row = t.entries.get(ak)
+                if row is None:
+                    row = t.entries[ak] = [0.0, addr]
+                row[0] += w
+                if row[0] > t.best[0]:
+                    t.best = (row[0], addr)
         self._title_evidence(searcher, cq, sessions)
         page.total = total
         ranked = _rank(sessions)
         shown = ranked[offset:offset + limit]
         self._prefetch_titles_of(searcher, shown)
         snip = self._snippets(searcher, cq)
-        page.groups = [self._group(searcher, s, score, per_group, snip, chars, weights)
+        words = [t for t, _q, _r in terms]
+        page.groups = [self._group(searcher, s, score, per_group, snip, chars, weights, words)
                        for score, s in shown]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
@@ -186,20 +190,21 @@ class FindingMixin(ServiceBase):
 
     def _group(self, searcher: tantivy.Searcher, s: _Session, score: float, per_group: int,
                snip: dict[str, tantivy.SnippetGenerator] | None, chars: int,
-               weights: list[float]) -> M.SessionGroup:
+               weights: list[float], terms: list[str]) -> M.SessionGroup:
         best_turns = sorted(s.turns, key=lambda t: (-t.score, t.turn))[:max(1, per_group)]
         hits = []
         for t in best_turns:
             if t.best[1] is None:
                 continue
-            doc = searcher.doc(t.best[1])
+            doc = self._answer_doc(searcher, t)
             hit = self._hit(doc, t.score, snip, chars)
             hit.prompt, hit.turn_id = self._turn_prompt(searcher, doc, t.turn)
             hits.append(hit)
         first = hits[0]
         sid = first.session_id
         title = (self.session_title(sid)[0] if sid else "") or first.title
-        covered = best_turns[0].per_term if best_turns else {}
+        covered = set(best_turns[0].per_term) if best_turns else set()
+        covered |= self._in_title(title, terms)
         total_w = sum(weights) or 1.0
         relevance = sum(w for i, w in enumerate(weights) if i in covered) / total_w
         return M.SessionGroup(
@@ -207,6 +212,26 @@ class FindingMixin(ServiceBase):
             timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
             score=round(score, 4), hit_count=s.hits, hits=hits,
             relevance=round(relevance, 3))
+
+    def _in_title(self, title: str, terms: list[str]) -> set[int]:
+        """Which terms a session's title holds (a title is part of its evidence)."""
+        have = set(self.analyzer.analyze(title)) if title else set()
+        return {i for i, t in enumerate(terms)
+                if have and (toks := self.analyzer.analyze(t.rstrip("*")))
+                and all(k in have for k in toks)}
+
+    def _answer_doc(self, searcher: tantivy.Searcher, t: _Turn) -> tantivy.Document:
+        """The entry a turn is shown by: its best, unless that is the turn's own prompt
+        (shown beside it anyway) and another entry of the turn holds evidence too, so a
+        result reads as the question and a snippet of what answered it."""
+        doc = searcher.doc(t.best[1])
+        if _first(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
+            return doc
+        for _e, addr in sorted(t.entries.values(), key=lambda row: -row[0])[1:4]:
+            other = searcher.doc(addr)
+            if _first(other, S.KIND) != S.PROMPT:
+                return other
+        return doc
 
     def _turn_prompt(self, searcher: tantivy.Searcher, doc: tantivy.Document,
                      turn: int) -> tuple[str, str]:
