@@ -7,26 +7,39 @@ index, so the rules can be tested on their own and read in one place.
 
 Every field is optional and every shape is tolerated: unknown record types are counted
 and skipped, `content` may be a string or a list, `toolUseResult` may be anything.
+
+This module holds the record types and the rules per type; how a value becomes text
+(caps, prompts as typed, tool inputs, timestamps) is `record_text`, and what a file says
+about its session is `file_summary`. Both are re-exported here for the modules that
+import them from this one.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
+from ccarchive.archive.file_summary import FileSummary
 from ccarchive.archive.lines import LineStats
+from ccarchive.archive.record_text import (
+    PROSE_CAP,
+    TITLE_CAP,
+    TOOL_CAP,
+    cap,
+    compact_json,
+    content_text,
+    event_display,
+    history_text,
+    parse_ts,
+    prompt_display,
+    tool_input_text,
+)
 
-# ---- caps: what the index keeps of a text (the full text is read back by offset) -----
-PROSE_CAP = 32_000
-"""Prompts, assistant prose, plans and memory: whole in nearly every real case."""
-TOOL_CAP = 2_000
-"""Tool inputs and outputs: the head (and tail) is what people search for (the command,
-the error); the rest is 60% of archive bytes and would triple the index."""
-TITLE_CAP = 200
+# Re-exported: the reader, the service and the tests import these from here.
+__all__ = ["COMPACT_PREFIX", "EVENT_PREFIXES", "EVENT_SUBTYPES", "INTERRUPT_PREFIX",
+           "KNOWN_TYPES", "PROSE_CAP", "SUBAGENT_TOOLS", "TITLE_CAP", "TOOL_CAP", "UNKNOWN_TYPE",
+           "Extractor", "FileSummary", "Unit", "cap", "content_text", "event_display",
+           "history_text", "parse_ts", "prompt_display", "tool_input_text"]
 
 KNOWN_TYPES = frozenset({
     "user", "assistant", "system", "attachment", "progress", "summary",
@@ -45,9 +58,6 @@ COMPACT_PREFIX = "This session is being continued from a previous conversation"
 INTERRUPT_PREFIX = "[Request interrupted by user"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
-_COMMAND_RE = re.compile(r"<command-name>\s*(/?[^<]*?)\s*</command-name>")
-_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-
 
 @dataclass(slots=True)
 class Unit:
@@ -65,174 +75,16 @@ class Unit:
     flags: tuple[str, ...] = ()
 
 
-@dataclass
-class FileSummary:
-    """What one transcript file says about its session, accumulated line by line.
-
-    It is saved with the file's checkpoint, so an append is folded in without reading
-    the file again. Token usage is kept per API message id because Claude Code repeats
-    a message's usage on every entry of that message (2-4 entries): summing entries
-    would count it 2-2.5 times (FORMAT.md §6.2).
-    """
-
-    session_id: str = ""
-    agent_id: str = ""
-    cwd: str = ""
-    first_ts: str = ""
-    last_ts: str = ""
-    version: str = ""
-    branches: list[str] = field(default_factory=list)
-    models: list[str] = field(default_factory=list)
-    slugs: list[str] = field(default_factory=list)
-    prompts: int = 0
-    assistant_messages: int = 0
-    tool_calls: int = 0
-    entries: int = 0
-    first_prompt: str = ""
-    custom_title: str = ""
-    agent_name: str = ""
-    ai_title: str = ""
-    last_prompt: str = ""
-    summaries: dict[str, str] = field(default_factory=dict)  # leafUuid -> summary text
-    usage: dict[str, list[int]] = field(default_factory=dict)  # msg id -> [in, out, cw, cr]
-    agent_links: dict[str, str] = field(default_factory=dict)  # tool_use_id -> agent id
-    agent_calls: dict[str, str] = field(default_factory=dict)  # tool_use_id -> description
-    pr_links: list[str] = field(default_factory=list)
-    compactions: int = 0
-    sidechain_entries: int = 0
-    warmup: bool = False
-    meta: dict[str, Any] = field(default_factory=dict)  # subagent .meta.json
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FileSummary:
-        known = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    def token_totals(self) -> tuple[int, int, int, int]:
-        """(input, output, cache creation, cache read), deduplicated by message id."""
-        i = o = cw = cr = 0
-        for u in self.usage.values():
-            i += u[0]
-            o += u[1]
-            cw += u[2]
-            cr += u[3]
-        return i, o, cw, cr
-
-    def title(self) -> str:
-        """Claude Code's own precedence: custom title, agent name, AI title, first prompt.
-
-        Summaries are matched to sessions by `leafUuid` across files, so the caller
-        slots a resolved summary in before the first prompt (see the indexer).
-        """
-        return self.custom_title or self.agent_name or self.ai_title or ""
-
-
 def _add_unique(items: list[str], value: str, limit: int = 20) -> None:
     if value and value not in items and len(items) < limit:
         items.append(value)
-
-
-def cap(text: str, limit: int) -> str:
-    """Keep the head (and a little of the tail, where errors and results usually are)."""
-    if len(text) <= limit:
-        return text
-    tail = limit // 5
-    return f"{text[: limit - tail]}\n…\n{text[-tail:]}"
-
-
-def content_text(content: Any) -> str:
-    """The text of a message `content` (string, or list of blocks), images left out."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, dict):
-                if block.get("type") == "text" and isinstance(block.get("text"), str):
-                    parts.append(block["text"])
-                elif block.get("type") == "tool_reference":
-                    parts.append(str(block.get("tool_name", "")))
-            elif isinstance(block, str):
-                parts.append(block)
-        return "\n".join(parts)
-    return ""
-
-
-_CONTEXT_TAGS = re.compile(
-    r"<(ide_opened_file|ide_selection|ide_diagnostics|system-reminder|local-command-caveat)>"
-    r".*?</\1>\s*", re.S)
-_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
-
-
-def history_text(obj: dict[str, Any]) -> str:
-    """A `history.jsonl` line's prompt with its pasted contents ("" if it has none)."""
-    display = obj.get("display")
-    if not isinstance(display, str) or not display.strip():
-        return ""
-    text = display
-    pasted = obj.get("pastedContents")
-    if isinstance(pasted, dict):
-        for item in pasted.values():
-            if isinstance(item, dict) and isinstance(item.get("content"), str):
-                text += "\n" + item["content"]
-    return text
-
-
-def prompt_display(text: str) -> str:
-    """A prompt as the person typed it: `/model sonnet` instead of the command's XML
-    tags, `!ls` for shell mode, and the IDE context and reminders the harness
-    attached left out."""
-    if "<command-name>" in text:
-        m = _COMMAND_RE.search(text)
-        if m:
-            a = _ARGS_RE.search(text)
-            args = a.group(1).strip() if a else ""
-            return f"{m.group(1).strip()} {args}".strip()
-    if "<" not in text:
-        return text
-    if "<bash-input>" in text:
-        m = _BASH_INPUT.search(text)
-        if m:
-            return "!" + m.group(1).strip()
-    cleaned = _CONTEXT_TAGS.sub("", text).strip()
-    return cleaned or text
-
-
-_LOCAL_OUTPUT = re.compile(r"</?local-command-(?:stdout|stderr|caveat)>")
-
-
-def event_display(text: str) -> str:
-    """A harness event as a reader wants it: `/rename Foo` rather than the command's XML
-    tags, a local command's output without its wrapper tags."""
-    if "<command-name>" in text:
-        return prompt_display(text)
-    if "<local-command-" in text:
-        return _LOCAL_OUTPUT.sub("", text).strip() or text
-    return text
-
-
-def parse_ts(value: Any) -> datetime | None:
-    """An ISO-8601 timestamp (`…Z`, ms or µs) or epoch milliseconds, as aware UTC."""
-    if isinstance(value, str) and value:
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
-        except ValueError:
-            return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(value / 1000, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
 
 
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "path")
 
 
 def _tool_files(data: Any) -> list[str]:
+    """The files a tool call or its result names (at most 8), for the `files` field."""
     files: list[str] = []
     if isinstance(data, dict):
         for key in _FILE_KEYS:
@@ -243,34 +95,6 @@ def _tool_files(data: Any) -> list[str]:
         if isinstance(f, dict) and isinstance(f.get("filePath"), str):
             _add_unique(files, f["filePath"][:500], 8)
     return files
-
-
-def _compact_json(value: Any, limit: int) -> str:
-    try:
-        return orjson.dumps(value).decode()[:limit]
-    except TypeError:
-        return str(value)[:limit]
-
-
-def tool_input_text(name: str, data: Any) -> str:
-    """The key input of a tool call: what a person would search for."""
-    if not isinstance(data, dict):
-        return _compact_json(data, TOOL_CAP)
-    parts: list[str] = [name]
-    for key in ("description", "command", "file_path", "notebook_path", "path", "pattern",
-                "query", "url", "subagent_type", "skill", "plan"):
-        v = data.get(key)
-        if isinstance(v, str) and v:
-            parts.append(v)
-    for key in ("prompt", "new_string", "content", "todos", "questions"):
-        v = data.get(key)
-        if isinstance(v, str) and v:
-            parts.append(v)
-        elif isinstance(v, list) and v:
-            parts.append(_compact_json(v, TOOL_CAP))
-    if len(parts) == 1 and data:
-        parts.append(_compact_json(data, TOOL_CAP))
-    return "\n".join(parts)
 
 
 class Extractor:
@@ -542,7 +366,7 @@ class Extractor:
                 flags = ("error",)
                 if not text:
                     err = obj.get("error")
-                    text = f"API error: {_compact_json(err, 500)}"
+                    text = f"API error: {compact_json(err, 500)}"
             if not text:
                 text = str(sub)
             return [Unit("event", self._cap(text, TOOL_CAP), role="system", text_len=len(text),

@@ -9,32 +9,50 @@ run resumes from them: nothing lost, nothing doubled.
 A file that grew is read from its offset; one that shrank, changed identity or changed
 its first bytes or the last bytes read was rewritten, so its documents are deleted and it
 is read again. A file that disappeared (Claude Code's 30-day sweep) keeps its documents;
-its session is marked as gone from disk. Reading a file into documents is
-`ccarchive.index.reader`'s; this module decides what to read and commits it.
+its session is marked as gone from disk.
+
+This module is the run loop: what to read, when to commit. Its parts live beside it:
+reading a transcript into documents is `ccarchive.index.reader`'s, the checkpoints are
+`checkpoints`, a session's document is `session_docs`, plans and memory files are
+`plan_memory_docs`, and what a run reports is `run_reports`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
 import tantivy
 
 from ccarchive.archive import discovery as D
-from ccarchive.archive.lines import INCOMPLETE_LAST_LINE
-from ccarchive.archive.records import PROSE_CAP, TITLE_CAP, FileSummary, cap, parse_ts
 from ccarchive.index import schema as S
-from ccarchive.index.analysis import camel_parts
-from ccarchive.index.reader import CHUNK_DOCS, Chunk, ReadTask, decode_dir, read_chunks
+from ccarchive.index.checkpoints import (
+    HEAD_BYTES,
+    META_ID,
+    FileState,
+    fingerprint,
+    load_states,
+    meta_doc,
+    state_doc,
+)
+from ccarchive.index.plan_memory_docs import CheckpointMaps, whole_file_doc
+from ccarchive.index.reader import CHUNK_DOCS, Chunk, ReadTask, read_chunks
+from ccarchive.index.run_reports import (
+    CommitFn,
+    CommitInfo,
+    Progress,
+    ProgressFn,
+    RunReport,
+)
+from ccarchive.index.session_docs import build_session_doc, match_leaves, summary_titles
 from ccarchive.index.store import IndexStore
+
+# The run records are re-exported: the live layer and the views import them from here.
+__all__ = ["COMMIT_BYTES", "COMMIT_DOCS", "COMMIT_SECONDS", "COMMIT_SECONDS_MAX", "CommitFn",
+           "CommitInfo", "FileState", "Indexer", "Progress", "ProgressFn", "RunReport"]
 
 log = logging.getLogger(__name__)
 
@@ -49,94 +67,6 @@ what is already indexed, so the first results must come soon; but every commit s
 the reader of the archive while Tantivy finishes its segments, and makes segments to
 merge (on 1 GB, a commit every 4 s took 40 s where 4 commits took 23 s)."""
 COMMIT_SECONDS_MAX = 32.0
-HEAD_BYTES = 1024
-"""The first bytes of a file are fingerprinted, and so are the last bytes read: same
-inode and size-or-larger but other bytes at either place means the file was rewritten
-in place, not appended to."""
-
-
-ProgressFn = Callable[["Progress"], None]
-CommitFn = Callable[["CommitInfo"], None]
-
-
-@dataclass
-class Progress:
-    """Where a run is, for a progress bar."""
-
-    files_done: int
-    files_total: int
-    bytes_done: int
-    bytes_total: int
-    docs: int
-
-
-@dataclass(frozen=True)
-class CommitInfo:
-    """What one commit changed, for views that refresh on commits."""
-
-    opstamp: int
-    docs: int
-    sessions: frozenset[str]
-    kinds: frozenset[str]
-    files: frozenset[str]
-
-
-@dataclass
-class FileState:
-    """The checkpoint of one source file."""
-
-    rel: str
-    kind: str
-    dev: int = 0
-    ino: int = 0
-    size: int = 0
-    mtime_ns: int = 0
-    offset: int = 0
-    head: str = ""
-    head_len: int = 0
-    tail: str = ""  # fingerprint of the HEAD_BYTES before `offset` (what was read last)
-    tail_at: int = 0  # where that span starts
-    gone: bool = False
-    docs: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    repaired: dict[str, int] = field(default_factory=dict)
-    pending: int = 0  # bytes of a last line still without its newline
-    open_tail: bool = False  # the file ended in a complete line without newline, read
-    summary: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> bytes:
-        return orjson.dumps({k: getattr(self, k) for k in self.__dataclass_fields__})
-
-    @classmethod
-    def from_json(cls, raw: bytes) -> FileState:
-        data = orjson.loads(raw)
-        known = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-
-@dataclass
-class RunReport:
-    """What one indexing run did."""
-
-    files_seen: int = 0
-    files_read: int = 0
-    files_reset: int = 0
-    files_gone: int = 0
-    bytes_read: int = 0
-    docs_added: int = 0
-    commits: int = 0
-    seconds: float = 0.0
-    skipped: Counter[str] = field(default_factory=Counter)
-    discovery_skipped: dict[str, int] = field(default_factory=dict)
-
-
-def _head_hash(path: Path, length: int, start: int = 0) -> str:
-    """Fingerprint of `length` bytes from `start` (the first bytes by default)."""
-    if length <= 0:
-        return ""
-    with open(path, "rb") as f:
-        f.seek(start)
-        return hashlib.blake2b(f.read(length), digest_size=8).hexdigest()
 
 
 class Indexer:
@@ -156,9 +86,10 @@ class Indexer:
         self.writer = writer
         self.on_commit = on_commit
         self.schema = store.schema
-        self.states: dict[str, FileState] = {}
-        self.leaf_sessions: dict[str, str] = {}
+        self.states: dict[str, FileState]
+        self.leaf_sessions: dict[str, str]
         """Summary `leafUuid` -> the session it titles (resolved through the index)."""
+        self.states, self.leaf_sessions = load_states(store)
         self.leaf_tried: set[str] = set()
         self._session_files: dict[str, set[str]] = {}
         """Session id -> its transcript files, so a commit finds a session's checkpoints
@@ -166,7 +97,6 @@ class Indexer:
         self._leaf_text: dict[str, str] = {}
         """Summary leafUuid -> text, from every transcript's checkpoint."""
         self._new_leaves: set[str] = set()
-        self._load_states()
         for st in self.states.values():
             self._remember(st)
         self._new_leaves = {leaf for leaf in self._leaf_text if leaf not in self.leaf_sessions}
@@ -176,37 +106,9 @@ class Indexer:
         self._touched_sessions: set[str] = set()
         self._touched_kinds: set[str] = set()
         self._gen = int(time.time() * 1000)
-        self._maps: _Maps | None = None
+        self._maps: CheckpointMaps | None = None
         self._last_commit = time.monotonic()
         self._commit_every = COMMIT_SECONDS
-
-    # ---- checkpoints ---------------------------------------------------------------
-    def _load_states(self) -> None:
-        self.store.reload()
-        searcher = self.store.searcher()
-        q = tantivy.Query.term_query(self.schema, S.KIND, S.STATE_DOC)
-        n = searcher.search(q, 1, count=True).count
-        if not n:
-            return
-        for _score, addr in searcher.search(q, n + 1, count=False).hits:
-            doc = searcher.doc(addr)
-            blob = doc.get_first(S.BLOB)
-            if blob is None:
-                continue
-            if doc.get_first(S.ID) == "state:_meta":
-                meta = orjson.loads(blob)
-                self.leaf_sessions = meta.get("leaf_sessions", {})
-                continue
-            st = FileState.from_json(blob)
-            self.states[st.rel] = st
-
-    def _state_doc(self, st: FileState) -> tantivy.Document:
-        doc = tantivy.Document()
-        doc.add_text(S.ID, f"state:{st.rel}")
-        doc.add_text(S.KIND, S.STATE_DOC)
-        doc.add_text(S.PATH, st.rel)
-        doc.add_bytes(S.BLOB, st.to_json())
-        return doc
 
     # ---- the run -------------------------------------------------------------------
     def run(self, progress: ProgressFn | None = None,
@@ -294,9 +196,9 @@ class Indexer:
         return (
             (st.dev, st.ino) != src.identity
             or src.size < st.offset
-            or _head_hash(src.path, min(st.head_len, src.size)) != st.head
+            or fingerprint(src.path, min(st.head_len, src.size)) != st.head
             or (st.tail_at < st.offset and
-                _head_hash(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
+                fingerprint(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
         )
 
     def _plan(self, src: D.SourceFile) -> tuple[ReadTask, bool]:
@@ -327,7 +229,7 @@ class Indexer:
         # from its offset.
         st.dev, st.ino, st.gone = src.dev, src.ino, False
         st.head_len = min(src.size, HEAD_BYTES)
-        st.head = _head_hash(src.path, st.head_len)
+        st.head = fingerprint(src.path, st.head_len)
         return st
 
     def _end_file(self, src: D.SourceFile, st: FileState) -> None:
@@ -405,7 +307,7 @@ class Indexer:
     def _save_file(self, st: FileState) -> None:
         st.tail_at = max(0, st.offset - HEAD_BYTES)
         try:
-            st.tail = _head_hash(self.root / st.rel, st.offset - st.tail_at, st.tail_at)
+            st.tail = fingerprint(self.root / st.rel, st.offset - st.tail_at, st.tail_at)
         except OSError:  # vanished since: the next run marks it gone
             st.tail, st.tail_at = "", 0
         self._touch_state(st)
@@ -414,132 +316,48 @@ class Indexer:
     def _index_whole_file(self, src: D.SourceFile, report: RunReport) -> int:
         """A plan or memory file: one document, replaced whole when the file changes."""
         st = self._begin_file(src, rewritten=True, report=report)
-        read = self._index_document_file(src, st, report)
-        self._end_file(src, st)
-        return read
-
-    def _index_document_file(self, src: D.SourceFile, st: FileState, report: RunReport) -> int:
-        raw = src.path.read_bytes()
-        text = raw.decode("utf-8", errors="replace")
-        stem = src.path.stem
-        doc = tantivy.Document()
-        doc.add_text(S.ID, f"{src.kind}:{src.rel}")
-        doc.add_text(S.PATH, src.rel)
-        doc.add_unsigned(S.OFFSET, 0)
-        doc.add_unsigned(S.LENGTH, len(raw))
-        doc.add_unsigned(S.SEQ, 0)
-        doc.add_unsigned(S.TEXT_LEN, len(text))
-        doc.add_unsigned(S.GEN, self._gen)
-        doc.add_date(S.TS, datetime.fromtimestamp(src.mtime_ns / 1e9, tz=UTC))
-        title = _markdown_title(text)
-        session = ""
-        if src.kind == D.PLAN:
-            slug, aid = D.agent_plan_parts(stem)
-            doc.add_text(S.KIND, S.PLAN)
-            doc.add_text(S.SLUG, slug)
-            doc.add_text(S.AGENT, aid)
-            sessions = self.sessions_for_slug(slug)
-            session = sessions[0] if sessions else ""
-            project = self._session_project(session)
-            title = title or slug
-            st.summary = {"slug": slug, "agent_id": aid, "sessions": sessions[:20]}
-        else:
-            doc.add_text(S.KIND, S.MEMORY)
-            session = src.session_id
-            project = self._project_for_dir(src.project_dir)
-            title = f"{src.path.name}: {title}" if title else src.path.name
-            if src.session_id:
-                title = f"session memory: {title}"
-            st.summary = {"project_dir": src.project_dir, "session_id": src.session_id}
-        doc.add_text(S.PROJECT, project)
-        doc.add_text(S.SESSION, session)
-        doc.add_unsigned(S.SKEY, S.session_key(session))
-        doc.add_text(S.TITLE, title[:TITLE_CAP])
-        doc.add_text(S.TEXT, cap(text, PROSE_CAP))
-        doc.add_unsigned(S.RANK, S.KIND_RANK[S.PLAN if src.kind == D.PLAN else S.MEMORY])
-        doc.add_unsigned(S.TSEC, src.mtime_ns // 1_000_000_000)
-        parts = camel_parts(text[:PROSE_CAP])
-        if parts:
-            doc.add_text(S.PARTS, parts)
+        doc, kind, st.summary = whole_file_doc(src, self.maps, self._gen)
         self.writer.add_document(doc)
-        self._touched_kinds.add(S.PLAN if src.kind == D.PLAN else S.MEMORY)
+        self._touched_kinds.add(kind)
         st.docs = 1
         st.offset = src.size
         self._pending_docs += 1
         report.docs_added += 1
+        self._end_file(src, st)
         return src.size
 
     @property
-    def maps(self) -> _Maps:
+    def maps(self) -> CheckpointMaps:
         """Lookups derived from all checkpoints, rebuilt after transcripts change."""
         if self._maps is None:
-            self._maps = _Maps.build(self.states)
+            self._maps = CheckpointMaps.build(self.states)
         return self._maps
 
     def sessions_for_slug(self, slug: str) -> list[str]:
         """Main sessions whose entries carry this plan codename, most recent first."""
-        return self.maps.slug_sessions.get(slug, [])
-
-    def _session_project(self, sid: str) -> str:
-        return self.maps.session_cwd.get(sid, "") if sid else ""
-
-    def _project_for_dir(self, project_dir: str) -> str:
-        """The real path of a project folder: the commonest `cwd` of its sessions."""
-        counts = self.maps.dir_cwds.get(project_dir)
-        if counts:
-            return counts.most_common(1)[0][0]
-        return decode_dir(project_dir)
+        return self.maps.sessions_for_slug(slug)
 
     # ---- sessions --------------------------------------------------------------------
     def _session_docs(self, sids: Iterable[str]) -> list[tuple[str, tantivy.Document]]:
-        by_session: dict[str, list[FileState]] = {}
+        titles = summary_titles(self.leaf_sessions, self._leaf_text)
+        out = []
         for sid in set(sids):
             files = [self.states[rel] for rel in self._session_files.get(sid, ())
                      if rel in self.states]
             if files:
-                by_session[sid] = files
-        titles = self._summary_titles()
-        out = []
-        for sid, files in by_session.items():
-            out.append((sid, build_session_doc(sid, files, titles.get(sid, ""), self._gen)))
+                out.append((sid, build_session_doc(sid, files, titles.get(sid, ""), self._gen)))
         return out
 
-    def _summary_titles(self) -> dict[str, str]:
-        """Session id -> the text of a summary record that titles it."""
-        titles = {}
-        for leaf, sid in self.leaf_sessions.items():
-            text = self._leaf_text.get(leaf)
-            if text:
-                titles[sid] = text
-        return titles
-
     def _resolve_leaves(self) -> bool:
-        """Match summary records to the sessions they title, through the uuid field.
-
-        Summaries are written at the top of *later* files and point (`leafUuid`) at the
-        last entry of the conversation they name (FORMAT.md §6.4).
-        """
+        """Match the summary records read since the last call to the sessions they title
+        (`match_leaves`); True if a session got a title to commit."""
         leaves, self._new_leaves = self._new_leaves, set()
         todo = [leaf for leaf in leaves
                 if leaf not in self.leaf_sessions and leaf not in self.leaf_tried]
         if not todo:
             return False
         self.leaf_tried.update(todo)
-        searcher = self.store.searcher()
-        changed: set[str] = set()
-        for i in range(0, len(todo), 512):
-            chunk = set(todo[i:i + 512])
-            # the uuid is found through its first characters (`S.UKEY`): every entry
-            # sharing them is a candidate, and its stored uuid decides
-            q = tantivy.Query.term_set_query(self.schema, S.UKEY,
-                                             sorted({S.uuid_key(u) for u in chunk}))
-            n = searcher.search(q, 1, count=True).count or 0
-            for _score, addr in searcher.search(q, max(1, n), count=False).hits:
-                doc = searcher.doc(addr)
-                uuid, sid = S.first_value(doc, S.UUID), S.first_value(doc, S.SESSION)
-                if uuid in chunk and sid and uuid not in self.leaf_sessions:
-                    self.leaf_sessions[uuid] = sid
-                    changed.add(sid)
+        changed = match_leaves(self.store.searcher(), self.schema, todo, self.leaf_sessions)
         if changed:
             self._maps = None
             self._touched_sessions.update(changed)
@@ -556,14 +374,9 @@ class Indexer:
             if rel == "_meta":
                 continue
             w.delete_documents_by_term(S.ID, f"state:{rel}")
-            w.add_document(self._state_doc(self.states[rel]))
-        w.delete_documents_by_term(S.ID, "state:_meta")
-        meta = tantivy.Document()
-        meta.add_text(S.ID, "state:_meta")
-        meta.add_text(S.KIND, S.STATE_DOC)
-        meta.add_bytes(S.BLOB, orjson.dumps({"leaf_sessions": self.leaf_sessions}))
-        meta.add_unsigned(S.GEN, self._gen)  # what a search cursor pins its pages to
-        w.add_document(meta)
+            w.add_document(state_doc(self.states[rel]))
+        w.delete_documents_by_term(S.ID, META_ID)
+        w.add_document(meta_doc(self.leaf_sessions, self._gen))
         for sid, doc in self._session_docs(self._touched_sessions):
             w.delete_documents_by_term(S.ID, f"session:{sid}")
             w.add_document(doc)
@@ -593,131 +406,3 @@ class Indexer:
                 writer.wait_merging_threads()
             except (RuntimeError, ValueError):
                 pass
-
-
-@dataclass
-class _Maps:
-    """Lookups over all checkpoints for plans and memory files (rebuilt when needed)."""
-
-    slug_sessions: dict[str, list[str]]
-    session_cwd: dict[str, str]
-    dir_cwds: dict[str, Counter[str]]
-
-    @classmethod
-    def build(cls, states: dict[str, FileState]) -> _Maps:
-        slugs: dict[str, list[tuple[str, str]]] = {}
-        session_cwd: dict[str, str] = {}
-        dir_cwds: dict[str, Counter[str]] = {}
-        for rel, st in states.items():
-            s = st.summary
-            if not s or st.kind != D.SESSION:
-                continue
-            sid, cwd = s.get("session_id", ""), s.get("cwd", "")
-            if sid and cwd:
-                session_cwd.setdefault(sid, cwd)
-                parts = rel.split("/")
-                if len(parts) > 2:
-                    dir_cwds.setdefault(parts[1], Counter())[cwd] += 1
-            for slug in s.get("slugs", ()):
-                slugs.setdefault(slug, []).append((s.get("last_ts", ""), sid))
-        slug_sessions = {k: [sid for _, sid in sorted(v, reverse=True) if sid]
-                         for k, v in slugs.items()}
-        return cls(slug_sessions, session_cwd, dir_cwds)
-
-
-def build_session_doc(sid: str, files: list[FileState], summary_title: str,
-                      gen: int) -> tantivy.Document:
-    """The session's figures, from its main transcript and its subagents' checkpoints."""
-    main = [f for f in files if f.kind == D.SESSION]
-    agents = [f for f in files if f.kind == D.AGENT]
-    m = FileSummary.from_json(main[0].summary) if main else FileSummary(session_id=sid)
-    for extra in main[1:]:  # rare: the same session id in two project folders
-        e = FileSummary.from_json(extra.summary)
-        m.usage.update(e.usage)
-        m.prompts += e.prompts
-    tin, tout, tcw, tcr = m.token_totals()
-    agent_rows = []
-    agent_tokens = 0
-    first, last = m.first_ts, m.last_ts
-    for a in sorted(agents, key=lambda s: s.summary.get("first_ts", "")):
-        s = FileSummary.from_json(a.summary)
-        at = sum(s.token_totals())
-        agent_tokens += at
-        meta = s.meta or {}
-        tool_use_id = meta.get("toolUseId", "")
-        if not tool_use_id:
-            for tid, aid in m.agent_links.items():
-                if aid == s.agent_id:
-                    tool_use_id = tid
-        agent_rows.append({
-            "agent_id": s.agent_id, "path": a.rel, "warmup": s.warmup,
-            "agent_type": meta.get("agentType", ""),
-            "description": meta.get("description", "") or m.agent_calls.get(tool_use_id, ""),
-            "tool_use_id": tool_use_id, "entries": s.entries, "tokens": at,
-            "first_ts": s.first_ts, "last_ts": s.last_ts, "gone": a.gone,
-        })
-        if not first or (s.first_ts and s.first_ts < first):
-            first = s.first_ts or first
-        if s.last_ts > last:
-            last = s.last_ts
-    title = m.title() or summary_title or m.first_prompt or sid[:8]
-    gone = bool(main) and all(f.gone for f in main)
-    real_agents = [r for r in agent_rows if not r["warmup"]]
-    first_dt, last_dt = parse_ts(first), parse_ts(last)
-    duration = (last_dt - first_dt).total_seconds() if first_dt and last_dt else 0.0
-    blob = {
-        "session_id": sid, "title": title, "first_prompt": m.first_prompt,
-        "project": m.cwd, "branches": m.branches, "models": m.models, "slugs": m.slugs,
-        "version": m.version, "prompts": m.prompts, "assistant_messages": m.assistant_messages,
-        "messages": m.prompts + m.assistant_messages, "tool_calls": m.tool_calls,
-        "tokens": {"input": tin, "output": tout, "cache_creation": tcw, "cache_read": tcr,
-                   "total": tin + tout + tcw + tcr, "subagents": agent_tokens},
-        "first_ts": first, "last_ts": last, "duration_s": duration,
-        "subagents": agent_rows, "subagent_count": len(real_agents),
-        "sidechain_entries": m.sidechain_entries, "pr_links": m.pr_links,
-        "compactions": m.compactions, "on_disk": not gone,
-        "path": main[0].rel if main else "", "skipped": _merged_skips(files),
-        "bytes": sum(f.size for f in files),
-        "custom_title": m.custom_title, "ai_title": m.ai_title, "summary_title": summary_title,
-    }
-    doc = tantivy.Document()
-    doc.add_text(S.ID, f"session:{sid}")
-    doc.add_text(S.KIND, S.SESSION_DOC)
-    doc.add_text(S.SESSION, sid)
-    doc.add_text(S.PROJECT, m.cwd)
-    doc.add_text(S.STATE, "gone" if gone else "on_disk")
-    doc.add_text(S.PATH, f"session:{sid}")
-    for v in m.models:
-        doc.add_text(S.MODEL, v)
-    for v in m.branches:
-        doc.add_text(S.BRANCH, v)
-    for v in m.slugs:
-        doc.add_text(S.SLUG, v)
-    if last_dt:
-        doc.add_date(S.TS, last_dt)
-    if first_dt:
-        doc.add_date(S.TS_START, first_dt)
-    doc.add_text(S.TITLE, title[:TITLE_CAP])
-    doc.add_unsigned(S.TOKENS, tin + tout + tcw + tcr)
-    doc.add_unsigned(S.MESSAGES, m.prompts + m.assistant_messages)
-    doc.add_unsigned(S.BYTES, sum(f.size for f in files))
-    doc.add_unsigned(S.GEN, gen)
-    doc.add_bytes(S.BLOB, orjson.dumps(blob))
-    return doc
-
-
-def _merged_skips(files: list[FileState]) -> dict[str, int]:
-    out: Counter[str] = Counter()
-    for f in files:
-        out.update(f.skipped)
-        if f.pending:
-            out[INCOMPLETE_LAST_LINE] += 1
-    return dict(out)
-
-
-def _markdown_title(text: str) -> str:
-    for line in text.splitlines()[:40]:
-        s = line.strip()
-        if s.startswith("#"):
-            return s.lstrip("#").strip()[:TITLE_CAP]
-    return ""
