@@ -10,8 +10,9 @@ from textual.app import App, ComposeResult
 
 from ccarchive.service.models import Entry
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.screens import transcript as tx
-from ccarchive.tui.screens.transcript import TranscriptScreen, parse_when, replay_delay
+from ccarchive.tui.screens import transcript_time as tx
+from ccarchive.tui.screens.transcript import TranscriptScreen
+from ccarchive.tui.screens.transcript_time import parse_when, replay_delay
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
@@ -138,8 +139,10 @@ async def test_jump_to_a_time(app) -> None:  # noqa: ANN001, F811
         await pilot.pause()
         await pilot.press(*target.timestamp.astimezone().strftime("%H:%M:%S"), "enter")
         await settle(app, pilot)
-        assert view.entry(view.cursor).timestamp >= target.timestamp
-        assert view.cursor <= 15
+        found = next(i for i in range(view.total)
+                     if view.entry(i).timestamp >= target.timestamp.replace(microsecond=0))
+        assert found <= 15
+        assert view.cursor == view.pairs.shown(found)  # a result is shown at its call
 
 
 def test_parse_when() -> None:

@@ -14,8 +14,8 @@ in `styles/*.tcss`, and `EntryTheme()` gives sensible defaults for a dark termin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -25,9 +25,17 @@ from rich.style import Style
 from rich.text import Text
 
 from ccarchive.service.models import Entry
-
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-"""Tool calls that spawn a subagent (its transcript opens from the call)."""
+from ccarchive.tui.widgets.entry_theme import DEFAULT_THEME, EntryTheme
+from ccarchive.tui.widgets.tool_render import (
+    SUBAGENT_TOOLS,
+    capped,
+    diff_lines,
+    edit_pairs,
+    todo_items,
+    tool_body,
+    tool_line,
+    tool_summary,
+)
 
 RESULT_PREVIEW_CHARS = 90
 """A folded tool result shows this much of its first line."""
@@ -41,29 +49,6 @@ _TAGS = re.compile(r"</?(local-command-stdout|local-command-stderr|bash-stdout|b
                    r"command-name|command-message|command-args|system-reminder)>")
 
 
-@dataclass(frozen=True)
-class EntryTheme:
-    """The styles an entry is drawn with (views fill it from their component classes)."""
-
-    prompt: Style = field(default_factory=lambda: Style(color="#f0c674", bold=True))
-    prompt_mark: Style = field(default_factory=lambda: Style(color="#f0c674", bold=True))
-    assistant_mark: Style = field(default_factory=lambda: Style(color="#81a2be", bold=True))
-    tool: Style = field(default_factory=lambda: Style(color="#8abeb7", bold=True))
-    tool_arg: Style = field(default_factory=lambda: Style(color="#c5c8c6"))
-    dim: Style = field(default_factory=lambda: Style(color="#7f848e"))
-    thinking: Style = field(default_factory=lambda: Style(color="#8c8c9c", italic=True))
-    error: Style = field(default_factory=lambda: Style(color="#e06c75", bold=True))
-    flag: Style = field(default_factory=lambda: Style(color="#c678dd", bold=True))
-    summary: Style = field(default_factory=lambda: Style(color="#b294bb"))
-    subagent: Style = field(default_factory=lambda: Style(color="#c678dd", bold=True))
-    match: Style = field(default_factory=lambda: Style(color="#1d1f21", bgcolor="#f0c674",
-                                                       bold=True))
-    code_theme: str = "monokai"
-
-
-DEFAULT_THEME = EntryTheme()
-
-
 def clean(text: str) -> str:
     """Text as a person reads it: no terminal escapes, no wrapper tags."""
     return _TAGS.sub("", _ANSI.sub("", text))
@@ -72,39 +57,6 @@ def clean(text: str) -> str:
 def one_line(text: str, width: int) -> str:
     flat = " ".join(clean(text).split())
     return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
-
-
-def tool_parts(entry: Entry) -> tuple[str, str, str]:
-    """(tool name, main argument, description) of a tool call, from its indexed text.
-
-    The indexer writes a call as its name, then (each on its own line when present) the
-    description, the command or path or pattern, then the long inputs (see
-    `ccarchive.archive.records.tool_input_text`).
-    """
-    lines = entry.text.split("\n")
-    name = entry.tool or (lines[0] if lines else "")
-    args = [ln for ln in lines[1:] if ln.strip()]
-    if not args:
-        return name, "", ""
-    if name == "Bash" and len(args) >= 2:
-        return name, args[1], args[0]
-    if name in SUBAGENT_TOOLS:
-        return name, args[0], args[1] if len(args) > 1 and len(args[1]) < 60 else ""
-    return name, args[0], ""
-
-
-def tool_summary(entry: Entry, width: int = 100, theme: EntryTheme = DEFAULT_THEME) -> Text:
-    """`Bash(uv run pytest) · run the tests`: a tool call on one line."""
-    name, main, desc = tool_parts(entry)
-    out = Text(no_wrap=True, overflow="ellipsis")
-    out.append(name, theme.subagent if name in SUBAGENT_TOOLS else theme.tool)
-    if main:
-        out.append("(", theme.dim)
-        out.append(one_line(main, max(10, width - len(name) - 4)), theme.tool_arg)
-        out.append(")", theme.dim)
-    if desc:
-        out.append(" · " + one_line(desc, 60), theme.dim)
-    return out
 
 
 def result_summary(entry: Entry) -> str:
@@ -133,7 +85,10 @@ def _cap_lines(text: str, limit: int = EXPANDED_MAX_LINES) -> tuple[str, int]:
 
 
 def _highlighted(text: str, style: Style, terms: tuple[str, ...], theme: EntryTheme) -> Text:
-    out = Text(text, style)
+    return _mark_terms(Text(text, style), terms, theme)
+
+
+def _mark_terms(out: Text, terms: tuple[str, ...], theme: EntryTheme) -> Text:
     for term in terms:
         if len(term) >= 2:
             out.highlight_words([term], theme.match, case_sensitive=False)
@@ -158,7 +113,8 @@ def _flags(entry: Entry, theme: EntryTheme) -> Text:
 
 def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DEFAULT_THEME,
                  width: int = 100, terms: tuple[str, ...] = (),
-                 show_time: bool = True) -> RenderableType:
+                 show_time: bool = True,
+                 tool_input: dict[str, Any] | None = None) -> RenderableType:
     """One entry as the transcript shows it.
 
     Args:
@@ -168,6 +124,8 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         width: the width it will be printed at (one-line summaries are cut to it).
         terms: words to highlight (the search that led here).
         show_time: put the entry's time at the end of its first line.
+        tool_input: a tool call's structured input, when it was read back
+            (`ccarchive.tui.tool_input`): its line and body are drawn from it.
 
     Returns:
         A Rich renderable.
@@ -218,24 +176,28 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         return Group(*parts)
 
     if kind == "tool_call":
-        name, _main, _desc = tool_parts(entry)
-        line = Text.assemble(("▸ " if name not in SUBAGENT_TOOLS else "◈ ",
-                              theme.subagent if name in SUBAGENT_TOOLS else theme.tool))
-        line.append_text(tool_summary(entry, width - 14, theme))
-        if entry.subagent_id:
-            line.append("  o: open subagent", theme.dim)
+        is_agent = entry.tool in SUBAGENT_TOOLS
+        mark = "◈ " if is_agent else "▾ " if expanded else "▸ "
+        line = Text.assemble((mark, theme.subagent if is_agent else theme.tool))
+        hint = Text("  o: open subagent", theme.dim) if entry.subagent_id else Text()
+        room = width - 2 - stamp.cell_len - hint.cell_len - flags.cell_len
+        line.append_text(tool_summary(entry, max(12, room), theme, tool_input))
+        line.append_text(hint)
         line.append_text(flags)
         line.truncate(max(10, width - stamp.cell_len), overflow="ellipsis")
         line.append_text(stamp)
         line.no_wrap = True
         if not expanded:
             return line
-        args = "\n".join(entry.text.split("\n")[1:])
-        shown, cut = _cap_lines(clean(args))
-        parts = [line, Padding(_highlighted(shown, theme.tool_arg, terms, theme), (0, 0, 0, 4))]
-        if cut:
-            parts.append(Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, 4)))
-        if more:
+        body = tool_body(entry, tool_input, theme)
+        from_text = body is None
+        if body is None:
+            args = "\n".join(entry.text.split("\n")[1:])
+            body = Text(clean(args).strip("\n"), theme.tool_arg)
+        if isinstance(body, Text):
+            _mark_terms(body, terms, theme)
+        parts = [line, *capped(body, theme, 4)]
+        if more and from_text:
             parts.append(Padding(more, (0, 0, 0, 4)))
         return Group(*parts)
 
@@ -286,8 +248,34 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
     return line
 
 
-def entry_markdown(entry: Entry) -> str:
-    """One entry as Markdown, for the export."""
+def _fenced(text: str, lang: str = "") -> str:
+    fence = "````" if "```" in text else "```"
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _call_markdown(entry: Entry, tool_input: dict[str, Any] | None, flags: str) -> str:
+    line = tool_line(entry, tool_input)
+    what = one_line(line.main, 200) + (f" in {line.where}" if line.where else "")
+    head = f"**Tool: {line.name}** `{what}`" + (f" · {line.detail}" if line.detail else "")
+    items = todo_items(entry, tool_input) if entry.tool == "TodoWrite" else None
+    if items is not None:
+        body = "\n".join(f"- [{'x' if t.get('status') == 'completed' else ' '}] "
+                         f"{one_line(str(t.get('content', '')), 300)}"
+                         + (" _(in progress)_" if t.get("status") == "in_progress" else "")
+                         for t in items)
+        return f"{head}{flags}\n\n{body}\n"
+    if tool_input is not None and edit_pairs(tool_input):
+        diff = "\n\n".join(diff_lines(old, new, DEFAULT_THEME).plain
+                            for old, new in edit_pairs(tool_input))
+        body = _fenced(diff, "diff")
+    else:
+        body = _fenced("\n".join(entry.text.split("\n")[1:]))
+    return (f"{head}{flags}\n\n<details><summary>input</summary>\n\n{body}\n\n"
+            f"</details>\n")
+
+
+def entry_markdown(entry: Entry, tool_input: dict[str, Any] | None = None) -> str:
+    """One entry as Markdown, for the export (a tool call drawn from its input if given)."""
     text = clean(entry.text).rstrip()
     when = entry.timestamp.isoformat(timespec="seconds") if entry.timestamp else ""
     flags = f" _({', '.join(entry.flags)})_" if entry.flags else ""
@@ -300,10 +288,7 @@ def entry_markdown(entry: Entry) -> str:
     if entry.kind == "thinking":
         return f"<details><summary>Thinking</summary>\n\n{text}\n\n</details>\n"
     if entry.kind == "tool_call":
-        name, main, _desc = tool_parts(entry)
-        args = "\n".join(entry.text.split("\n")[1:])
-        return (f"**Tool: {name}** `{one_line(main, 100)}`{flags}\n\n"
-                f"<details><summary>input</summary>\n\n```\n{args}\n```\n\n</details>\n")
+        return _call_markdown(entry, tool_input, flags)
     if entry.kind == "tool_result":
         fence = "````" if "```" in text else "```"
         return (f"<details><summary>result{' (error)' if 'error' in entry.flags else ''}: "

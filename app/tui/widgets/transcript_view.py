@@ -27,7 +27,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ccarchive.service.models import Entry
+from ccarchive.tui.widgets.call_pairs import CallPairs
 from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.tui.widgets.transcript_scroll import AnchorScrolling
 
 PAGE = 200
 """Entries per fetch: one query, a few screens of reading."""
@@ -65,7 +67,7 @@ def highlight_strip(strip: Strip, terms: tuple[str, ...], style: Style) -> Strip
     return Strip(out, strip.cell_length)
 
 
-class TranscriptView(Widget, can_focus=True):
+class TranscriptView(AnchorScrolling, Widget, can_focus=True):
     """Entries of one transcript; a cursor marks the current one (the replay position)."""
 
     BINDINGS = [
@@ -97,6 +99,8 @@ class TranscriptView(Widget, can_focus=True):
         "transcript-view--summary",
         "transcript-view--subagent",
         "transcript-view--match",
+        "transcript-view--diff-add",
+        "transcript-view--diff-remove",
     }
     """Styled from styles/transcript.tcss."""
 
@@ -129,6 +133,10 @@ class TranscriptView(Widget, can_focus=True):
         """Words to highlight."""
         self._hit_set: set[int] = set()
         self._pages: OrderedDict[int, list[Entry]] = OrderedDict()
+        self._inputs: dict[int, dict[str, dict]] = {}
+        """Per page: entry id -> a tool call's structured input (see `tool_input`)."""
+        self.pairs = CallPairs()
+        """Results drawn under their calls (see `call_pairs`)."""
         self._wanted: set[int] = set()
         self._strips: LRUCache[tuple[int, int, bool, int], list[Strip]] = LRUCache(2000)
         self._layout: list[tuple[int, int]] = []
@@ -146,6 +154,8 @@ class TranscriptView(Widget, can_focus=True):
         self.expanded.clear()
         self.set_hits([])
         self._pages.clear()
+        self._inputs.clear()
+        self.pairs.clear()
         self._wanted.clear()
         self._strips.clear()
         self._generation += 1
@@ -157,33 +167,28 @@ class TranscriptView(Widget, can_focus=True):
             self.total = total
             self.refresh()
 
-    def add_page(self, page_no: int, entries: list[Entry]) -> None:
+    def add_page(self, page_no: int, entries: list[Entry],
+                 inputs: dict[str, dict] | None = None) -> None:
+        """A page of entries (and the structured inputs of its tool calls, if read)."""
         self._wanted.discard(page_no)
         self._pages[page_no] = entries
+        self._inputs[page_no] = inputs or {}
         self._pages.move_to_end(page_no)
         while len(self._pages) > MAX_PAGES:
-            self._pages.popitem(last=False)
+            old, _ = self._pages.popitem(last=False)
+            self._inputs.pop(old, None)
+        self.pairs.rebuild(self._pages, PAGE)
+        self.cursor = self.pairs.shown(self.cursor)
         self._generation += 1
         if self._pin is not None:
             self._repin()
         self.refresh()
 
-    def _repin(self) -> None:
-        """Keep a jumped-to entry on screen now that more entries have their height."""
-        if self._pin == -1:
-            self.top, self.top_line = self._bottom_anchor()
-            return
-        self._build_layout()
-        shown = self.visible_entries()
-        if self.cursor not in shown or (shown and shown[-1] == self.cursor
-                                        and self._layout[-1][1] < self._height(self.cursor) - 1):
-            pin = self._pin or 0
-            self.top, self.top_line = self.cursor, 0
-            self.scroll_lines(-pin)
-
     def forget_pages(self) -> None:
         """The index changed: read the entries on screen again (keeps the place)."""
         self._pages.clear()
+        self._inputs.clear()
+        self.pairs.clear()
         self._wanted.clear()
         self._generation += 1
         self.refresh()
@@ -233,25 +238,25 @@ class TranscriptView(Widget, can_focus=True):
                 prompt=s("prompt"), prompt_mark=s("prompt"), assistant_mark=s("assistant"),
                 tool=s("tool"), tool_arg=s("tool-arg"), dim=s("dim"), thinking=s("thinking"),
                 error=s("error"), flag=s("flag"), summary=s("summary"), subagent=s("subagent"),
-                match=self.get_component_rich_style("transcript-view--match"))
+                match=self.get_component_rich_style("transcript-view--match"),
+                diff_add=self.get_component_rich_style("transcript-view--diff-add"),
+                diff_remove=self.get_component_rich_style("transcript-view--diff-remove"))
         return self._theme
 
     @property
     def content_width(self) -> int:
         return max(10, min(self.size.width - 4, MAX_CONTENT_WIDTH))
 
-    def _entry_strips(self, index: int) -> list[Strip]:
+    def tool_input(self, index: int) -> dict | None:
+        """The structured input of the tool call at `index`, if it was read back."""
         entry = self.entry(index)
-        width = self.content_width
         if entry is None:
-            return [Strip([Segment("  …", self.get_component_rich_style(
-                "transcript-view--loading", partial=True))], 3).extend_cell_length(width)]
-        key = (index, width, index in self.expanded, self._generation)
-        cached = self._strips.get(key)
-        if cached is not None:
-            return cached
-        renderable = render_entry(entry, expanded=index in self.expanded,
-                                  theme=self._entry_theme(), width=width,
+            return None
+        return self._inputs.get(index // PAGE, {}).get(entry.id)
+
+    def _render(self, index: int, entry: Entry, expanded: bool, width: int) -> list[Strip]:
+        renderable = render_entry(entry, expanded=expanded, theme=self._entry_theme(),
+                                  width=width, tool_input=self.tool_input(index),
                                   terms=self.terms if index in self._hit_set else ())
         console = self.app.console
         options = console.options.update_width(width).update(highlight=False)
@@ -260,6 +265,29 @@ class TranscriptView(Widget, can_focus=True):
         if self.terms and index in self._hit_set:
             match = self._entry_theme().match
             strips = [highlight_strip(s, self.terms, match) for s in strips]
+        return strips
+
+    def _entry_strips(self, index: int) -> list[Strip]:
+        """The lines of an entry: a call with its result under it, nothing for a result
+        drawn under its call."""
+        if self.pairs.hidden(index):
+            return []
+        entry = self.entry(index)
+        width = self.content_width
+        if entry is None:
+            return [Strip([Segment("  …", self.get_component_rich_style(
+                "transcript-view--loading", partial=True))], 3).extend_cell_length(width)]
+        expanded = index in self.expanded
+        key = (index, width, expanded, self._generation)
+        cached = self._strips.get(key)
+        if cached is not None:
+            return cached
+        strips = self._render(index, entry, expanded, width)
+        result = self.pairs.result_of.get(index)
+        result_entry = self.entry(result) if result is not None else None
+        if result is not None and result_entry is not None:
+            strips += self._render(result, result_entry, expanded, width)
+            entry = result_entry
         if entry.kind not in NO_GAP_AFTER and not (entry.kind == "event"
                                                    and "compact" not in entry.flags):
             strips.append(Strip.blank(width))
@@ -302,7 +330,8 @@ class TranscriptView(Widget, can_focus=True):
             mark = Segment("▌ ", gutter_style)
             bg = self.get_component_rich_style("transcript-view--cursor").bgcolor
             strip = strip.apply_style(Style(bgcolor=bg))
-        elif index in self._hit_set and ln == 0:
+        elif ln == 0 and (index in self._hit_set
+                          or self.pairs.result_of.get(index) in self._hit_set):
             mark = Segment("◆ ", self.get_component_rich_style("transcript-view--hit-mark",
                                                                 partial=True))
         else:
@@ -323,119 +352,13 @@ class TranscriptView(Widget, can_focus=True):
         pos = min(max(0, pos), height - size)
         return Strip([Segment(" ", thumb if pos <= y < pos + size else track)], 1)
 
-    # ---- moving --------------------------------------------------------------------
-    def scroll_lines(self, n: int) -> None:
-        """Move the screen by n lines (negative: up), never past either end."""
-        if n > 0:
-            while n > 0:
-                h = self._height(self.top)
-                if self.top_line < h - 1:
-                    d = min(n, h - 1 - self.top_line)
-                    self.top_line += d
-                    n -= d
-                elif self.top >= self.total - 1:
-                    break
-                else:
-                    self.top, self.top_line, n = self.top + 1, 0, n - 1
-            bottom = self._bottom_anchor()
-            if (self.top, self.top_line) > bottom:
-                self.top, self.top_line = bottom
-        else:
-            n = -n
-            while n > 0:
-                if self.top_line > 0:
-                    d = min(n, self.top_line)
-                    self.top_line -= d
-                    n -= d
-                elif self.top == 0:
-                    break
-                else:
-                    self.top -= 1
-                    self.top_line = self._height(self.top) - 1
-                    n -= 1
-        self.refresh()
-
-    def _bottom_anchor(self) -> tuple[int, int]:
-        """The anchor that puts the last line of the last entry at the bottom."""
-        if self.total == 0:
-            return (0, 0)
-        left = max(1, self.size.height)
-        i = self.total - 1
-        while i >= 0:
-            h = self._height(i)
-            if h >= left:
-                return (i, h - left)
-            left -= h
-            i -= 1
-        return (0, 0)
-
-    def ensure_visible(self, index: int, *, context: int = 0) -> None:
-        """Scroll so the entry is on screen (with `context` lines above it if it moves)."""
-        height = max(1, self.size.height)
-        if index < self.top or (index == self.top and self.top_line > 0):
-            self.top, self.top_line = index, 0
-            if context:
-                self.scroll_lines(-context)
-            self.refresh()
-            return
-        lines = -self.top_line
-        i = self.top
-        while i < index and lines < height:
-            lines += self._height(i)
-            i += 1
-        if lines >= height:  # far below: put it `context` lines from the top
-            self.top, self.top_line = index, 0
-            self.scroll_lines(-context)
-            return
-        end = lines + self._height(index)
-        if end > height:
-            self.scroll_lines(min(end - height, lines))
-        self.refresh()
-
-    def move_cursor(self, index: int, *, context: int | None = None) -> None:
-        """Make `index` the current entry and bring it on screen."""
-        if self.total == 0:
-            return
-        index = max(0, min(self.total - 1, index))
-        self.cursor = index
-        context = self.size.height // 3 if context is None else context
-        self._pin = context
-        self.ensure_visible(index, context=context)
-        self.post_message(self.CursorMoved(index))
-
-    def action_step(self, delta: int) -> None:
-        self.move_cursor(self.cursor + delta, context=2)
-
-    def action_page(self, direction: int) -> None:
-        self._pin = None
-        height = max(1, self.size.height - 2)
-        self.scroll_lines(direction * height)
-        rows = self._layout or [(self.top, 0)]
-        self._build_layout()
-        rows = self._layout or rows
-        self.cursor = rows[0][0]
-        self.post_message(self.CursorMoved(self.cursor))
-        self.refresh()
-
-    def action_first(self) -> None:
-        self.move_cursor(0, context=0)
-
-    def action_last(self) -> None:
-        if self.total:
-            self.cursor = self.total - 1
-            self._pin = -1  # stay at the bottom while the last pages arrive
-            self.top, self.top_line = self._bottom_anchor()
-            self.post_message(self.CursorMoved(self.cursor))
-            self.refresh()
-
+    # ---- folding -------------------------------------------------------------------
     def toggle_expand(self, index: int) -> None:
         """Fold or unfold an entry; a tool call takes its result along."""
-        entry = self.entry(index)
+        index = self.pairs.shown(index)
         targets = {index}
-        if entry is not None and entry.kind == "tool_call" and entry.tool_use_id:
-            nxt = self.entry(index + 1)
-            if nxt is not None and nxt.tool_use_id == entry.tool_use_id:
-                targets.add(index + 1)
+        if index in self.pairs.result_of:
+            targets.add(self.pairs.result_of[index])
         if index in self.expanded:
             self.expanded -= targets
         else:

@@ -1,0 +1,81 @@
+"""The structured input of tool calls, read back from their source lines for replay.
+
+The index keeps a tool call as a few lines of text (name, description, command or path,
+then long inputs; see `ccarchive.archive.records.tool_input_text`): enough to search,
+not enough to show what the call did. An Edit's old text is not in it, a Grep's pattern
+and path are two unlabelled lines, a TodoWrite is capped JSON. Replay reads the call's
+`input` object back from the archive line the index points at (one `pread` per line),
+only for the tools whose picture needs it, and redacts it as the service redacts texts.
+
+This runs in the replay's page worker thread, never while drawing. A line that is gone,
+too long, rewritten or not the call any more gives no input: the entry is then drawn
+from its indexed text, as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ccarchive.archive.lines import LineStats, decode_line, read_span
+from ccarchive.service.models import Entry
+from ccarchive.service.redact import redact_value
+
+INPUT_TOOLS = frozenset({"Edit", "MultiEdit", "Grep", "Glob", "TodoWrite", "Bash", "Task",
+                         "Agent", "WebFetch", "WebSearch", "NotebookEdit", "Read"})
+"""Tools whose one-line summary or unfolded body is drawn from their input."""
+MAX_LINE_BYTES = 4 << 20
+"""Longer source lines are not read back (a call's input is rarely more than a few kB)."""
+
+
+def _tool_use(obj: dict[str, Any], tool_use_id: str) -> dict[str, Any] | None:
+    msg = obj.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if not isinstance(content, list):
+        return None
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_use" \
+                and block.get("id") == tool_use_id:
+            data = block.get("input")
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def read_tool_inputs(root: Path, entries: list[Entry], *,
+                     redact: bool = True) -> dict[str, dict[str, Any]]:
+    """Entry id -> the `input` object of each tool call among `entries` that needs one.
+
+    Args:
+        root: the archive root (entries' paths are relative to it).
+        entries: a page of transcript entries (other kinds are skipped).
+        redact: redact credentials in every string of the inputs.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    lines: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for e in entries:
+        if e.kind != "tool_call" or e.tool not in INPUT_TOOLS or not e.tool_use_id \
+                or not e.path or not 0 < e.length <= MAX_LINE_BYTES:
+            continue
+        key = (e.path, e.offset, e.length)
+        objs = lines.get(key)
+        if objs is None:
+            try:
+                objs = decode_line(read_span(root / e.path, e.offset, e.length), LineStats())
+            except OSError:
+                objs = []
+            lines[key] = objs
+        for obj in objs:
+            data = _tool_use(obj, e.tool_use_id)
+            if data is not None:
+                out[e.id] = redact_value(data) if redact else data
+                break
+    return out
+
+
+def service_tool_inputs(service: object, entries: list[Entry]) -> dict[str, dict[str, Any]]:
+    """`read_tool_inputs` with the archive root and redaction setting of a service."""
+    root = getattr(service, "root", None)
+    if root is None:
+        return {}
+    return read_tool_inputs(Path(root), entries,
+                            redact=bool(getattr(service, "redact_secrets", True)))
