@@ -42,16 +42,21 @@ class Hit(BaseModel):
     title: str = Field("", description="The session's title (or the plan's / memory file's).")
     snippet: str = Field("", description="A short excerpt around the match.")
     tool: str = ""
+    prompt: str = Field("", description="In session results: the prompt that opened "
+                                        "this hit's turn (empty when the hit is it).")
+    turn_id: str = Field("", description="That prompt's entry id (for `context`).")
 
 
 class SessionHits(BaseModel):
-    """The best hits of one session (with `group_by_session`)."""
+    """One session found, with its best turns (the default shape of `search`)."""
 
     session_id: str
     title: str = ""
     project: str = ""
     timestamp: datetime | None = None
     hit_count: int = 0
+    relevance: float = Field(0.0, description="Share of the query (by word rarity) its "
+                                              "best turn or title holds, 0-1.")
     hits: list[Hit] = Field(default_factory=list)
 
 
@@ -260,13 +265,19 @@ class Status(BaseModel):
 
 
 # ---- from the service's models --------------------------------------------------------
+PROMPT_CHARS = 200
+"""How much of a turn's prompt a session result carries."""
+
+
 def hit(h: M.Hit, snippet_chars: int = 180) -> Hit:
     # +1: the service may end a cut snippet with "…" after the limit.
     snippet = h.snippet if len(h.snippet) <= snippet_chars + 1 else clip(h.snippet,
                                                                            snippet_chars)
     return Hit(id=h.id, kind=h.kind, role=h.role, session_id=h.session_id,
                agent_id=h.agent_id, project=h.project, timestamp=h.timestamp,
-               title=clip(h.title, TITLE_CHARS), snippet=snippet, tool=h.tool)
+               title=clip(h.title, TITLE_CHARS), snippet=snippet, tool=h.tool,
+               prompt="" if h.kind == "prompt" else clip(h.prompt, PROMPT_CHARS),
+               turn_id=h.turn_id if h.turn_id != h.id else "")
 
 
 def entry(e: M.Entry) -> Entry:

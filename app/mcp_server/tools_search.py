@@ -44,8 +44,11 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="Hits per page.")] = 10,
         cursor: Annotated[str | None, Field(description="next_cursor of the previous "
                                                         "page.")] = None,
-        group_by_session: Annotated[bool, Field(
-            description="One row per session with its best hits.")] = False,
+        group_by_session: Annotated[bool | None, Field(
+            description="Sessions ranked by their evidence, each with its best turns (the "
+                        "prompt and a snippet of the answer): the default. False: single "
+                        "entries, the default when `kind` or a kind:/tool:/file: filter "
+                        "narrows to entries.")] = None,
         include_tool_results: Annotated[bool, Field(
             description="Also search raw tool output (noisy).")] = False,
         include_thinking: Annotated[bool, Field(
@@ -57,17 +60,21 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     ) -> Annotated[CallToolResult, O.SearchResult]:
         """Search every past session, plan, memory file and typed prompt: the first step.
 
-        Returns a compact index of hits ranked by relevance (the user's prompts, plans
-        and memory first, then replies, then tool calls). Follow up with `context(id)`
-        or `get_entries([ids])`.
+        Plain words (a question, half-remembered words, identifiers) rank by any of
+        them; "quotes" and +word are required. Returns sessions ranked by their evidence,
+        each with its best turns (the prompt asked, a snippet of the answer, entry ids),
+        or single entries (`group_by_session=false`). Follow up with `context(id)` or
+        `get_entries([ids])`.
         """
         with _errors():
+            if group_by_session is None:
+                group_by_session = not (kind or _narrows_to_entries(query))
             excluded = [] if include_active else active.current()
             page = service.search(
                 query, project=project, kind=kind, since=since, until=until, limit=limit,
                 cursor=cursor, group_by_session=group_by_session,
                 include_tool_results=include_tool_results, include_thinking=include_thinking,
-                exclude_sessions=excluded, snippet_chars=snippet_chars)
+                exclude_sessions=excluded, snippet_chars=snippet_chars, hits_per_group=2)
             out = O.SearchResult(query=query, total=page.total, next_cursor=page.next_cursor,
                                  excluded_sessions=excluded, warnings=page.warnings)
             rows = page.groups if page.groups is not None else page.hits
@@ -77,7 +84,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                     item: BaseModel = O.SessionHits(
                         session_id=row.session_id, title=O.clip(row.title, O.TITLE_CHARS),
                         project=row.project, timestamp=row.timestamp,
-                        hit_count=row.hit_count,
+                        hit_count=row.hit_count, relevance=row.relevance,
                         hits=[O.hit(h, snippet_chars) for h in row.hits])
                 else:
                     item = O.hit(row, snippet_chars)
@@ -175,3 +182,9 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             if len(out.entries) < len(page.entries):
                 out.next_cursor = encode_cursor({"o": page.start + len(out.entries)})
             return result(out)
+
+
+def _narrows_to_entries(query: str) -> bool:
+    """Whether a query names what single entries are (a kind, a tool, a file)."""
+    low = query.lower()
+    return any(f in low for f in ("kind:", "tool:", "file:", "role:"))

@@ -77,7 +77,7 @@ def test_instructions_teach_the_workflow_and_distrust() -> None:
 # ---- search -> context -> details -----------------------------------------------------
 async def test_three_step_workflow(demo_service) -> None:
     async with connect(demo_service) as c:
-        page = await call(c, "search", query="flaky", limit=10)
+        page = await call(c, "search", query="flaky", limit=10, group_by_session=False)
         assert page["total"] >= 2 and page["hits"]
         hit = next(h for h in page["hits"] if h["session_id"])
         assert set(hit) >= {"id", "session_id", "project", "timestamp", "kind", "title",
@@ -96,32 +96,35 @@ async def test_three_step_workflow(demo_service) -> None:
 
 async def test_search_filters(demo_service) -> None:
     async with connect(demo_service) as c:
-        only = await call(c, "search", query="test", project="pantry", limit=50)
+        only = await call(c, "search", query="test", project="pantry", limit=50,
+                          group_by_session=False)
         assert only["hits"] and all("pantry" in h["project"] for h in only["hits"])
-        plans = await call(c, "search", query="", kind="plan", limit=50)
+        plans = await call(c, "search", query="", kind="plan", limit=50, group_by_session=False)
         assert plans["hits"] and {h["kind"] for h in plans["hits"]} == {"plan"}
-        two = await call(c, "search", query="", kind=["plan", "memory"], limit=50)
+        two = await call(c, "search", query="", kind=["plan", "memory"], limit=50,
+                         group_by_session=False)
         assert {h["kind"] for h in two["hits"]} == {"plan", "memory"}
         recent = await call(c, "search", query="", since="2026-11-18", until="2026-11-19",
-                            limit=50)
+                            limit=50, group_by_session=False)
         assert recent["hits"]
         assert all("2026-11-18" <= h["timestamp"][:10] < "2026-11-19"
                    for h in recent["hits"])
-        default = await call(c, "search", query="", limit=50)
+        default = await call(c, "search", query="", limit=50, group_by_session=False)
         assert not {"tool_result", "thinking"} & {h["kind"] for h in default["hits"]}
         results = await call(c, "search", query="", include_tool_results=True,
                              include_thinking=True, kind=None, limit=50,
-                             since="2026-11-16", until="2026-11-17")
+                             since="2026-11-16", until="2026-11-17", group_by_session=False)
         assert "tool_result" in {h["kind"] for h in results["hits"]}
 
 
 async def test_search_paging_covers_everything_once(demo_service) -> None:
     async with connect(demo_service) as c:
-        first = await call(c, "search", query="test", limit=50)
+        first = await call(c, "search", query="test", limit=50, group_by_session=False)
         seen: list[str] = []
         cursor = None
         while True:
-            page = await call(c, "search", query="test", limit=4, cursor=cursor)
+            page = await call(c, "search", query="test", limit=4, cursor=cursor,
+                              group_by_session=False)
             seen += [h["id"] for h in page["hits"]]
             cursor = page.get("next_cursor")
             if not cursor:
@@ -148,27 +151,29 @@ async def test_search_group_by_session(demo_service) -> None:
 # ---- budgets ------------------------------------------------------------------------
 async def test_search_budget_cuts_the_page_and_the_cursor_continues(demo_service) -> None:
     async with connect(demo_service) as c:
-        full = await call(c, "search", query="test", limit=20)
+        full = await call(c, "search", query="test", limit=20, group_by_session=False)
     async with connect(demo_service, call_budget=1500) as c:
-        small = await call(c, "search", query="test", limit=20)
+        small = await call(c, "search", query="test", limit=20, group_by_session=False)
         assert 0 < len(small["hits"]) < len(full["hits"])
         assert any("budget" in w for w in small["warnings"])
         assert len(json.dumps(small["hits"])) < 3000
-        rest = await call(c, "search", query="test", limit=20, cursor=small["next_cursor"])
+        rest = await call(c, "search", query="test", limit=20, cursor=small["next_cursor"],
+                          group_by_session=False)
         n = len(small["hits"])
         assert [h["id"] for h in rest["hits"]][:3] == [h["id"] for h in full["hits"]][n:n + 3]
 
 
 async def test_snippet_budget(demo_service) -> None:
     async with connect(demo_service) as c:
-        page = await call(c, "search", query="test", snippet_chars=40, limit=20)
+        page = await call(c, "search", query="test", snippet_chars=40, limit=20,
+                          group_by_session=False)
         assert page["hits"] and all(len(h["snippet"]) <= 60 for h in page["hits"])
 
 
 async def test_entry_text_budget_and_reading_on(demo_service) -> None:
     async with connect(demo_service) as c:
         page = await call(c, "search", query="", kind="tool_result",
-                          include_tool_results=True, limit=50)
+                          include_tool_results=True, limit=50, group_by_session=False)
         ids = [h["id"] for h in page["hits"]]
         entries = (await call(c, "get_entries", ids=ids[:20], max_chars=100_000))["entries"]
         big = max(entries, key=lambda e: e["text_len"])
@@ -295,7 +300,7 @@ async def test_status(demo_service) -> None:
 # ---- safety ---------------------------------------------------------------------------
 async def _secret_texts(c: Client) -> list[str]:
     page = await call(c, "search", query="DATABASE_URL", include_tool_results=True,
-                      limit=20)
+                      limit=20, group_by_session=False)
     assert page["hits"], "the demo archive carries a fake key and a DB password"
     ids = [h["id"] for h in page["hits"]]
     full = await call(c, "get_entries", ids=ids, max_chars=100_000)
@@ -328,10 +333,11 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
     assert latest.last_activity and (DEMO_NOW - latest.last_activity).total_seconds() < 600
     query = latest.title.split()[0]
     async with connect(demo_service) as c:
-        page = await call(c, "search", query=query, limit=50)
+        page = await call(c, "search", query=query, limit=50, group_by_session=False)
         assert page["excluded_sessions"] == [latest.session_id]
         assert latest.session_id not in {h["session_id"] for h in page["hits"]}
-        kept = await call(c, "search", query=query, limit=50, include_active=True)
+        kept = await call(c, "search", query=query, limit=50, include_active=True,
+                          group_by_session=False)
         assert latest.session_id in {h["session_id"] for h in kept["hits"]}
         assert not kept["excluded_sessions"]
     # the caller's project wins over a more recent session elsewhere
@@ -340,10 +346,11 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
     assert other.last_activity is not None
     async with connect(demo_service, project_hint=other.project,
                        clock=lambda: other.last_activity) as c:
-        page = await call(c, "search", query="test")
+        page = await call(c, "search", query="test", group_by_session=False)
         assert page["excluded_sessions"] == [other.session_id]
     async with connect(demo_service, active_minutes=0) as c:
-        assert not (await call(c, "search", query=query))["excluded_sessions"]
+        assert not (await call(c, "search", query=query,
+                    group_by_session=False))["excluded_sessions"]
 
 
 # ---- bad calls --------------------------------------------------------------------------
@@ -386,7 +393,7 @@ async def test_bad_calls_get_clear_errors_and_the_server_keeps_serving(
 ])
 async def test_broken_queries_are_answered_not_crashed(demo_service, query: str) -> None:
     async with connect(demo_service) as c:
-        r = await c.call_tool("search", {"query": query})
+        r = await c.call_tool("search", {"query": query, "group_by_session": False})
         if r.is_error:  # too long: the schema says so
             assert "4000" in r.content[0].text or "query" in r.content[0].text
         else:
@@ -397,7 +404,7 @@ async def test_broken_queries_are_answered_not_crashed(demo_service, query: str)
 # ---- serialization and one code path -----------------------------------------------------
 async def test_legacy_protocol_serializes_every_tool(demo_service) -> None:
     async with connect(demo_service, mode="legacy") as c:
-        page = await call(c, "search", query="flaky", limit=3)
+        page = await call(c, "search", query="flaky", limit=3, group_by_session=False)
         hit = page["hits"][0]["id"]
         sid = demo_service.sessions(limit=1).sessions[0].session_id
         codename = demo_service.plans(limit=1).plans[0].codename
@@ -436,7 +443,7 @@ async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
     if "--all-kinds" in options:
         args["include_tool_results"] = args["include_thinking"] = True
     async with connect(demo_service) as c:
-        mcp = await call(c, "search", **args)
+        mcp = await call(c, "search", **args, group_by_session=False)
     assert mcp["total"] == cli["total"]
     assert mcp.get("next_cursor") is None or cli["next_cursor"] is not None
     def same(h: dict[str, Any]) -> tuple[Any, ...]:

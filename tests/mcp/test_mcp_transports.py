@@ -46,11 +46,13 @@ async def _every_tool(c: Client) -> dict[str, Any]:
     """Call every tool once (and a page, a bad call); return what search found."""
     tools = {t.name for t in (await c.list_tools()).tools}
     assert len(tools) == 13
-    page = await c.call_tool("search", {"query": "test", "limit": 3, "include_active": True})
+    page = await c.call_tool("search", {"query": "test", "limit": 3, "include_active": True,
+                                        "group_by_session": False})
     assert not page.is_error
     hits = page.structured_content["hits"]
     nxt = await c.call_tool("search", {"query": "test", "limit": 3,
-                                       "cursor": page.structured_content["next_cursor"]})
+                                       "cursor": page.structured_content["next_cursor"],
+"group_by_session": False})
     assert not {h["id"] for h in hits} & {h["id"] for h in nxt.structured_content["hits"]}
     sid = next(h["session_id"] for h in hits if h["session_id"])
     listed = await c.call_tool("list_plans", {})
@@ -67,10 +69,11 @@ async def _every_tool(c: Client) -> dict[str, Any]:
         assert r.structured_content and json.loads(r.content[0].text)
     bad = await c.call_tool("context", {"id": "no-such-id"})
     assert bad.is_error and "unknown entry id" in bad.content[0].text
-    bad = await c.call_tool("search", {"query": "x", "since": "whenever"})
+    bad = await c.call_tool("search", {"query": "x", "since": "whenever",
+                                       "group_by_session": False})
     assert bad.is_error and "since" in bad.content[0].text
     secret = await c.call_tool("search", {"query": "DATABASE_URL",
-                                          "include_tool_results": True})
+                                          "include_tool_results": True, "group_by_session": False})
     ids = [h["id"] for h in secret.structured_content["hits"]]
     full = await c.call_tool("get_entries", {"ids": ids, "max_chars": 100_000})
     return {"hits": hits, "secret_text": full.content[0].text}
@@ -88,7 +91,7 @@ async def test_stdio_no_redact(served: list[str]) -> None:
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--no-redact", *served])
     async with Client(params) as c:
         r = await c.call_tool("search", {"query": "DATABASE_URL",
-                                         "include_tool_results": True})
+                                         "include_tool_results": True, "group_by_session": False})
         ids = [h["id"] for h in r.structured_content["hits"]]
         full = await c.call_tool("get_entries", {"ids": ids})
         assert FAKE_KEY in full.content[0].text
@@ -130,7 +133,7 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
     for line in rest.splitlines():
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert answers[1]["result"]["serverInfo"]["name"] == "ccarchive"
-    assert answers[2]["result"]["structuredContent"]["hits"]
+    assert answers[2]["result"]["structuredContent"]["groups"]  # sessions: the default
     assert answers[3]["result"]["isError"] is True
     assert answers[4]["result"]["structuredContent"]["sessions"] > 0
     assert err  # -vv logs went to stderr
@@ -265,7 +268,8 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
     params = StdioServerParameters(command=CCARCHIVE, args=[
         "serve", "--archive", str(demo_archive), "--data-dir", str(data)])
     async with Client(params) as c:
-        before = await c.call_tool("search", {"query": "zebrafinch", "include_active": True})
+        before = await c.call_tool("search", {"query": "zebrafinch", "include_active": True,
+                                              "group_by_session": False})
         assert before.structured_content["total"] == 0
         line = {**first, "uuid": str(uuid.uuid4()), "parentUuid": None,
                 "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
@@ -275,13 +279,15 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
         deadline = time.monotonic() + 20
         found: dict[str, Any] = {}
         while time.monotonic() < deadline:
-            r = await c.call_tool("search", {"query": "zebrafinch", "include_active": True})
+            r = await c.call_tool("search", {"query": "zebrafinch", "include_active": True,
+                                             "group_by_session": False})
             found = r.structured_content
             if found["total"]:
                 break
             await asyncio.sleep(0.2)
         assert found["total"] == 1 and found["hits"][0]["session_id"] == sid
-        mine = (await c.call_tool("search", {"query": "zebrafinch"})).structured_content
+        mine = (await c.call_tool("search", {"query": "zebrafinch",
+                                             "group_by_session": False})).structured_content
         assert mine["excluded_sessions"] == [sid] and mine["total"] == 0
 
 
@@ -310,7 +316,8 @@ async def test_read_only_serve_follows_another_writer(demo_archive: Path,
         deadline = time.monotonic() + 10
         total = 0
         while time.monotonic() < deadline and not total:
-            r = await c.call_tool("search", {"query": "quokka", "include_active": True})
+            r = await c.call_tool("search", {"query": "quokka", "include_active": True,
+                                             "group_by_session": False})
             total = r.structured_content["total"]
             await asyncio.sleep(0.2)
         assert total == 1

@@ -230,7 +230,8 @@ async def test_mcp_server_command_serves_every_tool(claude_env: dict[str, str],
             status = await c.call_tool("status", {})
             assert not status.is_error
             assert status.structured_content["archive"] == claude_env["CLAUDE_CONFIG_DIR"]
-            found = await c.call_tool("search", {"query": "flaky", "include_active": True})
+            found = await c.call_tool("search", {"query": "flaky", "include_active": True,
+                                                 "group_by_session": False})
             assert found.structured_content["hits"]
 
 
