@@ -14,10 +14,11 @@ from its indexed text, as before.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from ccarchive.archive.lines import LineStats, decode_line, read_span
+from ccarchive.archive.lines import LineStats, decode_line
 from ccarchive.service.models import Entry
 from ccarchive.service.redact import redact_value
 
@@ -52,24 +53,42 @@ def read_tool_inputs(root: Path, entries: list[Entry], *,
     """
     out: dict[str, dict[str, Any]] = {}
     lines: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    for e in entries:
-        if e.kind != "tool_call" or e.tool not in INPUT_TOOLS or not e.tool_use_id \
-                or not e.path or not 0 < e.length <= MAX_LINE_BYTES:
-            continue
-        key = (e.path, e.offset, e.length)
-        objs = lines.get(key)
-        if objs is None:
-            try:
-                objs = decode_line(read_span(root / e.path, e.offset, e.length), LineStats())
-            except OSError:
-                objs = []
-            lines[key] = objs
-        for obj in objs:
-            data = _tool_use(obj, e.tool_use_id)
-            if data is not None:
-                out[e.id] = redact_value(data) if redact else data
-                break
+    fds: dict[str, int] = {}  # one open file per transcript, not one per call
+    try:
+        for e in entries:
+            if e.kind != "tool_call" or e.tool not in INPUT_TOOLS or not e.tool_use_id \
+                    or not e.path or not 0 < e.length <= MAX_LINE_BYTES:
+                continue
+            key = (e.path, e.offset, e.length)
+            objs = lines.get(key)
+            if objs is None:
+                objs = lines[key] = _read_line(root, e, fds)
+            for obj in objs:
+                data = _tool_use(obj, e.tool_use_id)
+                if data is not None:
+                    out[e.id] = redact_value(data) if redact else data
+                    break
+    finally:
+        for fd in fds.values():
+            if fd >= 0:
+                os.close(fd)
     return out
+
+
+def _read_line(root: Path, e: Entry, fds: dict[str, int]) -> list[dict[str, Any]]:
+    fd = fds.get(e.path)
+    if fd is None:
+        try:
+            fd = os.open(root / e.path, os.O_RDONLY)
+        except OSError:
+            fd = -1
+        fds[e.path] = fd
+    if fd < 0:
+        return []
+    try:
+        return decode_line(os.pread(fd, e.length, e.offset), LineStats())
+    except OSError:
+        return []
 
 
 def service_tool_inputs(service: object, entries: list[Entry]) -> dict[str, dict[str, Any]]:

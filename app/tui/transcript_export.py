@@ -13,6 +13,7 @@ worker.
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -105,6 +106,19 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
     lines.append(f"- resume: `claude --resume {info.session_id}`")
     lines += ["", "---", ""]
     path.parent.mkdir(parents=True, exist_ok=True)
+    # written beside it, then renamed over it: an existing file that is a hard link into
+    # the archive is replaced, never written through, and a failed export leaves no half
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        n = _write(svc, info, agent_id, lines, partial)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return n
+
+
+def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
+           path: Path) -> int:
     n = 0
     with path.open("w", encoding="utf-8") as out:
         out.write("\n".join(lines))

@@ -472,3 +472,20 @@ async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
         await settle(app, pilot)
     assert listing(root) == before
     assert not os.path.exists(default)
+
+
+async def test_export_over_a_hard_link_into_the_archive_leaves_the_archive_alone(
+        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    app = tools_app
+    root = app.service.root
+    transcript = next(root.rglob("*.jsonl"))
+    original = transcript.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    os.link(transcript, tmp_path / "same-inode.md")  # outside by path, inside by inode
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(app, pilot)
+        await export_dialog(app, pilot)
+        await answer(app, pilot, "same-inode.md")
+    assert transcript.read_bytes() == original
+    assert (tmp_path / "same-inode.md").read_text().startswith("# Find the walker")
+    assert not list(tmp_path.glob(".*.partial"))
