@@ -44,10 +44,10 @@ async def test_part1_screenshots(app) -> None:  # noqa: ANN001, F811
         await still(app, pilot)
         app.save_screenshot("transcript.svg", str(SHOTS))
 
-        view = app.screen.view
+        view = app.screen.view  # an Edit unfolds into its diff, with its result under it
         call = next(i for i in range(view.total) if view.entry(i).kind == "tool_call"
-                    and view.entry(i).tool == "Bash")
-        view.move_cursor(call, context=2)
+                    and view.entry(i).tool == "Edit")
+        view.move_cursor(call, context=4)
         await pilot.press("enter")
         await still(app, pilot)
         app.save_screenshot("transcript-tool.svg", str(SHOTS))
