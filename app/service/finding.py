@@ -31,7 +31,7 @@ from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import encode_cursor
 
-TERM_POOL = 400
+TERM_POOL = 200
 """Best hits read per term. A rare term's hits all fit; a common term's best few hundred
 carry what it can add (its weight is small)."""
 TURN_WEIGHT = 0.6
@@ -127,11 +127,18 @@ class FindingMixin(ServiceBase):
         page.total = total
         ranked = _rank(sessions)
         shown = ranked[offset:offset + limit]
-        self._prefetch_titles_of(searcher, shown)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
-        page.groups = [self._group(searcher, s, score, per_group, snip, chars, weights, words)
-                       for score, s in shown]
+        picked = [(score, s, [(t, self._answer_doc(searcher, t))
+                              for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
+                              [:max(1, per_group)] if t.best[1] is not None])
+                  for score, s in shown]
+        self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
+                              if rows)
+        prompts = self._turn_prompts(searcher, [(doc, t.turn) for _sc, _s, rows in picked
+                                                for t, doc in rows])
+        page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
+                       for score, s, rows in picked]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
             page.next_cursor = encode_cursor(
@@ -179,31 +186,23 @@ class FindingMixin(ServiceBase):
                 s.title = TITLE_WEIGHT * best_term * float(score) / top
 
     # -- results -------------------------------------------------------------------------
-    def _prefetch_titles_of(self, searcher: tantivy.Searcher,
-                            shown: list[tuple[float, _Session]]) -> None:
-        docs = []
-        for _score, s in shown:
-            t = max(s.turns, key=lambda t: t.score)
-            if t.best[1] is not None:
-                docs.append(searcher.doc(t.best[1]))
-        self._prefetch_titles(_first(d, S.SESSION) for d in docs)
-
-    def _group(self, searcher: tantivy.Searcher, s: _Session, score: float, per_group: int,
+    def _group(self, s: _Session, score: float, rows: list[tuple[_Turn, tantivy.Document]],
+               prompts: dict[tuple[str, int], tantivy.Document],
                snip: dict[str, tantivy.SnippetGenerator] | None, chars: int,
                weights: list[float], terms: list[str]) -> M.SessionGroup:
-        best_turns = sorted(s.turns, key=lambda t: (-t.score, t.turn))[:max(1, per_group)]
         hits = []
-        for t in best_turns:
-            if t.best[1] is None:
-                continue
-            doc = self._answer_doc(searcher, t)
+        for t, doc in rows:
             hit = self._hit(doc, t.score, snip, chars)
-            hit.prompt, hit.turn_id = self._turn_prompt(searcher, doc, t.turn)
+            pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
+                prompts.get((_first(doc, S.PATH), t.turn))
+            if pdoc is not None:
+                hit.prompt, hit.turn_id = self._clip_prompt(_first(pdoc, S.TEXT)), \
+                    S.doc_id(pdoc)
             hits.append(hit)
         first = hits[0]
         sid = first.session_id
         title = (self.session_title(sid)[0] if sid else "") or first.title
-        covered = set(best_turns[0].per_term) if best_turns else set()
+        covered = set(rows[0][0].per_term) if rows else set()
         covered |= self._in_title(title, terms)
         total_w = sum(weights) or 1.0
         relevance = sum(w for i, w in enumerate(weights) if i in covered) / total_w
@@ -233,26 +232,27 @@ class FindingMixin(ServiceBase):
                 return other
         return doc
 
-    def _turn_prompt(self, searcher: tantivy.Searcher, doc: tantivy.Document,
-                     turn: int) -> tuple[str, str]:
-        """The prompt that opened a hit's turn (redacted, then cut) and its entry id."""
-        kind = _first(doc, S.KIND)
-        if kind == S.PROMPT:
-            return self._clip_prompt(_first(doc, S.TEXT)), S.doc_id(doc)
-        if not turn:
-            return "", ""
-        path = _first(doc, S.PATH)
+    def _turn_prompts(self, searcher: tantivy.Searcher, wanted: list[tuple[tantivy.Document,
+                                                                           int]]
+                      ) -> dict[tuple[str, int], tantivy.Document]:
+        """The prompts that opened the turns shown, by (path, seq): one search for all."""
+        keys = {(_first(doc, S.PATH), turn) for doc, turn in wanted
+                if turn and _first(doc, S.KIND) != S.PROMPT}
+        if not keys:
+            return {}
         q = Query.boolean_query([
-            (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
-            (Occur.Must, Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                           turn, turn)),
             (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
+            (Occur.Must, Query.boolean_query([(Occur.Should, Query.boolean_query([
+                (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
+                (Occur.Must, Query.range_query(self.schema, S.SEQ,
+                                               tantivy.FieldType.Unsigned, seq, seq)),
+            ])) for path, seq in keys])),
         ])
-        hits = searcher.search(q, 1, count=False).hits
-        if not hits:
-            return "", ""
-        pdoc = searcher.doc(hits[0][1])
-        return self._clip_prompt(_first(pdoc, S.TEXT)), S.doc_id(pdoc)
+        out = {}
+        for _score, addr in searcher.search(q, len(keys), count=False).hits:
+            doc = searcher.doc(addr)
+            out[(_first(doc, S.PATH), int(_first(doc, S.SEQ, 0)))] = doc
+        return out
 
     def _clip_prompt(self, text: str) -> str:
         flat = " ".join(self._red(text).split())

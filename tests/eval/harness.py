@@ -83,14 +83,15 @@ class Report:
         return out
 
 
-def build_archive(seed: int, out: Path) -> tuple[Path, Path, Path]:
-    """A generated archive (about 50 MB) with 40 planted facts; returns archive, manifest,
-    answers."""
+def build_archive(seed: int, out: Path, size_mb: int = 50) -> tuple[Path, Path, Path]:
+    """A generated archive (about `size_mb`; larger ones clone every real session several
+    times, so each query meets its answer's copies and many more distractors) with 40
+    planted facts; returns archive, manifest, answers."""
     root = out / "claude"
     manifest, answers = out / "manifest.jsonl", out / "answers.json"
     subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--seed", str(seed),
                     "--needles", "40", "--answers", str(answers), "--manifest", str(manifest),
-                    "--force"], check=True, capture_output=True)
+                    "--size-mb", str(size_mb), "--force"], check=True, capture_output=True)
     return root, manifest, answers
 
 
@@ -149,10 +150,11 @@ def format_table(table: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def evaluate_seed(seed: int, workdir: Path, verbose: bool = False) -> Report:
+def evaluate_seed(seed: int, workdir: Path, verbose: bool = False,
+                  size_mb: int = 50) -> Report:
     from tests.conftest import build_index
 
-    root, manifest, answers = build_archive(seed, workdir / f"s{seed}")
+    root, manifest, answers = build_archive(seed, workdir / f"s{seed}", size_mb)
     service = build_index(root, workdir / f"s{seed}" / "data")
     queries = load_queries(manifest, answers)
     report = Report()
@@ -170,11 +172,12 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--size-mb", type=int, default=50)
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ccarchive-eval-"))
     total = Report()
     for seed in args.seeds:
-        rep = evaluate_seed(seed, workdir, args.verbose)
+        rep = evaluate_seed(seed, workdir, args.verbose, args.size_mb)
         for cat, rows in rep.rows.items():
             total.rows[cat].extend(rows)
         if not args.json:
