@@ -1,10 +1,14 @@
 """Readable terminal output for the CLI commands (rich), kept apart from the commands.
 
-Only formatting lives here: every figure comes from the service's models.
+Only formatting lives here: every figure comes from the service's models, and project
+names from the service (`ArchiveService.project_name`), so the CLI names a project as the
+app does. Output is one line per row with nothing cut that a script needs (entry and
+session ids are whole); the console decides whether long lines wrap (see `cli._console`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from rich.console import Console
@@ -12,6 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ccarchive.service import models as M
+from ccarchive.service.naming import home_path, last_part, plural
+
+Namer = Callable[[str], str]
+"""Project path -> the name to print (the service's `project_name`)."""
 
 KIND_STYLE = {
     "prompt": "bold cyan", "assistant": "green", "thinking": "dim magenta",
@@ -32,11 +40,17 @@ def snippet_text(snippet: str, spans: list[tuple[int, int]]) -> Text:
     return text
 
 
-def short_project(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] if path else "—"
+def short_project(path: str, name: Namer = last_part) -> str:
+    return (name(path) or path) if path else "—"
 
 
-def print_search(console: Console, page: M.SearchPage) -> None:
+def clip(text: str, width: int) -> str:
+    """`text` on one line, cut with an ellipsis at `width`."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(1, width - 1)].rstrip() + "…"
+
+
+def print_search(console: Console, page: M.SearchPage, name: Namer = last_part) -> None:
     for w in page.warnings:
         console.print(f"[yellow]note:[/] {w}")
     if not page.hits:
@@ -47,19 +61,17 @@ def print_search(console: Console, page: M.SearchPage) -> None:
     for group in rows:
         hits = group.hits if group is not None else page.hits
         if group is not None:
-            console.print(Text.assemble((group.title or group.session_id[:8], "bold"),
-                                        (f"  {short_project(group.project)}", "cyan"),
-                                        (f"  {group.hit_count} hits", "dim")))
+            console.print(Text.assemble((clip(group.title, 70) or group.session_id[:8], "bold"),
+                                        (f"  {short_project(group.project, name)}", "cyan"),
+                                        (f"  {plural(group.hit_count, 'hit')}", "dim")))
         for h in hits:
             head = Text.assemble(
                 (f"{h.kind:<11}", KIND_STYLE.get(h.kind, "")), (f" {when(h.timestamp)} ", "dim"),
-                (short_project(h.project), "cyan"), "  ",
-                (h.title[:70] if group is None else "", "bold"))
+                (short_project(h.project, name), "cyan"), "  ",
+                (clip(h.title, 70) if group is None else "", "bold"))
             console.print(head)
             console.print(Text("  ") + snippet_text(h.snippet, h.highlights))
             console.print(Text(f"  {h.id}", style="dim"))
-    if page.next_cursor:
-        console.print("[dim]more results: raise --limit[/]")
 
 
 def print_status(console: Console, st: M.Status) -> None:
@@ -96,27 +108,40 @@ def print_entry(console: Console, e: M.Entry) -> None:
         console.print(f"[dim]… {e.text_len - len(e.text):,} more characters[/]")
 
 
-def print_transcript(console: Console, page: M.TranscriptPage) -> None:
-    console.print(Text.assemble((page.title, "bold"), f"  {page.project}  ",
-                                (f"{page.total} entries", "dim")))
+def print_transcript(console: Console, page: M.TranscriptPage,
+                     tool_lines: dict[str, str] | None = None) -> None:
+    """The session's title, full project path and id, then each entry on a line (a
+    tool call as its one-line summary: the command, path or pattern) and its id beneath,
+    to pass to `ccarchive show`."""
+    tool_lines = tool_lines or {}
+    console.print(Text.assemble((page.title, "bold"), f"  {home_path(page.project)}  ",
+                                (f"{page.session_id}  {plural(page.total, 'entry', 'entries')}",
+                                 "dim")))
     for e in page.entries:
         style = KIND_STYLE.get(e.kind, "")
         label = e.tool or e.kind
-        first = e.text.strip().splitlines()[0][:160] if e.text.strip() else ""
+        if e.kind == "tool_call":
+            first = tool_lines.get(e.id) or _args_line(e)
+        else:
+            first = clip(e.text.strip().splitlines()[0], 160) if e.text.strip() else ""
         marks = " ".join(f"[{f}]" for f in e.flags)
         console.print(Text.assemble((f"{when(e.timestamp)} ", "dim"), (f"{label:<12}", style),
                                     f" {marks} " if marks else " ", first))
-    if page.next_cursor:
-        console.print(f"[dim]… {page.total - page.start - len(page.entries)} more: raise "
-                      f"--limit[/]")
+        console.print(Text(f"  {e.id}", style="dim"))
 
 
-def print_sessions(console: Console, page: M.SessionPage) -> None:
+def _args_line(e: M.Entry) -> str:
+    """A tool call's first argument from its indexed text (`Name`, then its inputs)."""
+    args = [ln for ln in e.text.splitlines()[1:] if ln.strip()]
+    return clip(args[0], 160) if args else ""
+
+
+def print_sessions(console: Console, page: M.SessionPage, name: Namer = last_part) -> None:
     t = Table(box=None, header_style="bold dim")
     for col in ("last active", "project", "title", "msgs", "tokens", "agents", "id"):
-        t.add_column(col)
+        t.add_column(col, no_wrap=True)
     for s in page.sessions:
-        t.add_row(when(s.last_activity), short_project(s.project), s.title[:60],
+        t.add_row(when(s.last_activity), short_project(s.project, name), clip(s.title, 60),
                   str(s.messages), f"{s.tokens.total:,}", str(s.subagent_count),
                   s.session_id[:8])
     console.print(t)

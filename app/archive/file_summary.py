@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ccarchive.archive.titles import clean_title
+
 
 @dataclass
 class FileSummary:
@@ -68,10 +70,12 @@ class FileSummary:
             cr += u[3]
         return i, o, cw, cr
 
-    def title(self) -> str:
-        """Claude Code's own precedence: custom title, agent name, AI title, first prompt.
+    def title(self, summary: str = "") -> str:
+        """Claude Code's own precedence: custom title, agent name, AI title, summary,
+        first prompt; made readable by `clean_title` (a plan's heading, no Markdown).
 
         Summaries are matched to sessions by `leafUuid` across files, so the caller
-        slots a resolved summary in before the first prompt (see the indexer).
+        passes the resolved one (see `ccarchive.index.session_docs`).
         """
-        return self.custom_title or self.agent_name or self.ai_title or ""
+        return clean_title(self.custom_title or self.agent_name or self.ai_title or summary
+                           or self.first_prompt)

@@ -60,7 +60,7 @@ def build_session_doc(sid: str, files: list[FileState], summary_title: str,
             first = s.first_ts or first
         if s.last_ts > last:
             last = s.last_ts
-    title = m.title() or summary_title or m.first_prompt or sid[:8]
+    title = m.title(summary_title) or sid[:8]
     gone = bool(main) and all(f.gone for f in main)
     real_agents = [r for r in agent_rows if not r["warmup"]]
     first_dt, last_dt = parse_ts(first), parse_ts(last)

@@ -1,30 +1,43 @@
-"""Questions about sessions and projects: figures, titles, lists, and the index's status.
+"""Questions about sessions and projects: figures, titles, names, lists, and the status.
 
 A session's figures live on its one `session:` document (a JSON blob the indexer keeps
 current), so every answer here is a lookup or an aggregation over those documents; titles
-are cached per commit because every search hit shows its session's.
+are cached per commit because every search hit shows its session's. Titles are cleaned
+here too (`clean_title`), so an index written before the rule reads like a new one.
+Project names (`project_name`) are the shortest unique suffix of each path over all the
+archive's projects, cached per commit, so every front end names a project alike.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
 import tantivy
 
+from ccarchive.archive.titles import clean_title
 from ccarchive.index import schema as S
 from ccarchive.index.query import contains_query, regex_query
 from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
+from ccarchive.service.naming import last_part, short_names
+
+PREFIX_MATCHES_SHOWN = 10
+"""Sessions listed when an id prefix matches several."""
 
 
 class SessionsMixin(ServiceBase):
-    """Session titles, session figures and lists, projects, and `status()`."""
+    """Session titles, session figures and lists, projects and their names, `status()`."""
+
+    _project_names: tuple[object, dict[str, str]] = (None, {})
+    """(generation, path -> name): set per instance on first use."""
+
     def _title_cache(self) -> dict[str, tuple[str, str]]:
         """Session titles read since the last commit (call it with `_lock` held); a
         change of redaction empties it too."""
@@ -34,7 +47,7 @@ class SessionsMixin(ServiceBase):
         return self._titles
 
     def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
-        return self._red(_first(doc, S.TITLE)), _first(doc, S.PROJECT)
+        return self._red(clean_title(_first(doc, S.TITLE))), _first(doc, S.PROJECT)
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
@@ -77,7 +90,8 @@ class SessionsMixin(ServiceBase):
                 for r in b.get("subagents", [])]
         return M.SessionInfo(
             session_id=b.get("session_id", _first(doc, S.SESSION)),
-            title=self._red(b.get("title", "")), first_prompt=self._red(b.get("first_prompt", "")),
+            title=self._red(clean_title(b.get("title", ""))),
+            first_prompt=self._red(b.get("first_prompt", "")),
             project=b.get("project", ""), branches=b.get("branches", []),
             models=b.get("models", []), slugs=b.get("slugs", []),
             messages=b.get("messages", 0), prompts=b.get("prompts", 0),
@@ -94,16 +108,32 @@ class SessionsMixin(ServiceBase):
         if not session_id or not isinstance(session_id, str):
             raise ServiceError("session_id is required")
         doc = self._session_doc(session_id)
-        if doc is None and len(session_id) >= 4:
-            q = self._all(self._term(S.KIND, S.SESSION_DOC), regex_query(
-                self.schema, S.SESSION, re.escape(session_id) + ".*"))
-            searcher = self._searcher()
-            hits = searcher.search(q, 2, count=False).hits
-            if len(hits) == 1:
-                doc = searcher.doc(hits[0][1])
+        if doc is None:
+            matches = self._sessions_with_prefix(session_id, PREFIX_MATCHES_SHOWN + 1)
+            if len(matches) > 1:
+                shown = "; ".join(f"{sid} {title!r}" for sid, title in
+                                  matches[:PREFIX_MATCHES_SHOWN])
+                more = "; …" if len(matches) > PREFIX_MATCHES_SHOWN else ""
+                raise ServiceError(f"{session_id!r} is the start of several session ids: "
+                                   f"{shown}{more}. Give more of the id.")
+            if matches:
+                doc = self._session_doc(matches[0][0])
         if doc is None:
             raise ServiceError(f"unknown session {session_id!r}")
         return self._session_info(doc)
+
+    def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
+        """(id, title) of the sessions whose id starts with `prefix`, newest first."""
+        q = self._all(self._term(S.KIND, S.SESSION_DOC), regex_query(
+            self.schema, S.SESSION, re.escape(prefix) + ".*"))
+        searcher = self._searcher()
+        hits = searcher.search(q, limit, count=False, order_by_field=S.TS,
+                               order=tantivy.Order.Desc).hits
+        out = []
+        for _, addr in hits:
+            doc = searcher.doc(addr)
+            out.append((_first(doc, S.SESSION), self._title_of(doc)[0]))
+        return out
 
     def sessions(self, *, project: str | None = None, since: str | datetime | None = None,
                  until: str | datetime | None = None, model: str | None = None,
@@ -165,6 +195,71 @@ class SessionsMixin(ServiceBase):
                  reverse=True)
         return out
 
+    def project_names(self) -> dict[str, str]:
+        """Path -> short name of every project: the shortest suffix of its path that no
+        other project of the archive ends with (`work/cli`, `cli/.worktrees/3`). Cached
+        until the next commit; every front end names projects through it."""
+        gen = self.generation
+        cached_gen, names = self._project_names
+        if cached_gen != gen:
+            names = short_names(p.path for p in self.projects())
+            with self._lock:
+                self._project_names = (gen, names)
+        return names
+
+    def project_name(self, path: str) -> str:
+        """The short name of one project (see `project_names`); a path that is not a
+        session's project (a plan's or a prompt's) is named among them all the same."""
+        if not path:
+            return ""
+        names = self.project_names()
+        name = names.get(path)
+        if name is None:
+            name = short_names([*names, path]).get(path) or last_part(path)
+            with self._lock:
+                names[path] = name
+        return name
+
+    def recent_activity(self, *, project: str | None = None,
+                        kind: str | Sequence[str] | None = None,
+                        since: str | datetime | None = None, limit: int = 40,
+                        hits_per_group: int = 3, include_tool_results: bool = False,
+                        include_thinking: bool = False, facets: bool = False) -> M.SearchPage:
+        """The latest entries of each recently active session, one group per session.
+
+        What the empty query shows. `search("", group_by_session=True)` groups the
+        newest entries of the whole archive, and the newest few hundred entries of a
+        real archive are those of its last one or two sessions; this asks for the most
+        recently active sessions first, then each one's newest entries.
+        """
+        t0 = time.perf_counter()
+        recent = self.sessions(project=project, since=since, limit=limit)
+        args: dict[str, Any] = {"project": project, "kind": kind, "since": since,
+                                "include_tool_results": include_tool_results,
+                                "include_thinking": include_thinking}
+        groups: list[M.SessionGroup] = []
+        total = 0
+        for info in recent.sessions:
+            part = self.search("", session_id=info.session_id, limit=hits_per_group, **args)
+            if part.hits:
+                groups.append(_group(part.hits, part.total, info.session_id, info.title))
+                total += part.total
+        # plans and memory files belong to no session: each is a row of its own
+        asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))
+        loose = sorted(asked & {S.PLAN, S.MEMORY})
+        if loose:
+            part = self.search("", limit=limit, **{**args, "kind": loose})
+            groups += [_group([h], 1, "", h.title) for h in part.hits if not h.session_id]
+            total += part.total
+        epoch = datetime.min.replace(tzinfo=UTC)
+        groups.sort(key=lambda g: g.timestamp or epoch, reverse=True)
+        page = M.SearchPage(query="", total=total, groups=groups[:limit])
+        page.hits = [g.hits[0] for g in page.groups]
+        if facets:
+            page.facets = self.search("", limit=1, facets=True, **args).facets
+        page.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return page
+
     def status(self) -> M.Status:
         """Archive and index figures: what is indexed, what was skipped and why."""
         searcher = self._searcher()
@@ -225,6 +320,12 @@ class SessionsMixin(ServiceBase):
                               order=tantivy.Order.Desc)
         return M.SessionPage(sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
                              total=res.count or 0)
+
+
+def _group(hits: list[M.Hit], count: int, sid: str, title: str) -> M.SessionGroup:
+    return M.SessionGroup(session_id=sid, title=title or hits[0].title, project=hits[0].project,
+                          timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
+                          hit_count=count, hits=hits)
 
 
 def _ns(v: Any) -> datetime | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from rich.text import Text
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.tui.widgets.result_list import project_name
+from ccarchive.service.naming import home_path
 from ccarchive.tui.widgets.transcript_view import TranscriptView
 
 
@@ -46,7 +46,7 @@ def title_text(stack: list[Place]) -> Text:
         out.append("  ›  ", "dim")
         out.append(f"◈ subagent: {sub.title or sub.agent_id}", "bold magenta")
     if info is not None:
-        meta = [project_name(info.project) or "—"]
+        meta = [home_path(info.project) or "—"]  # the full path: lists show short names
         if info.branches:
             meta.append(f"branch {info.branches[0]}")
         if info.first_activity:

@@ -10,6 +10,13 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from textual import active_app
+
+from ccarchive.service.naming import plural
+
+__all__ = ["ago", "human_bytes", "human_count", "human_duration", "local", "now", "one_line",
+           "plural", "short_model", "short_project"]
+
 CLOCK: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 """Where the panes read the time; tests replace it with a fixed clock."""
 
@@ -84,8 +91,26 @@ _LOCAL = True
 
 
 def short_project(path: str) -> str:
-    """The last part of a project's path: '/home/me/src/tally' -> 'tally'."""
-    return path.rstrip("/").rsplit("/", 1)[-1] or path or "–"
+    """A project's name as the service gives it (`ArchiveService.project_name`): the
+    shortest suffix of its path that no other project of the archive shares ('tally',
+    'work/cli', 'cli/.worktrees/3'); '–' for none.
+
+    The service is the running app's: panes and widgets call this while they draw,
+    where Textual knows the active app. Outside an app (or one with no service) the
+    last folder of the path stands in.
+    """
+    if not path:
+        return "–"
+    try:
+        service = active_app.get().service  # type: ignore[attr-defined]
+    except (LookupError, AttributeError):
+        service = None
+    if service is not None:
+        try:
+            return service.project_name(path) or path
+        except Exception:  # an index being created has no searcher yet
+            pass
+    return path.rstrip("/").rsplit("/", 1)[-1] or path
 
 
 _MODEL = re.compile(r"^claude-(?:(\d+)-(\d+)-)?([a-z]+)(?:-(\d+))?(?:-(\d+))?(?:-\d{8})?$")
