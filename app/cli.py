@@ -195,7 +195,7 @@ def _demo_settings(settings: Settings) -> Settings:
     import shutil
     import tempfile
 
-    from ccarchive.archive.demo import write_demo_archive
+    from ccarchive.demo import write_demo_archive
 
     root = settings.data_dir / "demo-archive"
     if not (root / "projects").is_dir():

@@ -44,7 +44,7 @@ def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
 @pytest.fixture(scope="session")
 def demo_archive_ro(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo archive, shared by read-only tests (do not write to it)."""
-    from ccarchive.archive.demo import write_demo_archive
+    from ccarchive.demo import write_demo_archive
 
     root = tmp_path_factory.mktemp("demo") / "claude"
     write_demo_archive(root, now=DEMO_NOW)

@@ -1,20 +1,30 @@
 """The demo archive is what newcomers see first and what screenshots are made from, so it
 must be stable (same `now`, same bytes) and faithful to the on-disk format: these tests
 check the structural rules a real `~/.claude` follows (docs FORMAT.md) on the generated
-files, independently of the indexer.
+files, independently of the indexer. Its stories are package data (app/demo/data), so the
+last tests check that an installed package finds them and that the script format refuses
+what it does not understand.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from ccarchive.archive.demo import write_demo_archive
+from ccarchive.demo import write_demo_archive
+
+REPO = Path(__file__).resolve().parents[2]
 
 NOW = dt.datetime(2026, 3, 14, 15, 9, 26, 535_000, tzinfo=dt.UTC)
 
@@ -312,3 +322,164 @@ def _has_rewind(entries: list[dict]) -> bool:
         len(kids) > 1 and any(isinstance(k["message"]["content"], str) for k in kids[1:])
         for kids in children.values()
     )
+
+
+# ---- the stories as package data ----------------------------------------------------------
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and modification time, by relative path."""
+    return {rel: (p.read_bytes(), os.stat(p).st_mtime_ns) for rel, p in _files(root).items()}
+
+
+_WRITE_FROM_INSTALLED = """
+import datetime as dt, json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import ccarchive.demo
+from ccarchive.demo.stories import data_folder
+now = dt.datetime.fromisoformat(sys.argv[3])
+summary = ccarchive.demo.write_demo_archive(Path(sys.argv[2]), now=now)
+print(json.dumps({"module": ccarchive.demo.__file__, "data": str(data_folder()),
+                  "summary": summary}))
+"""
+
+
+def _write_from(installed: Path, root: Path) -> dict:
+    """Write the demo with the package at `installed` (a zip or a wheel), in a fresh
+    interpreter: no site-packages (so not the editable install) and another hash seed."""
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", _WRITE_FROM_INSTALLED, str(installed), str(root),
+         NOW.isoformat()],
+        capture_output=True, text=True, cwd=root.parent,
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "12345"})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())
+
+
+def _package_files() -> dict[str, Path]:
+    """What setuptools puts in the wheel: each listed package's modules and the files its
+    package-data patterns match (the same recursive glob build_py uses)."""
+    tool = _pyproject()["tool"]["setuptools"]
+    roots = tool["package-dir"]
+    out: dict[str, Path] = {}
+    for package in tool["packages"]:
+        top = max((k for k in roots if package == k or package.startswith(k + ".")), key=len)
+        folder = REPO / roots[top] / package[len(top):].lstrip(".").replace(".", "/")
+        arc = package.replace(".", "/")
+        for path in sorted(folder.glob("*.py")):
+            out[f"{arc}/{path.name}"] = path
+        for pattern in tool.get("package-data", {}).get(package, []):
+            for hit in glob.glob(str(folder / pattern), recursive=True):
+                if os.path.isfile(hit):
+                    out[f"{arc}/{Path(hit).relative_to(folder).as_posix()}"] = Path(hit)
+    return out
+
+
+def test_every_story_file_is_packaged() -> None:
+    """A data file or folder left out of pyproject.toml works in a checkout and breaks in a
+    wheel; a data folder that is not listed makes setuptools warn at every build."""
+    data = REPO / "app" / "demo" / "data"
+    files = {f"ccarchive/demo/data/{p.relative_to(data).as_posix()}"
+             for p in data.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert files and files <= set(_package_files()), sorted(files - set(_package_files()))
+    folders = {"ccarchive.demo.data." + p.relative_to(data).as_posix().replace("/", ".")
+               for p in data.rglob("*") if p.is_dir()} | {"ccarchive.demo.data"}
+    packages = set(_pyproject()["tool"]["setuptools"]["packages"])
+    assert folders <= packages, sorted(folders - packages)
+
+
+def test_installed_package_finds_its_stories(tmp_path: Path, demo: tuple[Path, dict]) -> None:
+    """The package as a wheel lays it out, zipped: nothing on disk beside the modules, so the
+    stories are found through importlib.resources or not at all. The same `now` gives the
+    same bytes there, in another process with another hash seed, as in this one."""
+    installed = tmp_path / "site.zip"
+    with zipfile.ZipFile(installed, "w") as z:
+        for arcname, path in _package_files().items():
+            z.write(path, arcname)
+    root = tmp_path / "claude"
+    result = _write_from(installed, root)
+    assert result["module"].startswith(str(installed))
+    assert result["data"].startswith(str(installed))
+    ref_root, ref_summary = demo
+    assert _snapshot(root) == _snapshot(ref_root)
+    assert result["summary"] == {**ref_summary, "root": str(root)}
+
+
+@pytest.mark.slow
+def test_built_wheel_writes_the_same_archive(tmp_path: Path, demo: tuple[Path, dict]) -> None:
+    """The real thing: `pip wheel` from a copy of the sources, imported from the .whl."""
+    src = tmp_path / "src"  # a copy: an in-tree build leaves build/ behind, stale next time
+    for folder in ("app", "styles"):
+        shutil.copytree(REPO / folder, src / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
+                    str(tmp_path / "dist"), str(src)], check=True, capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("ccarchive-*.whl")
+    root = tmp_path / "claude"
+    result = _write_from(wheel, root)
+    assert result["data"].startswith(str(wheel))
+    assert _snapshot(root) == _snapshot(demo[0])
+
+
+# ---- the script format ----------------------------------------------------------------------
+
+def _story(tmp_path: Path, steps: str, header: str = "") -> Path:
+    """A one-project, one-session story folder in the format of app/demo/data/README.md."""
+    data = tmp_path / "stories"
+    (data / "demo").mkdir(parents=True)
+    (data / "archive.toml").write_text('projects = ["demo"]\n')
+    (data / "demo" / "project.toml").write_text(
+        'path = "/home/demo/src/demo"\nsessions = ["only"]\n[files]\n"a.txt" = "one\\n"\n')
+    (data / "demo" / "only.toml").write_text(
+        'version = "2.1.119"\nbranch = "main"\nmodel = "claude-opus-4-6"\n'
+        f'start = {{days_ago = 1, time = "10:00"}}\n{header}\n{steps}')
+    return data
+
+
+def test_a_story_of_its_own_is_played(tmp_path: Path) -> None:
+    data = _story(tmp_path, """
+[[step]]
+let = {greeting = "hello from {{sid}}"}
+[[step]]
+prompt = "edit a.txt"
+[[step]]
+edit = "a.txt"
+old = "one"
+new = "two"
+[[step]]
+say = "{{greeting}}"
+[[step]]
+finish = true
+last_prompt = "edit a.txt"
+""")
+    summary = write_demo_archive(tmp_path / "claude", now=NOW, stories=data)
+    assert summary["projects"] == 1 and summary["sessions"] == 1
+    (path,) = (tmp_path / "claude" / "projects").glob("*/*.jsonl")
+    entries = _jsonl(path)
+    said = [e["message"]["content"][0]["text"] for e in entries if e["type"] == "assistant"
+            and e["message"]["content"][0]["type"] == "text"]
+    assert said == [f"hello from {path.stem}"]
+    edit = next(e for e in entries if isinstance(e.get("toolUseResult"), dict)
+                and "structuredPatch" in e["toolUseResult"])
+    assert edit["toolUseResult"]["originalFile"] == "one\n"
+
+
+@pytest.mark.parametrize(("steps", "header", "error"), [
+    ('[[step]]\nshout = "hi"\n', "", "unknown step 'shout'"),
+    ('[[step]]\nsay = "hi"\nloud = true\n', "", "unknown keys ['loud']"),
+    ('[[step]]\nsay = "{{nobody}}"\n', "", "unknown placeholder {{nobody}}"),
+    ('[[step]]\nedit = "a.txt"\nold = "zero"\nnew = "two"\n', "", "must occur exactly once"),
+    ('[[step]]\nprompt = "hi"\n', 'must_end_before = {days_ago = 1, time = "09:00"}',
+     "must end before"),
+])
+def test_a_script_error_is_refused(tmp_path: Path, steps: str, header: str, error: str) -> None:
+    """A typo in a script fails loudly, instead of silently writing another archive."""
+    data = _story(tmp_path, steps, header)
+    with pytest.raises((ValueError, AssertionError), match=re.escape(error)):
+        write_demo_archive(tmp_path / "claude", now=NOW, stories=data)
