@@ -3,6 +3,10 @@
 Every command is a thin shell over `ArchiveService` (the same calls the app and the MCP
 server make). Heavy modules (Textual, the MCP SDK, rich) are imported inside the
 commands that need them: `ccarchive search --json` must start in well under 100 ms.
+
+Output piped to another program is never wrapped (as rg and git do): a wrapped line
+split entry ids. What a command left out ("30 of 273 shown") goes to stderr then, so the
+rows on stdout stay rows; on a terminal it is the last line.
 """
 
 from __future__ import annotations
@@ -47,6 +51,20 @@ class DefaultGroup(click.Group):
             args = ["tui", *args]
         return super().parse_args(ctx, args)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's options and commands, then the options of the app (`tui`): they
+        are given without a command (`ccarchive --demo`), so `--help` must list them."""
+        super().format_options(ctx, formatter)
+        app = self.get_command(ctx, "tui")
+        if app is None:
+            return
+        sub = click.Context(app, info_name="tui", parent=ctx)
+        rows = [rec for p in app.get_params(sub)
+                if not set(p.opts) & set(sub.help_option_names)
+                and (rec := p.get_help_record(sub)) is not None]
+        with formatter.section("Options of the app (ccarchive [OPTIONS], the default command)"):
+            formatter.write_dl(rows)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         _register_optional_commands()
         return super().list_commands(ctx)
@@ -57,6 +75,50 @@ class DefaultGroup(click.Group):
             _register_optional_commands()
             command = super().get_command(ctx, cmd_name)
         return command
+
+
+class QueryCommand(click.Command):
+    """A command whose free words are a search query, wherever they stand and even when
+    they start with `-` (`ccarchive search --no-verify`, `search retry -flaky --json`).
+
+    Only the command's own option names are options; every other word is moved behind a
+    `--` before click parses, so click never reads it as an unknown option (or `-hash`
+    as `-h`). Words after a `--` of the reader's are query words too.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value: dict[str, bool] = {}
+        for p in self.get_params(ctx):
+            if isinstance(p, click.Option):
+                for name in (*p.opts, *p.secondary_opts):
+                    takes_value[name] = not p.is_flag and not p.count
+        options: list[str] = []
+        words: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                words.extend(rest)
+                break
+            name = arg.split("=", 1)[0]
+            if name in takes_value:
+                options.append(arg)
+                if takes_value[name] and "=" not in arg:
+                    value = next(rest, None)
+                    if value is not None:
+                        options.append(value)
+            else:
+                words.append(arg)
+        return super().parse_args(ctx, [*options, "--", *words])
+
+
+def _more(shown: int, total: int | None, noun: str = "") -> None:
+    """Say that the rows printed are not all (`total` None: how many is not known):
+    to stderr when stdout is piped, as the last line on a terminal."""
+    if total is not None and total <= shown:
+        return
+    what = f" {noun}" if noun else ""
+    of = f" of {total:,}" if total is not None else ""
+    click.echo(f"{shown:,}{of}{what} shown; --limit N for more", err=not sys.stdout.isatty())
 
 
 _DIR = click.Path(file_okay=False)
@@ -142,9 +204,12 @@ def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = F
 
 
 def _console(err: bool = False) -> Any:
+    """rich's console; piped, it never wraps (rich wraps at 80 columns off a terminal)."""
     from rich.console import Console
 
-    return Console(stderr=err, highlight=False)
+    if (sys.stderr if err else sys.stdout).isatty():
+        return Console(stderr=err, highlight=False)
+    return Console(stderr=err, highlight=False, soft_wrap=True, width=1_000_000)
 
 
 def _dump(obj: Any) -> None:
@@ -273,13 +338,15 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     click.echo(f"indexed {report.files_read:,} of {report.files_seen:,} files, {mb:,.1f} MB, "
                f"{report.docs_added:,} documents in {report.seconds:.1f}s ({rate:,.0f} MB/s)")
     if report.files_gone:
-        click.echo(f"{report.files_gone} files gone from disk (kept in the index)")
+        from ccarchive.service.naming import plural
+
+        click.echo(f"{plural(report.files_gone, 'file')} gone from disk (kept in the index)")
     if report.skipped:
         parts = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items()))
         click.echo(f"skipped lines: {parts}")
 
 
-@main.command()
+@main.command(cls=QueryCommand)
 @archive_options
 @click.argument("query", nargs=-1)
 @click.option("--project", help="Only this project (a part of its path).")
@@ -300,7 +367,9 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
     """Search the archive. QUERY uses the search language:
 
     words, "exact phrases", AND/OR/NOT, (groups), migra*, and filters project: session:
-    kind: role: tool: file: model: branch: after: before:.
+    kind: role: tool: file: model: branch: after: before:. Options may come before or
+    after it; any other word is part of the query, even one that starts with `-`
+    (`-flaky` leaves out what says flaky; `--no-verify` is searched).
 
     Example:
 
@@ -329,7 +398,12 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
         return
     from ccarchive.cli_format import print_search
 
-    print_search(_console(), page)
+    print_search(_console(), page, svc.project_name)
+    if page.next_cursor:  # grouped, the number of sessions is not counted
+        if page.groups is not None:
+            _more(len(page.groups), None, "sessions")
+        else:
+            _more(len(page.hits), page.total, "hits")
 
 
 @main.command()
@@ -359,7 +433,10 @@ def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
          as_json: bool) -> None:
-    """Show a session (id or unique prefix) or a single entry (an id from search)."""
+    """Show a session (its id, or any start of it that is unique) or a single entry (an
+    id from search, or one printed under each entry here).
+
+    Each tool call reads as its one-line summary (the command, file or pattern)."""
     from ccarchive.service import ServiceError
     from ccarchive.service.models import to_jsonable
 
@@ -375,13 +452,35 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
             else:
                 print_entry(_console(), entry)
             return
-        page = svc.transcript(ident, limit=limit)
+        info = svc.session(ident)  # a unique prefix is enough; several: it says which
+        page = svc.transcript(info.session_id, limit=limit)
     except ServiceError as exc:
         _fail(exc)
     if as_json:
         _dump(to_jsonable(page))
-    else:
-        print_transcript(_console(), page)
+        return
+    print_transcript(_console(), page, _tool_lines(svc, page.entries))
+    _more(len(page.entries), page.total, "entries")
+
+
+def _tool_lines(svc: Any, entries: list[Any]) -> dict[str, str]:
+    """Entry id -> the one-line summary of each tool call, as replay shows it (its input
+    read back from the archive where the index keeps too little of it)."""
+    from ccarchive.tui.tool_input import service_tool_inputs  # no Textual: plain reads
+    from ccarchive.tui.widgets.tool_render import tool_line
+
+    calls = [e for e in entries if e.kind == "tool_call"]
+    inputs = service_tool_inputs(svc, calls) if calls else {}
+    out = {}
+    for e in calls:
+        line = tool_line(e, inputs.get(e.id))
+        parts = [" ".join(line.main.split())]
+        if line.where:
+            parts.append(f"in {line.where}")
+        if line.detail:
+            parts.append(" ".join(line.detail.split()))
+        out[e.id] = " · ".join(p for p in parts if p)
+    return out
 
 
 @main.command()
@@ -406,7 +505,8 @@ def sessions(archive: str | None, data_dir: str | None, project: str | None,
         return
     from ccarchive.cli_format import print_sessions
 
-    print_sessions(_console(), page)
+    print_sessions(_console(), page, svc.project_name)
+    _more(len(page.sessions), page.total)
 
 
 _optional_registered = False
