@@ -17,12 +17,13 @@ from textual.widgets import OptionList, Static
 
 from ccarchive.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.service.naming import home_path
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
 from ccarchive.tui.widgets.status_header import ArchiveHeader
-from ccarchive.tui.widgets.timeline_format import ago, human_bytes, local, short_project
+from ccarchive.tui.widgets.timeline_format import ago, human_bytes, local, plural, short_project
 
 
 class ProjectsScreen(PaneScreen):
@@ -161,8 +162,8 @@ class ProjectsScreen(PaneScreen):
         noun = "summary" if summaries == 1 else "summaries"
         extra = f" · {summaries} session {noun}" if summaries else ""
         self.query_one("#memory-caption", Static).update(
-            f"Memory [dim]{short_project(project or '')} · {len(files) - summaries} files"
-            f"{extra}[/]")
+            f"Memory [dim]{home_path(project or '')} · "  # full path: the list has names
+            f"{plural(len(files) - summaries, 'file')}{extra}[/]")
         self._load_selected_file(force=True)
 
     @on(ProjectTable.RowHighlighted, "#projects-table")
@@ -194,7 +195,7 @@ class ProjectsScreen(PaneScreen):
 
     def _show_project_only(self, project: str | None) -> None:
         self.query_one("#memory-meta", Static).update(
-            f"[b]{short_project(project or '')}[/]\n[dim]no memory files[/]"
+            f"[b]{home_path(project or '')}[/]\n[dim]no memory files[/]"
             if project else "[dim]no project[/]")
         self.query_one("#memory-markdown", MarkdownView).update("")
 

@@ -169,7 +169,11 @@ class SearchScreen(PaneScreen):
                 "include_tool_results": all_kinds, "include_thinking": all_kinds}
         try:
             groups = None
-            if grouped and self._server_groups:
+            if grouped and not text.strip():  # recent activity: one row per session
+                page = service.recent_activity(limit=GROUP_LIMIT,
+                                               hits_per_group=SNIPPETS_PER_GROUP, **args)
+                groups = page.groups
+            elif grouped and self._server_groups:
                 try:
                     page = service.search(text, limit=GROUP_LIMIT, group_by_session=True,
                                           hits_per_group=SNIPPETS_PER_GROUP, **args)

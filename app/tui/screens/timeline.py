@@ -4,6 +4,10 @@ The screen only wires things: the chart (`ActivityChart`) and the session table
 (`DaySessions`) own their drawing; queries run in thread workers and come back as
 messages, tagged with a request number so that an older answer never overwrites a
 newer one.
+
+The range opens on the window that ends at the archive's last activity (an archive last
+used months ago shows its activity, not a month of empty days); changing between days,
+weeks and months keeps the bucket that holds the day picked last.
 """
 
 from __future__ import annotations
@@ -18,13 +22,13 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Select, Static
 
-from ccarchive.service.models import DayActivity, SessionInfo, Timeline
+from ccarchive.service.models import DayActivity, ProjectInfo, SessionInfo, Timeline
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.status_header import ArchiveHeader
 from ccarchive.tui.widgets.timeline_chart import ActivityChart
-from ccarchive.tui.widgets.timeline_format import human_count, now, short_project
+from ccarchive.tui.widgets.timeline_format import human_count, now, plural, short_project
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
 WINDOWS = {"day": 30, "week": 26, "month": 12}
@@ -43,13 +47,45 @@ def _next_bucket(start: datetime, kind: str) -> datetime:
     return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
 
 
-def _selected(days: list[DayActivity], key: str | None) -> int:
-    """The bucket to select: the kept one, else the last with activity, else the last."""
+def _selected(days: list[DayActivity], key: str | None,
+              within: tuple[str, str] | None = None) -> int:
+    """The bucket to select: the kept one, else the last with activity (in `within`, the
+    [first, end) days of a coarser bucket, when given), else the last."""
     keys = [b.day for b in days]
+    if key in keys and within is None:
+        return keys.index(key)
+    inside = [i for i, b in enumerate(days) if within is None or within[0] <= b.day < within[1]]
+    active = [i for i in inside if days[i].sessions or days[i].prompts]
+    if active:
+        return active[-1]
     if key in keys:
         return keys.index(key)
-    active = [i for i, b in enumerate(days) if b.sessions or b.prompts]
-    return active[-1] if active else len(keys) - 1
+    return inside[0] if inside else len(keys) - 1
+
+
+def bucket_start(day: date, kind: str) -> date:
+    """The first day of the day, week (Monday) or month bucket holding `day`."""
+    if kind == "week":
+        return day - timedelta(days=day.weekday())
+    if kind == "month":
+        return day.replace(day=1)
+    return day
+
+
+def last_active_day(projects: list[ProjectInfo], project: str | None) -> date | None:
+    """The (UTC) day of the last activity of the archive, or of one project."""
+    last = [p.last_activity for p in projects
+            if p.last_activity and (not project or p.path == project)]
+    return max(last).astimezone(UTC).date() if last else None
+
+
+def range_label(tl: Timeline) -> str:
+    """`03 Nov – 02 Dec 2026` by day or week, `Dec 2025 – Nov 2026` by month."""
+    first, last = tl.since, tl.until - timedelta(days=1)
+    if tl.bucket == "month":
+        return f"{first:%b %Y} – {last:%b %Y}"
+    head = f"{first:%d %b %Y}" if first.year != last.year else f"{first:%d %b}"
+    return f"{head} – {last:%d %b %Y}"
 
 
 def _bucket_range(day: str, kind: str, tl: Timeline | None) -> tuple[datetime, datetime]:
@@ -77,6 +113,10 @@ def _window(end: date, kind: str) -> tuple[datetime, datetime]:
         lo = (lo - timedelta(days=1)).replace(day=1)
     return datetime.combine(lo, time(), tzinfo=UTC), _next_bucket(
         datetime.combine(first, time(), tzinfo=UTC), "month")
+
+
+def _count(n: int, word: str) -> str:
+    return plural(n, word, shown=f"[b]{human_count(n)}[/]")
 
 
 class TimelineScreen(PaneScreen):
@@ -116,6 +156,9 @@ class TimelineScreen(PaneScreen):
     class SessionsLoaded(Message):
         """The sessions of one bucket came back."""
 
+        latest: date | None = None
+        """The day of the last activity (of the project filtered on): where the range
+        ends unless the reader moved it."""
         request: int
         sessions: list[SessionInfo]
         total: int
@@ -126,7 +169,7 @@ class TimelineScreen(PaneScreen):
         super().__init__(name=name, id=id, classes=classes)
         self.bucket_kind = "day"
         self.end: date | None = None
-        """Last day of the range; None: today (follows the clock)."""
+        """Last day of the range; None: the day of the last activity (follows it)."""
         self.project: str | None = None
         self.selected_key: str | None = None
         """The selected bucket's first day: kept across reloads."""
@@ -138,6 +181,12 @@ class TimelineScreen(PaneScreen):
 
     # ---- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        self.picked: tuple[str, bool] | None = None
+        """The day picked last, and whether it was picked as a day (not as the first
+        day of a week or month): the bucket kept when the bucket kind changes."""
+        self._within: tuple[str, str] | None = None
+        """After a change to finer buckets: the coarser bucket to select a day within."""
+        self._latest: date | None = None
         yield ArchiveHeader("Timeline")
         with Horizontal(id="timeline-bar"):
             yield Static("Timeline", id="timeline-title")
@@ -160,35 +209,39 @@ class TimelineScreen(PaneScreen):
         """Re-run the timeline query (keeps the selected bucket and session); `inline`:
         in this call rather than in a worker."""
         self._tl_request += 1
-        since, until = _window(self.end or now().date(), self.bucket_kind)
-        args = (self._tl_request, since, until, self.bucket_kind, self.project,
-                self.selected_key)
+        args = (self._tl_request, self.end, self.bucket_kind, self.project,
+                self.selected_key, self._within)
         if inline:
             self._timeline_loaded(self._fetch_timeline(*args))
         else:
             self._load_timeline(*args)
 
     @work(thread=True, group="timeline", exclusive=True, exit_on_error=False)
-    def _load_timeline(self, request: int, since: datetime, until: datetime, kind: str,
-                       project: str | None, selected_key: str | None = None) -> None:
-        self.post_message(self._fetch_timeline(request, since, until, kind, project,
-                                               selected_key))
+    def _load_timeline(self, request: int, end: date | None, kind: str,
+                       project: str | None, selected_key: str | None = None,
+                       within: tuple[str, str] | None = None) -> None:
+        self.post_message(self._fetch_timeline(request, end, kind, project, selected_key,
+                                               within))
 
-    def _fetch_timeline(self, request: int, since: datetime, until: datetime, kind: str,
-                        project: str | None, selected_key: str | None = None
-                        ) -> TimelineLoaded:
-        """The timeline, the projects and the selected bucket's sessions, as a message."""
+    def _fetch_timeline(self, request: int, end: date | None, kind: str,
+                        project: str | None, selected_key: str | None = None,
+                        within: tuple[str, str] | None = None) -> TimelineLoaded:
+        """The timeline, the projects and the selected bucket's sessions, as a message;
+        `end` None: the range ends on the day of the last activity."""
         svc = self.service
         gen = svc.generation
         try:
             tl = svc.timeline(since=since, until=until, bucket=kind, project=project)
-            projects = [p.path for p in svc.projects()]
+            projects = [p.path for p in infos]
         except Exception as exc:  # shown in place, never a crash
             return self.TimelineLoaded(request, None, [], str(exc))
         sessions = None
-        sel = _selected(tl.days, selected_key)
+        sel = _selected(tl.days, selected_key, within)
         if 0 <= sel < len(tl.days):
             day = tl.days[sel].day
+            infos = svc.projects()
+            latest = last_active_day(infos, project) or now().date()
+            since, until = _window(end or latest, kind)
             start, end = _bucket_range(day, kind, tl)
             try:
                 page = svc.sessions_started(since=start, until=end, project=project,
@@ -197,7 +250,7 @@ class TimelineScreen(PaneScreen):
             except Exception:
                 sessions = None  # the bucket's own query will say what went wrong
         self._generation = gen
-        return self.TimelineLoaded(request, tl, projects, sessions=sessions)
+        return self.TimelineLoaded(request, tl, projects, sessions=sessions, latest=latest)
 
     @on(TimelineLoaded)
     def _timeline_loaded(self, msg: TimelineLoaded) -> None:
@@ -208,13 +261,15 @@ class TimelineScreen(PaneScreen):
             return
         tl = self._timeline = msg.timeline
         self._update_projects(msg.projects)
-        sel = _selected(tl.days, self.selected_key)
+        sel = _selected(tl.days, self.selected_key, self._within)
+        self._within = None
         chart = self.query_one(ActivityChart)
         chart.set_data(tl.days, tl.bucket, sel)
         self._show_range(tl)
         if 0 <= sel < len(tl.days):
             self._select_bucket(tl.days[sel], msg.sessions)
 
+        self._latest = msg.latest
     def _update_projects(self, projects: list[str]) -> None:
         if projects == self._projects_known:
             return
@@ -229,13 +284,10 @@ class TimelineScreen(PaneScreen):
         sessions = sum(b.sessions for b in tl.days)
         messages = sum(b.messages for b in tl.days)
         tokens = sum(b.tokens for b in tl.days)
-        last = (tl.until - timedelta(days=1)).strftime("%d %b %Y")
-        first = tl.since.strftime("%d %b")
-        per = {"day": "days", "week": "weeks", "month": "months"}[tl.bucket]
         self.query_one("#timeline-range", Static).update(
-            f"{first} – {last}  [dim]by {per[:-1]}[/]   "
-            f"[b]{sessions}[/] sessions  [b]{human_count(messages)}[/] messages  "
-            f"[b]{human_count(tokens)}[/] tokens")
+            f"{range_label(tl)}  [dim]by {tl.bucket}[/]\n"  # two lines: fits 80 columns
+            f"{_count(sessions, 'session')}  {_count(messages, 'message')}  "
+            f"{_count(tokens, 'token')}")
 
     def _select_bucket(self, b: DayActivity,
                        read: tuple[str, list[SessionInfo], int] | None = None) -> None:
@@ -245,10 +297,14 @@ class TimelineScreen(PaneScreen):
                  "week": f"Week of {start.strftime('%d %b %Y')}",
                  "month": start.strftime("%B %Y")}[self.bucket_kind]
         self.query_one("#timeline-day", Static).update(
-            f"[b]{label}[/]   {b.sessions} sessions · {b.prompts} prompts · "
-            f"{human_count(b.messages)} messages · {human_count(b.tokens)} tokens")
+            f"[b]{label}[/]   {plural(b.sessions, 'session')} · {plural(b.prompts, 'prompt')}"
+            f" · {plural(b.messages, 'message', shown=human_count(b.messages))}"
+            f" · {plural(b.tokens, 'token', shown=human_count(b.tokens))}")
         self._ss_request += 1
         if read is not None and read[0] == b.day:  # read with the timeline
+        first, stop = _day(b.day).date(), _next_bucket(_day(b.day), self.bucket_kind).date()
+        if self.picked is None or not first <= date.fromisoformat(self.picked[0]) < stop:
+            self.picked = (b.day, self.bucket_kind == "day")
             self.query_one(DaySessions).show(read[1])
             return
         self._load_sessions(self._ss_request, start, end, self.project)
@@ -294,23 +350,45 @@ class TimelineScreen(PaneScreen):
 
     # ---- actions ---------------------------------------------------------------------
     def action_bucket(self, kind: str) -> None:
-        if kind != self.bucket_kind:
-            self.bucket_kind = kind
-            self.selected_key = None
-            self.reload()
+        """Show days, weeks or months, selecting the bucket that holds the day picked
+        last (going finer from a week or month picked as such: its last active day)."""
+        old = self.bucket_kind
+        if kind == old:
+            return
+        self.bucket_kind = kind
+        self.selected_key = None
+        self._within = None
+        if self.picked is not None:
+            day, exact = date.fromisoformat(self.picked[0]), self.picked[1]
+            self.selected_key = bucket_start(day, kind).isoformat()
+            order = ("day", "week", "month")
+            if order.index(kind) < order.index(old):  # finer: the window must hold it
+                coarse = _day(bucket_start(day, old).isoformat())
+                stop = _next_bucket(coarse, old).date()
+                if not exact:
+                    self._within = (coarse.date().isoformat(), stop.isoformat())
+                latest = self._latest or now().date()
+                end = min(latest, stop - timedelta(days=1))
+                since, _until = _window(end, kind)
+                if day < since.date():
+                    end = day
+                self.end = None if end >= latest else end
+        self.reload()
 
     def action_shift(self, step: int) -> None:
         kind = self.bucket_kind
-        end = self.end or now().date()
+        latest = self._latest or now().date()
+        end = self.end or latest
         days = {"day": WINDOWS["day"], "week": WINDOWS["week"] * 7, "month": 365}[kind]
         new_end = end + timedelta(days=step * days)
-        today = now().date()
-        self.end = None if new_end >= today else new_end
+        self.end = None if new_end >= latest else new_end
         self.selected_key = None
         self.reload()
 
     def action_today(self) -> None:
-        self.end = None
+        """The range ending today (where the last activity is older than today)."""
+        today = now().date()
+        self.end = None if (self._latest or today) >= today else today
         self.selected_key = None
         self.reload()
 

@@ -58,6 +58,14 @@ class FacetList(OptionList):
         """A facet was chosen: `facet` is project | kind | since."""
 
         facet: str
+    DEFAULT_CSS = """
+    FacetList {
+        /* a long project name ends in … on its one line; wrapped, it took three */
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
         value: str
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002

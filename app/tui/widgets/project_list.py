@@ -15,7 +15,13 @@ from textual.widgets.option_list import Option
 
 from ccarchive.service.models import MemoryFileInfo, ProjectInfo
 from ccarchive.tui.widgets.line_table import Column, LineTable
-from ccarchive.tui.widgets.timeline_format import ago, human_bytes, human_count, one_line, short_project
+from ccarchive.tui.widgets.timeline_format import (
+    ago,
+    human_bytes,
+    human_count,
+    one_line,
+    short_project,
+)
 
 
 class ProjectTable(LineTable):

@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ccarchive.service.models import Hit, SearchPage, SessionGroup
+from ccarchive.tui.widgets.timeline_format import short_project
 
 KIND_LABELS = {
     "prompt": "you",
@@ -44,8 +45,8 @@ SNIPPETS_PER_GROUP = 2
 
 
 def project_name(path: str) -> str:
-    """The last part of a project path (`/home/me/src/tally` -> `tally`)."""
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
+    """A project's short name, unique in the archive (`short_project`); '' for none."""
+    return short_project(path) if path else ""
 
 
 def when(ts: datetime | None) -> str:

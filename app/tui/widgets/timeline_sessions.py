@@ -68,7 +68,8 @@ class DaySessions(LineTable):
         title_width = self._title_width = next(c.width for c in self.columns if c.flexible)
         if not sessions:
             self._keys = ["-"]
-            self.set_rows([(Text("no sessions in this period", style="dim italic"), "", "",
+            # in the title column: the first one (9 cells) read `no sessio`
+            self.set_rows([("", Text("no sessions in this period", style="dim italic"), "",
                             "", "", "", "", "")])
             return
         rows = []
