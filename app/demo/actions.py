@@ -53,7 +53,9 @@ def play_steps(scene: Scene, tr: Transcript, steps: list[dict]) -> None:
 
 def _then(scene: Scene, steps: object) -> Callable[[Transcript], None]:
     """Nested steps (a subagent's conversation) as the callback the transcript expects."""
-    return lambda child: play_steps(scene, child, steps or [])  # type: ignore[arg-type]
+    if not isinstance(steps, list):
+        raise ValueError(f"`play` is a list of steps ([[step.play]]), not {steps!r}")
+    return lambda child: play_steps(scene, child, steps)
 
 
 # ---- the conversation -------------------------------------------------------------------
