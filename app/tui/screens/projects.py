@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 
 from ccarchive.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
-from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.service.naming import home_path
+from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView

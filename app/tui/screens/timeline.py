@@ -148,6 +148,9 @@ class TimelineScreen(PaneScreen):
         timeline: Timeline | None
         projects: list[str]
         error: str | None = None
+        latest: date | None = None
+        """The day of the last activity (of the project filtered on): where the range
+        ends unless the reader moved it."""
         sessions: tuple[str, list[SessionInfo], int] | None = None
         """The selected bucket's sessions (its first day, sessions, total), read with
         the timeline: shown at once, with no second query and frame."""
@@ -156,9 +159,6 @@ class TimelineScreen(PaneScreen):
     class SessionsLoaded(Message):
         """The sessions of one bucket came back."""
 
-        latest: date | None = None
-        """The day of the last activity (of the project filtered on): where the range
-        ends unless the reader moved it."""
         request: int
         sessions: list[SessionInfo]
         total: int
@@ -173,6 +173,12 @@ class TimelineScreen(PaneScreen):
         self.project: str | None = None
         self.selected_key: str | None = None
         """The selected bucket's first day: kept across reloads."""
+        self.picked: tuple[str, bool] | None = None
+        """The day picked last, and whether it was picked as a day (not as the first
+        day of a week or month): the bucket kept when the bucket kind changes."""
+        self._within: tuple[str, str] | None = None
+        """After a change to finer buckets: the coarser bucket to select a day within."""
+        self._latest: date | None = None
         self._tl_request = 0
         self._ss_request = 0
         self._timeline: Timeline | None = None
@@ -181,12 +187,6 @@ class TimelineScreen(PaneScreen):
 
     # ---- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        self.picked: tuple[str, bool] | None = None
-        """The day picked last, and whether it was picked as a day (not as the first
-        day of a week or month): the bucket kept when the bucket kind changes."""
-        self._within: tuple[str, str] | None = None
-        """After a change to finer buckets: the coarser bucket to select a day within."""
-        self._latest: date | None = None
         yield ArchiveHeader("Timeline")
         with Horizontal(id="timeline-bar"):
             yield Static("Timeline", id="timeline-title")
@@ -231,6 +231,9 @@ class TimelineScreen(PaneScreen):
         svc = self.service
         gen = svc.generation
         try:
+            infos = svc.projects()
+            latest = last_active_day(infos, project) or now().date()
+            since, until = _window(end or latest, kind)
             tl = svc.timeline(since=since, until=until, bucket=kind, project=project)
             projects = [p.path for p in infos]
         except Exception as exc:  # shown in place, never a crash
@@ -239,9 +242,6 @@ class TimelineScreen(PaneScreen):
         sel = _selected(tl.days, selected_key, within)
         if 0 <= sel < len(tl.days):
             day = tl.days[sel].day
-            infos = svc.projects()
-            latest = last_active_day(infos, project) or now().date()
-            since, until = _window(end or latest, kind)
             start, end = _bucket_range(day, kind, tl)
             try:
                 page = svc.sessions_started(since=start, until=end, project=project,
@@ -260,6 +260,7 @@ class TimelineScreen(PaneScreen):
             self.query_one("#timeline-day", Static).update(f"[b]Error:[/] {msg.error}")
             return
         tl = self._timeline = msg.timeline
+        self._latest = msg.latest
         self._update_projects(msg.projects)
         sel = _selected(tl.days, self.selected_key, self._within)
         self._within = None
@@ -269,7 +270,6 @@ class TimelineScreen(PaneScreen):
         if 0 <= sel < len(tl.days):
             self._select_bucket(tl.days[sel], msg.sessions)
 
-        self._latest = msg.latest
     def _update_projects(self, projects: list[str]) -> None:
         if projects == self._projects_known:
             return
@@ -285,7 +285,7 @@ class TimelineScreen(PaneScreen):
         messages = sum(b.messages for b in tl.days)
         tokens = sum(b.tokens for b in tl.days)
         self.query_one("#timeline-range", Static).update(
-            f"{range_label(tl)}  [dim]by {tl.bucket}[/]\n"  # two lines: fits 80 columns
+            f"{range_label(tl)}  [dim]by {tl.bucket}[/]   "
             f"{_count(sessions, 'session')}  {_count(messages, 'message')}  "
             f"{_count(tokens, 'token')}")
 
@@ -293,6 +293,9 @@ class TimelineScreen(PaneScreen):
                        read: tuple[str, list[SessionInfo], int] | None = None) -> None:
         self.selected_key = b.day
         start, end = _bucket_range(b.day, self.bucket_kind, self._timeline)
+        first, stop = _day(b.day).date(), _next_bucket(_day(b.day), self.bucket_kind).date()
+        if self.picked is None or not first <= date.fromisoformat(self.picked[0]) < stop:
+            self.picked = (b.day, self.bucket_kind == "day")
         label = {"day": start.strftime("%a %d %b %Y"),
                  "week": f"Week of {start.strftime('%d %b %Y')}",
                  "month": start.strftime("%B %Y")}[self.bucket_kind]
@@ -302,9 +305,6 @@ class TimelineScreen(PaneScreen):
             f" · {plural(b.tokens, 'token', shown=human_count(b.tokens))}")
         self._ss_request += 1
         if read is not None and read[0] == b.day:  # read with the timeline
-        first, stop = _day(b.day).date(), _next_bucket(_day(b.day), self.bucket_kind).date()
-        if self.picked is None or not first <= date.fromisoformat(self.picked[0]) < stop:
-            self.picked = (b.day, self.bucket_kind == "day")
             self.query_one(DaySessions).show(read[1])
             return
         self._load_sessions(self._ss_request, start, end, self.project)

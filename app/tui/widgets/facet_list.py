@@ -53,11 +53,6 @@ class FacetList(OptionList):
     }
     """Styled from styles/search.tcss."""
 
-    @dataclass
-    class Toggled(Message):
-        """A facet was chosen: `facet` is project | kind | since."""
-
-        facet: str
     DEFAULT_CSS = """
     FacetList {
         /* a long project name ends in … on its one line; wrapped, it took three */
@@ -66,6 +61,11 @@ class FacetList(OptionList):
     }
     """
 
+    @dataclass
+    class Toggled(Message):
+        """A facet was chosen: `facet` is project | kind | since."""
+
+        facet: str
         value: str
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
