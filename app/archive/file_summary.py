@@ -51,6 +51,7 @@ class FileSummary:
     warmup: bool = False
     meta: dict[str, Any] = field(default_factory=dict)  # subagent .meta.json
     turn: int = 0  # `seq` of the last human prompt read: the turn later entries belong to
+    turn_entries: int = 0  # entries read since that prompt (a long turn is cut in segments)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

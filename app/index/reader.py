@@ -215,7 +215,9 @@ class _UnitDocs:
         for u in units:
             seq = offset * 256 + S.block_of(j, u.block)
             if u.kind == S.PROMPT and agent != "sidechain":
-                summary.turn = seq
+                summary.turn, summary.turn_entries = seq, 0
+            else:
+                summary.turn_entries += 1
             doc = tantivy.Document()
             doc.add_text(S.KIND, u.kind)
             doc.add_text(S.ROLE, u.role)
@@ -253,7 +255,7 @@ class _UnitDocs:
             doc.add_unsigned(S.TEXT_LEN, u.text_len or len(u.text))
             doc.add_text(S.TEXT, u.text)
             doc.add_unsigned(S.RANK, S.entry_rank(u.kind, u.tool, u.text, bool(agent)))
-            doc.add_unsigned(S.TURN, summary.turn)
+            doc.add_unsigned(S.TURN, S.turn_key(summary.turn, summary.turn_entries))
             doc.add_unsigned(S.TSEC, tsec)
             doc.add_unsigned(S.SKEY, skey)
             parts = camel_parts(u.text)

@@ -135,8 +135,8 @@ class FindingMixin(ServiceBase):
                   for score, s in shown]
         self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
                               if rows)
-        prompts = self._turn_prompts(searcher, [(doc, t.turn) for _sc, _s, rows in picked
-                                                for t, doc in rows])
+        prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
+                                                for _sc, _s, rows in picked for t, doc in rows])
         page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
                        for score, s, rows in picked]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
@@ -194,7 +194,7 @@ class FindingMixin(ServiceBase):
         for t, doc in rows:
             hit = self._hit(doc, t.score, snip, chars)
             pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
-                prompts.get((_first(doc, S.PATH), t.turn))
+                prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
             if pdoc is not None:
                 hit.prompt, hit.turn_id = self._clip_prompt(_first(pdoc, S.TEXT)), \
                     S.doc_id(pdoc)
