@@ -22,6 +22,7 @@ from ccarchive.service.models import Entry
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.screens.transcript import TranscriptScreen
 from ccarchive.tui.screens.transcript_time import jump_outcome, parse_jump
+from ccarchive.tui.widgets.call_pairs import CallPairs
 from ccarchive.tui.widgets.tool_render import fit_path, tool_line
 from ccarchive.tui.widgets.transcript_view import TranscriptView
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
@@ -325,6 +326,29 @@ def test_summaries_without_the_input_read_the_indexed_text() -> None:
                       '{"content":"b","status":"pending"}]')
     assert tool_line(todo).main == "1/2 done"
 
+
+
+def test_pairs_follow_pages_arriving_in_any_order_and_leaving() -> None:
+    """Blocks of three parallel calls then their three results, across page edges."""
+    size = 10
+
+    def page(p: int) -> list[Entry]:
+        return [Entry(id=str(n), kind="tool_call" if n % 6 < 3 else "tool_result",
+                      tool_use_id=f"t{n // 6}-{n % 3}") for n in range(p * size, p * size + size)]
+
+    pairs, pages = CallPairs(), {}
+    for p in (3, 0, 5, 1, 4, 2):
+        pages[p] = page(p)
+        pairs.page_added(pages, p, size)
+    assert pairs.call_of == {n: n - 3 for n in range(60) if n % 6 >= 3}
+    assert pairs.shown(10) == 7 and pairs.hidden(10) and not pairs.hidden(7)
+    del pages[2]
+    pairs.page_dropped(2, size)  # every pair with an end in entries 20-29 goes
+    assert pairs.call_of == {n: n - 3 for n in range(60)
+                             if n % 6 >= 3 and not (20 <= n < 30 or 20 <= n - 3 < 30)}
+    pages[2] = page(2)
+    pairs.page_added(pages, 2, size)  # the page read again: paired again
+    assert pairs.call_of == {n: n - 3 for n in range(60) if n % 6 >= 3}
 
 # ---- jump to a time ----------------------------------------------------------------------
 async def jump(app, pilot, text: str) -> None:  # noqa: ANN001

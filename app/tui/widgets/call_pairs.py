@@ -23,7 +23,7 @@ PAIR_WINDOW = 100
 
 
 class CallPairs:
-    """Call index <-> result index, rebuilt whenever the view's pages change."""
+    """Call index <-> result index, kept as the view's pages come and go."""
 
     def __init__(self) -> None:
         self.result_of: dict[int, int] = {}
@@ -35,13 +35,18 @@ class CallPairs:
         self.result_of.clear()
         self.call_of.clear()
 
-    def rebuild(self, pages: Mapping[int, list[Entry]], page_size: int) -> None:
-        """Pair every loaded result with the loaded call of the same `tool_use_id`."""
-        self.clear()
+    def page_added(self, pages: Mapping[int, list[Entry]], page_no: int,
+                   page_size: int) -> None:
+        """Pair the results and calls of a page just loaded (or loaded again) with each
+        other and with the pages beside it: a pair spans at most `PAIR_WINDOW` entries,
+        less than a page, so no other pair can change (a few hundred entries are read,
+        not every page on hand)."""
+        self.page_dropped(page_no, page_size)
+        lo, hi = page_no * page_size, (page_no + 1) * page_size
         calls: dict[str, int] = {}
-        for page_no in sorted(pages):
-            base = page_no * page_size
-            for i, e in enumerate(pages[page_no]):
+        for near in (page_no - 1, page_no, page_no + 1):
+            base = near * page_size
+            for i, e in enumerate(pages.get(near, ())):
                 tid = e.tool_use_id
                 if not tid:
                     continue
@@ -49,9 +54,23 @@ class CallPairs:
                     calls[tid] = base + i
                 elif e.kind == "tool_result":
                     call = calls.pop(tid, None)
-                    if call is not None and 0 < base + i - call <= PAIR_WINDOW:
-                        self.result_of[call] = base + i
-                        self.call_of[base + i] = call
+                    res = base + i
+                    if call is None or not 0 < res - call <= PAIR_WINDOW \
+                            or not (lo <= call < hi or lo <= res < hi) \
+                            or call in self.result_of or res in self.call_of:
+                        continue
+                    self.result_of[call] = res
+                    self.call_of[res] = call
+
+    def page_dropped(self, page_no: int, page_size: int) -> None:
+        """Forget the pairs with an end in a page that is no longer on hand."""
+        for i in range(page_no * page_size, (page_no + 1) * page_size):
+            call = self.call_of.pop(i, None)
+            if call is not None:
+                self.result_of.pop(call, None)
+            res = self.result_of.pop(i, None)
+            if res is not None:
+                self.call_of.pop(res, None)
 
     def hidden(self, index: int) -> bool:
         """A result drawn under its call (nothing is drawn at its own place)."""

@@ -177,7 +177,8 @@ class TranscriptView(AnchorScrolling, Widget, can_focus=True):
         while len(self._pages) > MAX_PAGES:
             old, _ = self._pages.popitem(last=False)
             self._inputs.pop(old, None)
-        self.pairs.rebuild(self._pages, PAGE)
+            self.pairs.page_dropped(old, PAGE)
+        self.pairs.page_added(self._pages, page_no, PAGE)
         self.cursor = self.pairs.shown(self.cursor)
         self._generation += 1
         if self._pin is not None:
