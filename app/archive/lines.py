@@ -8,12 +8,20 @@ bad line is skipped and counted under a reason, every good line is kept.
 Memory stays bounded by `HUGE_LINE` whatever the file or line size: a line longer than
 that is not parsed whole; its first `HUGE_HEAD` bytes are kept so the caller can still
 say what it was (see `HugeLine`).
+
+What one line may hold is bounded too, so that nothing parsed here can stop a reader
+further on: objects nested deeper than orjson's 1,024 levels are skipped as
+`nested_too_deep`; numbers JSON has no room for (beyond 64 bits, `1e400`, `NaN`) as
+`number_out_of_range`, as orjson does (the slow path below must not let through what the
+fast one refuses); escaped lone surrogates (`"\\ud800"`, which JavaScript writes for a
+string cut inside an emoji) are replaced by U+FFFD, since no UTF-8 consumer accepts them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,12 +45,48 @@ BLANK = "blank"
 INVALID_JSON = "invalid_json"
 INCOMPLETE_LAST_LINE = "incomplete_last_line"
 NOT_AN_OBJECT = "not_an_object"
+NESTED_TOO_DEEP = "nested_too_deep"
+NUMBER_OUT_OF_RANGE = "number_out_of_range"
 # Counted, but the line is kept:
 INVALID_UTF8 = "invalid_utf8"
+LONE_SURROGATE = "lone_surrogate"
 GLUED = "glued"
 HUGE = "huge_line"
 
-_decoder = json.JSONDecoder()
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
+"""The integers orjson reads as integers (i64 and u64); larger ones become floats, and
+those beyond a float's range are refused."""
+
+
+class _OutOfRange(ValueError):
+    """A number the fast parser refuses; the slow one refuses it too."""
+
+
+def _parse_int(text: str) -> int | float:
+    if len(text) > 400:  # beyond a float's range (and int() refuses 4,300 digits)
+        raise _OutOfRange(text[:20])
+    value = int(text)
+    if _INT_MIN <= value <= _INT_MAX:
+        return value
+    return _parse_float(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _OutOfRange(text[:20])
+    return value
+
+
+def _parse_constant(name: str) -> float:
+    raise _OutOfRange(name)  # NaN, Infinity, -Infinity: not JSON
+
+
+_TOO_DEEP = "depth limit exceeded"
+"""How orjson says a line is nested deeper than it reads (1,024 levels)."""
+
+_decoder = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float,
+                            parse_constant=_parse_constant)
 
 
 @dataclass(slots=True)
@@ -141,7 +185,10 @@ def decode_line(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
     stats.lines += 1
     try:
         obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith(_TOO_DEEP):  # the slow parser's limit is the stack's
+            stats.skip(NESTED_TOO_DEEP)
+            return []
         return _decode_slow(line, stats)
     if isinstance(obj, dict):
         stats.objects += 1
@@ -182,15 +229,47 @@ def _decode_slow(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
             objects.append(obj)
+    except RecursionError:  # Python's parser stops below orjson's 1,024 levels
+        stats.skip(NESTED_TOO_DEEP)
+        return []
+    except _OutOfRange:
+        stats.skip(NUMBER_OUT_OF_RANGE)
+        return []
     except ValueError:
         stats.skip(INVALID_JSON)
         return []
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        try:
+            repaired = [_no_lone_surrogates(o) for o in objects]
+        except RecursionError:
+            stats.skip(NESTED_TOO_DEEP)
+            return []
+        if repaired != objects:
+            objects = repaired
+            stats.repair(LONE_SURROGATE)
     if len(objects) > 1:
         stats.repair(GLUED, len(objects) - 1)
     if "\ufffd" in text and objects:
         stats.repair(INVALID_UTF8)
     stats.objects += len(objects)
     return objects
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A surrogate escape somewhere in the line: rare, and the only way one gets in."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_lone_surrogates(value: Any) -> Any:
+    """`value` with every string's lone surrogates replaced by U+FFFD (escaped pairs were
+    already joined by the parser into one character); keys too."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_no_lone_surrogates(k): _no_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_lone_surrogates(v) for v in value]
+    return value
 
 
 def read_span(path: str | os.PathLike[str], offset: int, length: int) -> bytes:

@@ -346,6 +346,8 @@ class Extractor:
 
     def _system(self, obj: dict[str, Any]) -> list[Unit]:
         sub = obj.get("subtype")
+        if sub is not None and not isinstance(sub, str):
+            return []  # the reader counts the line (wrong_type:subtype)
         text = obj.get("content")
         text = text if isinstance(text, str) else ""
         if sub == "away_summary":

@@ -102,3 +102,32 @@ def test_mutated_real_looking_lines_keep_every_good_line(objs, cut: int, junk: b
     out = [o for _, line in read_all(data) for o in L.decode_line(line, stats)]
     for o in objs:
         assert o in out
+
+
+def test_what_the_fast_parser_refuses_the_slow_one_refuses_or_repairs() -> None:
+    """orjson refuses NaN, numbers beyond a float, lone surrogates and 1,025 levels; the
+    fallback parser (for glued lines and invalid UTF-8) must not let them through."""
+    stats = L.LineStats()
+    for line in (b'{"a":NaN}', b'{"a":-Infinity}', b'{"a":1e400}',
+                 b'{"a":1' + b"0" * 400 + b"}", b'{"a":1}{"b":NaN}'):
+        assert L.decode_line(line, stats) == [], line
+    assert stats.skipped == {"number_out_of_range": 5}
+    assert L.decode_line(b'{"a":18446744073709551616}{"b":1}', stats)[0]["a"] == 2.0**64
+    for line, reason in ((b"[" * 1025 + b"]" * 1025, "nested_too_deep"),
+                         (b'{"a":' * 100_000, "nested_too_deep"),
+                         (b'{"a":1}' + b"[" * 50_000 + b"]" * 50_000, "nested_too_deep"),
+                         (b"{" * 100_000, "invalid_json")):
+        stats = L.LineStats()
+        assert L.decode_line(line, stats) == [] and stats.skipped == {reason: 1}, line[:20]
+
+
+def test_lone_surrogates_are_replaced_and_counted_pairs_are_kept() -> None:
+    stats = L.LineStats()
+    got = L.decode_line(b'{"t":"cut \\ud83d","\\udc00k":["\\ud800x"]}', stats)
+    assert got == [{"t": "cut \ufffd", "\ufffdk": ["\ufffdx"]}]
+    assert stats.repaired == {"lone_surrogate": 1}
+    pair = L.decode_line(b'{"t":"\\ud83d\\ude00"}{"u":"\\\\ud800"}', stats)
+    assert pair == [{"t": "\U0001f600"}, {"u": "\\ud800"}]  # an escaped backslash: text
+    assert stats.repaired == {"lone_surrogate": 1, "glued": 1}
+    for obj in got + pair:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")  # encodable everywhere
