@@ -486,8 +486,8 @@ async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
         await open_session(app, pilot)
         default = Path(await export_dialog(app, pilot))
         assert default.parent == outside  # the working directory, outside the archive
-        for inside in (str(root / "exports" / "x.md"), str(root), "link/x.md",
-                       str(outside / "link")):
+        for inside in (str(root / "exports" / "x.md"), str(root),
+                       str(root / "[b]x[/oops] [link].md"), "link/x.md", str(outside / "link")):
             await answer(app, pilot, inside)
             assert "inside the archive" in said[-1], inside
             assert app.screen.query_one("#ask-input").value == str(default)

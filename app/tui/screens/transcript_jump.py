@@ -34,7 +34,7 @@ class TimeJump:
         @property
         def view(self) -> TranscriptView: ...
         def notify(self, message: str, *, title: str = "", severity: str = "information",
-                   timeout: float | None = None) -> None: ...
+                   timeout: float | None = None, markup: bool = True) -> None: ...
 
     def action_jump_time(self) -> None:
         self.app.push_screen(AskDialog(
@@ -53,7 +53,7 @@ class TimeJump:
         try:
             when = parse_jump(answer, cur.timestamp if cur else None, start)
         except ValueError as exc:
-            self.notify(str(exc), severity="warning")
+            self.notify(str(exc), severity="warning", markup=False)
             return
         self._find_time(place.key, place.session_id, place.agent_id, self.view.total, when)
 
@@ -88,4 +88,5 @@ class TimeJump:
         if place is not None and key == place.key:  # still the transcript it was asked in
             self.view.move_cursor(outcome.index)
             self.notify(outcome.message, severity="warning" if outcome.moved_to_end
-                        else "information", timeout=6 if outcome.moved_to_end else 3)
+                        else "information", timeout=6 if outcome.moved_to_end else 3,
+                        markup=False)

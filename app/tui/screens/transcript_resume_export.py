@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.markup import escape
 
 from ccarchive.service.models import SessionInfo
 from ccarchive.tui.transcript_export import (
@@ -45,7 +46,7 @@ class ResumeAndExport:
         @property
         def view(self) -> TranscriptView: ...
         def notify(self, message: str, *, title: str = "", severity: str = "information",
-                   timeout: float | None = None) -> None: ...
+                   timeout: float | None = None, markup: bool = True) -> None: ...
 
     def _resume_command(self) -> str | None:
         place = self.place
@@ -58,7 +59,8 @@ class ResumeAndExport:
         self.app.copy_to_clipboard(cmd)
         where = self.place.info.project if self.place and self.place.info else ""
         self.notify(f"Copied: {cmd}" + (f"\nRun it in {short_path(where)} (R does)."
-                                        if where else ""), title="Resume", timeout=6)
+                                        if where else ""), title="Resume", timeout=6,
+                    markup=False)
 
     def action_run_resume(self) -> None:
         place = self.place
@@ -89,7 +91,7 @@ class ResumeAndExport:
                     "Never inside the archive."
         self.app.push_screen(AskDialog(
             "Export as Markdown to", value=value,
-            help=f"⚠ {refused}\nHere instead?" if refused else help_text),
+            help=f"⚠ {escape(refused)}\nHere instead?" if refused else help_text),
             self._export_answered)
 
     def _export_answered(self, answer: str | None) -> None:
@@ -101,7 +103,8 @@ class ResumeAndExport:
         try:
             path = export_target(answer, root, name)
         except ExportRefused as exc:  # say why, and offer the default place
-            self.notify(str(exc), title="Not exported", severity="error", timeout=8)
+            self.notify(str(exc), title="Not exported", severity="error", timeout=8,
+                        markup=False)
             self._ask_export(str(default_export_dir(root) / name), refused=str(exc))
             return
         self._run_export(path, place.info, place.agent_id, place.title)
@@ -114,7 +117,7 @@ class ResumeAndExport:
                                 archive_root=self._archive_root())
         except (ExportRefused, OSError) as exc:
             self.app.call_from_thread(self.notify, str(exc), title="Not exported",
-                                      severity="error")
+                                      severity="error", markup=False)
             return
         self.app.call_from_thread(self.notify, f"{n:,} entries written to {path}",
-                                  title="Exported")
+                                  title="Exported", markup=False)
