@@ -376,5 +376,11 @@ class Extractor:
         return []
 
 
+MAX_TOKENS = 1 << 40
+"""More tokens than any one API message can hold (about a trillion): a larger count is
+not one, and summing a few near 2**64 overflowed the session document's column."""
+
+
 def _int(v: Any) -> int:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+    """A token count, or 0 when `v` is not one."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < MAX_TOKENS else 0

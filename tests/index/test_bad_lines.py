@@ -72,7 +72,7 @@ DEEP_50, DEEP_2000, BAD_UTF8 = "@@DEEP50@@", "@@DEEP2000@@", "@@BADUTF8@@"
 WRONG_VALUES: list[Any] = [
     None, True, False, 0, -1, 10**400, 2**64 + 1, 1.5, float("nan"), float("inf"), "",
     "text", [], [1, "a", None], {}, {"a": {"b": [1]}}, DEEP_50, DEEP_2000, "\ud800",
-    "cut emoji \ud83d", BAD_UTF8, 10**18,
+    "cut emoji \ud83d", BAD_UTF8, 10**18, 2**64 - 1,
 ]
 
 
@@ -336,6 +336,10 @@ CASES: list[tuple[str, bytes, dict[str, int], int]] = [
     ("a lone surrogate, repaired", _encode(_user(message={
         "role": "user", "content": "cut \ud83d here"})), {}, 1),
     ("uuid a list (tolerated)", _encode(_user(uuid=["a"])), {}, 1),
+    ("token counts of 2**64 - 1", _encode({
+        "type": "assistant", "uuid": "a-x", "timestamp": "2026-03-05T10:00:00Z",
+        "message": {"id": "m1", "role": "assistant", "content": "the bad one",
+                    "usage": dict.fromkeys(USAGE, 2**64 - 1)}}), {}, 1),
 ]
 
 
