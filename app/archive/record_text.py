@@ -104,19 +104,30 @@ def event_display(text: str) -> str:
     return text
 
 
+TS_MIN = datetime(1970, 1, 1, tzinfo=UTC)
+TS_MAX = datetime(2262, 1, 1, tzinfo=UTC)
+"""Times outside [TS_MIN, TS_MAX) are not read as times: Tantivy's dates end in 2262 and
+the index keeps epoch seconds unsigned (a year-9999 timestamp stopped the index)."""
+TS_YEARS = ("1970", "2262")
+"""The same bounds as year prefixes, for the string comparisons of the hot loop."""
+
+
 def parse_ts(value: Any) -> datetime | None:
-    """An ISO-8601 timestamp (`…Z`, ms or µs) or epoch milliseconds, as aware UTC."""
+    """An ISO-8601 timestamp (`…Z`, ms or µs) or epoch milliseconds, as aware UTC; None
+    if it is neither, or outside [TS_MIN, TS_MAX)."""
     if isinstance(value, str) and value:
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
-        except ValueError:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+        except (ValueError, OverflowError):
             return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            return datetime.fromtimestamp(value / 1000, tz=UTC)
+            dt = datetime.fromtimestamp(value / 1000, tz=UTC)
         except (OverflowError, OSError, ValueError):
             return None
-    return None
+    else:
+        return None
+    return dt if TS_MIN <= dt < TS_MAX else None
 
 
 def compact_json(value: Any, limit: int) -> str:

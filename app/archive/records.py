@@ -25,6 +25,7 @@ from ccarchive.archive.record_text import (
     PROSE_CAP,
     TITLE_CAP,
     TOOL_CAP,
+    TS_YEARS,
     cap,
     compact_json,
     content_text,
@@ -200,6 +201,8 @@ class Extractor:
 
     def _note_time(self, ts: str) -> None:
         s = self.summary
+        if not TS_YEARS[0] <= ts[:4] < TS_YEARS[1]:
+            return  # not a time the index can hold (see parse_ts)
         if not s.first_ts or ts < s.first_ts:
             s.first_ts = ts
         if ts > s.last_ts:

@@ -72,7 +72,8 @@ DEEP_50, DEEP_2000, BAD_UTF8 = "@@DEEP50@@", "@@DEEP2000@@", "@@BADUTF8@@"
 WRONG_VALUES: list[Any] = [
     None, True, False, 0, -1, 10**400, 2**64 + 1, 1.5, float("nan"), float("inf"), "",
     "text", [], [1, "a", None], {}, {"a": {"b": [1]}}, DEEP_50, DEEP_2000, "\ud800",
-    "cut emoji \ud83d", BAD_UTF8, 10**18, 2**64 - 1,
+    "cut emoji \ud83d", BAD_UTF8, 10**18, 2**64 - 1, "9999-12-31T23:59:59Z",
+    "0001-01-01T00:00:00Z",
 ]
 
 
@@ -336,6 +337,10 @@ CASES: list[tuple[str, bytes, dict[str, int], int]] = [
     ("a lone surrogate, repaired", _encode(_user(message={
         "role": "user", "content": "cut \ud83d here"})), {}, 1),
     ("uuid a list (tolerated)", _encode(_user(uuid=["a"])), {}, 1),
+    ("a timestamp in year 9999 (indexed without it)",
+     _encode(_user(timestamp="9999-12-31T23:59:59Z")), {}, 1),
+    ("a timestamp in year 1 (indexed without it)",
+     _encode(_user(timestamp="0001-01-01T00:00:00Z")), {}, 1),
     ("token counts of 2**64 - 1", _encode({
         "type": "assistant", "uuid": "a-x", "timestamp": "2026-03-05T10:00:00Z",
         "message": {"id": "m1", "role": "assistant", "content": "the bad one",
@@ -375,7 +380,9 @@ def test_status_lists_the_reasons_over_the_cli(tmp_path: Path) -> None:
 
 def test_wrong_types_in_history_are_counted(tmp_path: Path) -> None:
     bad = [(_encode({"display": ["a list"], "timestamp": 1}), {}),
-           (_encode({"display": "ok", "project": 5, "timestamp": "x"}), {})]
+           (_encode({"display": "ok", "project": 5, "timestamp": "x"}), {}),
+           (_encode({"display": "before 1970", "timestamp": -1}), {}),
+           (_encode({"display": "year 33658", "timestamp": 10**15}), {})]
     svc = _check_archive(tmp_path / "claude", tmp_path, [], bad)
     assert svc.status().skipped_by_reason == {"wrong_type:display": 1}
 
