@@ -365,14 +365,18 @@ class TimelineScreen(PaneScreen):
             if order.index(kind) < order.index(old):  # finer: the window must hold it
                 coarse = _day(bucket_start(day, old).isoformat())
                 stop = _next_bucket(coarse, old).date()
+                first = day if exact else coarse.date()
                 if not exact:
                     self._within = (coarse.date().isoformat(), stop.isoformat())
                 latest = self._latest or now().date()
-                end = min(latest, stop - timedelta(days=1))
-                since, _until = _window(end, kind)
-                if day < since.date():
-                    end = day
-                self.end = None if end >= latest else end
+                end = self.end or latest
+                since, until = _window(end, kind)
+                last = day if exact else stop - timedelta(days=1)
+                if not since.date() <= first <= last < until.date():  # not all in view
+                    end = min(latest, stop - timedelta(days=1))  # the coarse bucket's end
+                    if day < _window(end, kind)[0].date():
+                        end = day
+                    self.end = None if end >= latest else end
         self.reload()
 
     def action_shift(self, step: int) -> None:
