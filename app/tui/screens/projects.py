@@ -149,7 +149,7 @@ class ProjectsScreen(PaneScreen):
         table.show(msg.projects, {k: len(v) for k, v in msg.memory.items()})
         n = len(msg.projects)
         self.query_one("#projects-caption", Static).update(
-            f"Projects [dim]{n} · {sum(p.sessions for p in msg.projects)} sessions · "
+            f"Projects [dim]{n} · {plural(sum(p.sessions for p in msg.projects), 'session')} · "
             f"{human_bytes(sum(p.archive_bytes for p in msg.projects))}[/]")
         self._show_memory_list()
 
