@@ -893,7 +893,8 @@ if __name__ == "__main__":
 def test_a_rules_leading_literal_is_what_every_match_starts_with() -> None:
     """Token rules are compiled only for texts holding their leading literal; a wrong
     literal would silently skip secrets."""
-    from ccarchive.service.redact import _TOKEN_RULES, _leading_literal
+    from ccarchive.service.redact.rules import leading_literal as _leading_literal
+    from ccarchive.service.redact.token_table import TOKEN_RULES as _TOKEN_RULES
 
     assert _leading_literal("sk-(?:a|b)x") == "sk-"
     assert _leading_literal("abc|def") == ""

@@ -1,0 +1,81 @@
+"""Secret redaction for everything ccarchive shows or serves.
+
+Transcripts of a coding assistant leak secrets all the time: a Bash tool prints an
+``.env`` file, a ``curl`` carries a bearer token, ``aws sts`` answers with session
+credentials. Every text the TUI renders, the MCP server returns or the CLI prints goes
+through here by default.
+
+API
+---
+``redact(text, cuts=()) -> str``
+    Replace each secret with ``[REDACTED:<kind>]``. Only the secret value is replaced;
+    the context that tells a reader what it was stays::
+
+        Authorization: Bearer [REDACTED:bearer]
+        API_KEY=[REDACTED:env]
+        postgres://app:[REDACTED:url-password]@db/x
+        -----BEGIN RSA PRIVATE KEY-----
+        [REDACTED:private-key]
+        -----END RSA PRIVATE KEY-----
+
+    Idempotent: markers are never matched again, and detection is re-run on the output
+    until nothing more is found (a second pass only when something was redacted).
+``redact_window(text, start, end, cuts=(), highlights=()) -> (str, highlights)``
+    Cut a snippet or a page: the whole text is redacted first, then the window is taken
+    from the redacted text, widened over any secret it touches. **Never redact a piece:**
+    a rule does not match a secret cut in two, so ``redact(text[a:b])`` can show half of
+    one. Offsets of pages read on (``next_char``) count characters of redacted text.
+``find_secrets(text, cuts=())`` / ``secret_spans(text, cuts=())``
+    Sorted, non-overlapping ``(start, end, kind)`` spans (overlapping detections merged,
+    the most specific kind wins); ``secret_spans`` are settled, as ``redact`` applies
+    them. ``cuts`` are positions where the text was already cut when stored (`edges`).
+``redact_value(obj)``
+    Walk ``str`` / ``list`` / ``tuple`` / ``dict`` (values only) / pydantic models and
+    return the same shape redacted; unchanged objects are returned as they are.
+
+What is found, and where
+------------------------
+`token_table`
+    Known formats, matched anywhere: Anthropic, OpenAI, AWS key ids, Google, GitHub,
+    GitLab, Slack, Stripe, npm, PyPI, Docker, Hugging Face, JWTs and ~25 more, one row
+    each (the rows are data; `rules` is the engine that runs them). Also passwords in
+    URLs and after ``curl -u``, bearer tokens, cookies.
+`pem`
+    Private keys of every PEM and OpenSSH kind, PuTTY keys; also ``\\n``-escaped inside
+    JSON, without an END line or without a BEGIN line; base64 of a PEM key.
+`assignments`, `names`, `values`
+    A value given to a secret's name in any spelling (``KEY=v``, ``"password": "v"``,
+    ``--token v``, ``<password>v</password>``, ``Authorization: ...``). PASSWORD-like and
+    SECRET-like names redact any literal that is not a placeholder; KEY/TOKEN/AUTH names
+    only a random-looking one. This is the only place "high-entropy" values are
+    redacted: a random-looking string outside such an assignment is left alone (it is
+    far more often a hash, an id or base64 data).
+
+Never touched: git SHAs, sha256 digests, UUIDs, ``msg_``/``toolu_``/``req_`` ids, base64
+image data, URLs without a password, paths, prose about passwords, public keys and
+certificates, placeholders (``${VAR}``, ``<your-key>``, ``changeme``, ``xxxx``) and code
+that names a variable (``token = get_token()``).
+
+Speed (``python -m tests.benchmarks.bench_redact``): see that script's docstring for the
+figures on the real transcripts; texts without any rule's literal cost a few ``in`` tests.
+"""
+
+from ccarchive.service.redact.engine import (
+    MARKER_RE,
+    find_secrets,
+    marker,
+    redact,
+    redact_value,
+    redact_window,
+    secret_spans,
+)
+
+__all__ = [
+    "MARKER_RE",
+    "find_secrets",
+    "marker",
+    "redact",
+    "redact_value",
+    "redact_window",
+    "secret_spans",
+]

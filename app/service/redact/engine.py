@@ -1,0 +1,199 @@
+"""The engine: run every rule, merge what they found, settle, replace; and cut safely.
+
+``find_secrets`` runs the token table, the private-key finder and the assignment rules
+and merges overlapping detections (the most specific kind names the result).
+``secret_spans`` settles them: a redaction can, rarely, leave context that reveals
+another secret (a value cut short by a token inside it), so detection runs again on the
+redacted text until nothing more is found, and the spans are given in the coordinates
+of the original text. ``redact_window`` is how a snippet or a page is cut: the whole
+text is redacted first and the window then taken from the redacted text, widened so
+that no secret it touches is cut (a piece of a secret does not match its rule).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ccarchive.service.redact.assignments import assignment_spans
+from ccarchive.service.redact.edges import edge_spans
+from ccarchive.service.redact.pem import pem_spans
+from ccarchive.service.redact.rules import Span, scan
+from ccarchive.service.redact.token_table import TOKEN_RULES
+from ccarchive.service.redact.values import MARKER_PREFIX
+
+MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,32}\]")
+Found = tuple[int, int, str]
+
+
+def marker(kind: str) -> str:
+    """The replacement text for a secret of ``kind``."""
+    return f"[REDACTED:{kind}]"
+
+
+def _detect(text: str) -> list[Span]:
+    spans: list[Span] = []
+    scan(TOKEN_RULES, text, spans)
+    pem_spans(text, spans)
+    assignment_spans(text, spans)
+    return spans
+
+
+def _merge(spans: list[Span], text: str) -> list[Found]:
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    markers = [m.span() for m in MARKER_RE.finditer(text)] if MARKER_PREFIX in text else []
+    marker_starts = [ms for ms, _ in markers]
+    merged: list[list] = []
+    for s, e, kind, prio in spans:
+        if e <= s:
+            continue
+        if markers:
+            # never redact into an existing marker: check the last marker starting before e
+            i = bisect_left(marker_starts, e) - 1
+            if i >= 0 and markers[i][1] > s:
+                continue
+        if merged and s < merged[-1][1]:
+            cur = merged[-1]
+            cur[1] = max(cur[1], e)
+            if prio < cur[3]:
+                cur[2], cur[3] = kind, prio
+        else:
+            merged.append([s, e, kind, prio])
+    return [(s, e, k) for s, e, k, _ in merged]
+
+
+def find_secrets(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
+    """Sorted, non-overlapping ``(start, end, kind)`` spans of the secrets in ``text``.
+
+    ``cuts``: positions where the text was cut before it got here (a stored head and
+    tail, a capped title); the pieces of secrets touching them are found too.
+    """
+    if len(text) < 8:
+        return []
+    spans = _detect(text)
+    for cut in cuts:
+        spans.extend(edge_spans(text, cut, _detect))
+    return _merge(spans, text) if spans else []
+
+
+def _apply(text: str, found: Sequence[Found]) -> str:
+    parts = []
+    last = 0
+    for s, e, kind in found:
+        parts.append(text[last:s])
+        parts.append(marker(kind))
+        last = e
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _shifts(found: Sequence[Found]) -> tuple[list[int], list[int]]:
+    """For each span, where it ends in the redacted text, and the length added up to there."""
+    ends, deltas, delta = [], [], 0
+    for s, e, kind in found:
+        delta += len(kind) + 11 - (e - s)  # len(marker(kind)) == len(kind) + 11
+        ends.append(e + delta)
+        deltas.append(delta)
+    return ends, deltas
+
+
+def secret_spans(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
+    """`find_secrets`, settled: replacing these spans gives `redact` (see the module doc)."""
+    found = find_secrets(text, cuts=cuts)
+    for _ in range(16):
+        if not found:
+            break
+        more = find_secrets(_apply(text, found))
+        if not more:
+            break
+        ends, deltas = _shifts(found)
+        mapped = []
+        for s, e, kind in more:  # outside every marker: shifted as the text before it
+            i = bisect_right(ends, s) - 1
+            d = deltas[i] if i >= 0 else 0
+            mapped.append((s - d, e - d, kind))
+        found = sorted(found + mapped)
+    return found
+
+
+def redact(text: str, *, cuts: Iterable[int] = ()) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    found = secret_spans(text, cuts=cuts)
+    return _apply(text, found) if found else text
+
+
+def redact_window(
+    text: str, start: int, end: int, *, cuts: Iterable[int] = (),
+    highlights: Sequence[tuple[int, int]] = (),
+) -> tuple[str, list[tuple[int, int]]]:
+    """The redacted ``text[start:end]``, from the redaction of the whole ``text``.
+
+    A secret the window touches is replaced whole (the window widens to take it in), so
+    no piece of one survives the cut. ``highlights`` (offsets into ``text[start:end]``)
+    come back as offsets into the result; one that falls on a secret is dropped.
+    """
+    found = secret_spans(text, cuts=cuts)
+    start0 = start
+    for s, e, _ in found:
+        if s < start < e:
+            start = s
+        if s < end < e:
+            end = e
+    inside = [f for f in found if f[0] < end and f[1] > start]
+    out = _apply(text[start:end], [(s - start, e - start, k) for s, e, k in inside])
+    ends, deltas = _shifts(inside)
+    marks = []
+    for hs, he in highlights:
+        a, b = hs + start0, he + start0
+        if any(s < b and a < e for s, e, _ in inside):
+            continue
+        i = bisect_right([e for _, e, _ in inside], a) - 1
+        d = deltas[i] if i >= 0 else 0
+        marks.append((a - start + d, b - start + d))
+    return out, marks
+
+
+def redact_value(obj: Any) -> Any:
+    """``obj`` with every string inside it redacted: same shape, no copy when unchanged.
+
+    Walks ``str``, ``list``, ``tuple`` (named tuples too), ``dict`` (values only; keys
+    are left alone) and pydantic models (duck-typed: a class with ``model_fields``
+    and an instance with ``model_copy``; the copy is made with
+    ``model_copy(update=...)``, so no re-validation), recursively.  Anything else is
+    returned unchanged.
+    """
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, dict):
+        new = {}
+        changed = False
+        for k, v in obj.items():
+            nv = redact_value(v)
+            changed = changed or nv is not v
+            new[k] = nv
+        return new if changed else obj
+    if isinstance(obj, (list, tuple)):
+        items = [redact_value(v) for v in obj]
+        if all(a is b for a, b in zip(items, obj, strict=True)):
+            return obj
+        if isinstance(obj, list):
+            return items
+        if hasattr(obj, "_fields"):  # named tuple
+            return type(obj)(*items)
+        return tuple(items) if type(obj) is tuple else type(obj)(items)
+    fields = getattr(type(obj), "model_fields", None)
+    if isinstance(fields, dict) and hasattr(obj, "model_copy"):
+        update = {}
+        for field in fields:
+            v = getattr(obj, field, None)
+            nv = redact_value(v)
+            if nv is not v:
+                update[field] = nv
+        for field, v in (getattr(obj, "__pydantic_extra__", None) or {}).items():
+            nv = redact_value(v)
+            if nv is not v:
+                update[field] = nv
+        return obj.model_copy(update=update) if update else obj
+    return obj
