@@ -6,16 +6,26 @@ indexer's commit callback (a background thread) becomes one `IndexUpdated` messa
 which the app forwards to every pane that has been opened, so each re-runs its query.
 
 Panes are modes, one key each: F1–F7 always (they work while a query box has focus),
-1–7 when no text box has focus; every action is also in the command palette (ctrl+p).
+1–7 when no text box has focus; every action is also in the command palette (ctrl+p),
+and `?` shows the keys of the pane on show.
+
+Replay remembers which pane opened it: its Esc/Backspace, out of the first transcript,
+leads back there (a stack: Prompts → Replay → Search → Replay goes back the same way).
+
+Layout follows the terminal's size through breakpoint classes on every screen
+(`-narrow`/`-wide` below/above `WIDE` columns, `-short`/`-tall` below/above `TALL` rows):
+styles/*.tcss gives the main list the width at 80 columns and folds the charts at 24 rows.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
+import tantivy
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -23,9 +33,10 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ccarchive.config import Settings
+from ccarchive.index import schema as S
 from ccarchive.live.runtime import LiveArchive
 from ccarchive.service import ArchiveService, live_service
-from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
 from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.projects import ProjectsScreen
@@ -33,6 +44,7 @@ from ccarchive.tui.screens.prompts import PromptsScreen
 from ccarchive.tui.screens.search import SearchScreen
 from ccarchive.tui.screens.timeline import TimelineScreen
 from ccarchive.tui.screens.transcript import TranscriptScreen
+from ccarchive.tui.widgets.key_help import KeyHelp
 
 
 def _styles_dir() -> Path:
@@ -63,6 +75,28 @@ PANES: tuple[tuple[str, str, str, str], ...] = (
 )
 """The panes in key order; F<n> and <n> switch to the n-th."""
 
+WIDE = 100
+"""Columns from which side panels sit beside the main list (below: `-narrow`)."""
+TALL = 32
+"""Rows from which the Timeline's charts are three rows a metric (below: `-short`)."""
+BACK_DEPTH = 20
+"""Panes remembered for Replay's way back."""
+PALETTE_EXTRAS = ("Theme", "Quit")
+"""Textual's own palette commands that are kept (the rest are its widgets' internals)."""
+
+
+class ReplayScreen(TranscriptScreen):
+    """Replay whose way back out of its first transcript is the pane that opened it.
+
+    `TranscriptScreen.action_back` pops a subagent off its own stack, or, at the first
+    transcript, switches to Search; the app turns that last switch into a step back to
+    the pane the session was opened from (`ArchiveApp.go_back`).
+    """
+
+    def action_back(self) -> None:
+        with self.app.stepping_back():  # type: ignore[attr-defined]
+            super().action_back()
+
 
 class ArchiveApp(App[None]):
     """Browse, search and replay a Claude Code archive."""
@@ -72,7 +106,7 @@ class ArchiveApp(App[None]):
                 if (STYLES / f"{name}.tcss").exists()]
     MODES = {
         "search": SearchScreen,
-        "transcript": TranscriptScreen,
+        "transcript": ReplayScreen,
         "timeline": TimelineScreen,
         "plans": PlansScreen,
         "projects": ProjectsScreen,
@@ -80,6 +114,8 @@ class ArchiveApp(App[None]):
         "live": LiveScreen,
     }
     DEFAULT_MODE = "search"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL, "-tall")]
     BINDINGS = [
         *(Binding(f"f{n}", f"switch_mode('{mode}')", title, tooltip=help_, priority=True)
           for n, (mode, _k, title, help_) in enumerate(PANES, start=1)),
@@ -87,7 +123,8 @@ class ArchiveApp(App[None]):
           for mode, key, title, help_ in PANES),
         Binding("ctrl+p", "command_palette", "Commands", show=False,
                 tooltip="Every action, searchable."),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "keys", "Keys", tooltip="Every key of this pane."),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="Quit."),
     ]
 
     def __init__(self, settings: Settings, *, live: LiveArchive | None = None,
@@ -103,6 +140,12 @@ class ArchiveApp(App[None]):
         self._closing = False
         self._doc_count = (-1, 0)
         self._reported: set[int] = set()
+        self.role_known = not start_live
+        """Whether the index role (writer or follower) is decided: until the writer lock
+        was tried, the header says "starting" rather than guess."""
+        self._back: list[str] = []
+        """The panes Replay was opened from, the latest last (its way back)."""
+        self._stepping_back = False
         self.live.on_commit(self._committed)
         self._watch_workers()
 
@@ -133,6 +176,7 @@ class ArchiveApp(App[None]):
         # In a thread: taking the writer lock and the first stat of the archive must not
         # delay the first paint; search works on what is indexed while it runs.
         self.live.start()
+        self.role_known = True
         if self._closing:  # the app closed while the lock was being taken
             self.live.stop(timeout=2.0)
 
@@ -151,11 +195,16 @@ class ArchiveApp(App[None]):
         self.post_message(IndexUpdated(info))  # type: ignore[arg-type]
 
     def document_count(self) -> int:
-        """Documents in the index (cached until the next commit)."""
+        """Searchable documents in the index, as `ccarchive status` counts them (not the
+        session and bookkeeping documents); cached until the next commit."""
         gen = self.service.generation
         if self._doc_count[0] != gen:
             try:
-                n = self.service.store.searcher().num_docs
+                agg = self.service.store.searcher().aggregate(
+                    tantivy.Query.all_query(),
+                    {"kinds": {"terms": {"field": S.KIND, "size": 50}}})
+                n = sum(b["doc_count"] for b in agg["kinds"]["buckets"]
+                        if b["key"] in S.SEARCHABLE_KINDS)
             except Exception:  # an index being created has no searcher yet
                 n = 0
             self._doc_count = (gen, n)
@@ -163,6 +212,9 @@ class ArchiveApp(App[None]):
 
     # ---- switching panes ----------------------------------------------------------
     def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)
+        if self._stepping_back and self.current_mode == "transcript":
+            self._stepping_back = False  # Replay leaves its first transcript: step back
+            mode = self._back.pop() if self._back else mode
         self._switching_to = mode
         try:
             return super().switch_mode(mode)
@@ -195,14 +247,42 @@ class ArchiveApp(App[None]):
         for stack in getattr(self, "_screen_stacks", {}).values():
             yield from stack
 
+    # ---- the way back --------------------------------------------------------------
+    @contextmanager
+    def stepping_back(self) -> Iterator[None]:
+        """While Replay's Esc runs: its switch to Search becomes `go_back`."""
+        self._stepping_back = True
+        try:
+            yield
+        finally:
+            self._stepping_back = False
+
+    def go_back(self) -> None:
+        """To the pane Replay was opened from (Search when it was opened directly)."""
+        self.switch_mode(self._back.pop() if self._back else "search")
+
+    def _came_from(self, mode: str) -> None:
+        if mode != "transcript":
+            self._back = [*self._back, mode][-BACK_DEPTH:]
+
     @on(OpenSession)
     async def _open_session(self, message: OpenSession) -> None:
         message.stop()
+        self._came_from(self.current_mode)
         await self.switch_mode("transcript")
         screen = self.screen
         if isinstance(screen, TranscriptScreen):
             screen.open_session(message.session_id, entry_id=message.entry_id,
                                 agent_id=message.agent_id, query=message.query)
+
+    @on(OpenItem)
+    async def _open_item(self, message: OpenItem) -> None:
+        """A plan or memory file, selected and shown in its pane (Plans, Projects)."""
+        message.stop()
+        await self.switch_mode(message.pane)
+        reveal = getattr(self.screen, "reveal", None)
+        if reveal is not None:
+            reveal(message.path, message.project)
 
     @on(Worker.StateChanged)
     def _worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -233,20 +313,37 @@ class ArchiveApp(App[None]):
                     severity="error", timeout=8)
 
     # ---- commands ------------------------------------------------------------------
+    def action_keys(self) -> None:
+        """The `?` sheet: the keys of the pane on show, read from its bindings."""
+        screen = self.screen
+        if isinstance(screen, KeyHelp):
+            return
+        title = next((t for m, _k, t, _h in PANES if m == self.current_mode), "ccarchive")
+        self.push_screen(KeyHelp(title, screen))
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The panes, the pane's own actions, the key sheet, and Textual's theme and quit:
+        not the editing keys of Textual's widgets (an Input brings twenty)."""
         for mode, key, title, help_ in PANES:
             n = [p[0] for p in PANES].index(mode) + 1
             yield SystemCommand(f"Go to {title} (F{n} or {key})", help_,
                                 partial(self.switch_mode, mode))
-        seen = {f"switch_mode('{p[0]}')" for p in PANES} | {"command_palette", "quit"}
+        seen = {f"switch_mode('{p[0]}')" for p in PANES} | {"command_palette", "quit", "keys"}
+        titles: set[str] = set()
         for binding_info in screen.active_bindings.values():
-            binding = binding_info.binding
-            if binding.action in seen or not binding.description:
+            binding, node = binding_info.binding, binding_info.node
+            if binding.action in seen or not binding.description or node is self \
+                    or not type(node).__module__.startswith("ccarchive."):
                 continue
             seen.add(binding.action)
+            titles.add(binding.description)
             yield SystemCommand(binding.description, binding.tooltip or binding.description,
-                                partial(self.run_action, binding.action, binding_info.node))
-        yield from super().get_system_commands(screen)
+                                partial(self.run_action, binding.action, node))
+        yield SystemCommand("Keys (?)", "Every key of this pane, with what it does.",
+                            self.action_keys)
+        for command in super().get_system_commands(screen):
+            if command.title in PALETTE_EXTRAS and command.title not in titles:
+                yield command
 
 
 def make_app(settings: Settings, *, live: LiveArchive | None = None,

@@ -32,3 +32,14 @@ class OpenSession(Message):
     agent_id: str | None = None
     query: str | None = None
     """The search that led here: replay highlights its words and steps through its hits."""
+
+
+@dataclass
+class OpenItem(Message):
+    """Show a plan or a memory file in its pane, selected and unfolded (from any pane)."""
+
+    pane: str
+    """The mode that shows it: "plans" or "projects"."""
+    path: str
+    """Its file, relative to the archive root (a hit's `path`)."""
+    project: str = ""

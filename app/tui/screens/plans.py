@@ -1,7 +1,8 @@
 """Plans pane: the plan tree (by recency or project) beside the selected plan as Markdown.
 
 Typing in the search line narrows the tree to plans matching the query (the service's
-query language); Enter on a linked session opens it in replay.
+query language); Enter on a linked session opens it in replay. A plan found elsewhere (a
+search hit) is shown with `reveal`: selected, unfolded and scrolled to.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class PlansScreen(PaneScreen):
         Binding("g", "toggle_grouping", "By project", tooltip="Group plans by project or not"),
         Binding("o", "open_session", "Open session",
                 tooltip="Open the selected (or the plan's latest) session in replay"),
-        Binding("escape", "clear_search", "Clear", show=False),
+        Binding("escape", "clear_search", "Clear", show=False,
+                tooltip="Empty the search, back to the tree"),
     ]
 
     @dataclass
@@ -72,6 +74,8 @@ class PlansScreen(PaneScreen):
         self._shown: NodeKey | None = None
         self._generation = -1
         self._loaded = False
+        self._reveal: str | None = None
+        """A plan's path to select once the list (cleared of a search) is back."""
 
     def compose(self) -> ComposeResult:
         yield ArchiveHeader("Plans")
@@ -167,6 +171,11 @@ class PlansScreen(PaneScreen):
         groups = self._in_tree_order(msg.groups, self.by_project)
         fresh = tree.cursor_node is None or tree.cursor_node.data is None
         tree.show(groups, self.by_project)  # the cursor is on its node when it returns
+        if self._reveal is not None:
+            path, self._reveal = self._reveal, None
+            if not tree.reveal(path):
+                self.notify("That plan is not in the archive's plan list any more.",
+                            severity="warning")
         if not groups:
             self._show_doc(None, None)
         else:
@@ -241,6 +250,20 @@ class PlansScreen(PaneScreen):
         if not same:
             md.update(part.text)
             scroll.scroll_home(animate=False)
+
+    def reveal(self, path: str, _project: str = "") -> None:
+        """Select the plan (or agent subplan) read from `path`, unfold it, show it; a
+        search in the pane that hides it is cleared first."""
+        tree = self.query_one(PlanTree)
+        tree.focus()
+        if tree.reveal(path):
+            return
+        self._reveal = path  # after the list without the search
+        search = self.query_one("#plans-search", Input)
+        if search.value:
+            search.value = ""  # its Changed reloads the list
+        else:
+            self.reload()
 
     # ---- events and actions -----------------------------------------------------------
     @on(Input.Changed, "#plans-search")

@@ -1,7 +1,8 @@
 """Projects pane: projects with their figures, their memory files rendered as Markdown.
 
 Session-memory summaries are listed under their project with their session's title;
-Enter (or o) on one opens that session in replay.
+Enter (or o) on one opens that session in replay. A memory file found elsewhere (a search
+hit) is shown with `reveal`: its project and the file selected, the file rendered.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class ProjectsScreen(PaneScreen):
         Binding("o", "open_session", "Open session",
                 tooltip="Open the session of a session-memory summary (or the project's "
                         "latest session)"),
-        Binding("tab", "app.focus_next", "Next list", show=False),
+        Binding("tab", "app.focus_next", "Next list", show=False,
+                tooltip="From the projects to their memory files and back"),
     ]
 
     @dataclass
@@ -165,6 +167,28 @@ class ProjectsScreen(PaneScreen):
             f"Memory [dim]{home_path(project or '')} · "  # full path: the list has names
             f"{plural(len(files) - summaries, 'file')}{extra}[/]")
         self._load_selected_file(force=True)
+
+    def reveal(self, path: str, project: str = "") -> None:
+        """Select the memory file read from `path` (relative to the archive) in its
+        project's list, and show it."""
+        table = self.query_one(ProjectTable)
+        paths = [p.path for p in table.projects]
+        owner = project if project in paths else next(
+            (p for p, files in self._memory.items() if any(f.path == path for f in files)),
+            None)
+        if owner is None or owner not in paths:
+            self.notify("That memory file's project is not in the archive any more.",
+                        severity="warning")
+            return
+        table.move_cursor(row=paths.index(owner), animate=False)
+        if self._list_for != owner:
+            self._show_memory_list()
+        memory = self.query_one(MemoryList)
+        files = [f.path for f in memory.files]
+        if path in files:
+            memory.highlighted = files.index(path)
+            self._load_selected_file()
+        memory.focus()
 
     @on(ProjectTable.RowHighlighted, "#projects-table")
     def _project_highlighted(self) -> None:

@@ -1,5 +1,9 @@
 """Prompts pane: what was asked (history.jsonl), newest first, searchable and filtered by
-project, session and date, growing live; Enter opens the prompt's session."""
+project, session and date, growing live; Enter opens the prompt's session at that prompt.
+
+Keys: / the search box, f the project, a the since box, s this session only; Esc clears
+the boxes and goes back to the list. Digits switch panes only from the list: typed in a
+box (`3d` in the since box) they are text."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from textual.widgets import Input, Select, Static
 from ccarchive.service.models import HistoryItem
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.screens.prompt_entry import find_prompt_entry
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.prompt_list import PromptTable
 from ccarchive.tui.widgets.status_header import ArchiveHeader
@@ -47,10 +52,14 @@ class PromptsScreen(PaneScreen):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search the prompts"),
         Binding("f", "focus_project", "Project", tooltip="Filter by project"),
+        Binding("a", "focus_since", "Since",
+                tooltip="Only prompts since a date: 7d, 2w, 2026-11-01 (the since box)"),
         Binding("s", "toggle_session", "This session",
                 tooltip="Only the prompts of the selected prompt's session (again: all)"),
-        Binding("o", "open_session", "Open", tooltip="Open the prompt's session in replay"),
-        Binding("escape", "clear", "Clear", show=False),
+        Binding("o", "open_session", "Open",
+                tooltip="Open the prompt's session in replay, at this prompt (or Enter)"),
+        Binding("escape", "clear", "Clear", show=False,
+                tooltip="Empty the search and since boxes, back to the list"),
     ]
 
     @dataclass
@@ -79,7 +88,7 @@ class PromptsScreen(PaneScreen):
         with Horizontal(id="prompts-bar"):
             yield Input(placeholder="search prompts…  (/)", id="prompts-search")
             yield Select[str]([], prompt="All projects", id="prompts-project")
-            yield Input(placeholder="since: 7d, 2026-11-01", id="prompts-since")
+            yield Input(placeholder="since (a): 7d, 2026-11-01", id="prompts-since")
         yield Static("", id="prompts-status")
         yield PromptTable(id="prompts-table")
         yield Static("", id="prompt-preview")
@@ -204,7 +213,13 @@ class PromptsScreen(PaneScreen):
     @on(PromptTable.Opened)
     def _opened(self, msg: PromptTable.Opened) -> None:
         if msg.item.session_id:
-            self.post_message(OpenSession(msg.item.session_id))
+            self._open_at_prompt(msg.item)
+
+    @work(thread=True, group="prompts-open", exclusive=True, exit_on_error=False,
+          description="Finding the prompt in its session")
+    def _open_at_prompt(self, item: HistoryItem) -> None:
+        entry = find_prompt_entry(self.service, item.session_id, item.text, item.timestamp)
+        self.post_message(OpenSession(item.session_id, entry_id=entry))
 
     @on(Input.Changed, "#prompts-search")
     def _query_changed(self, event: Input.Changed) -> None:
@@ -250,10 +265,13 @@ class PromptsScreen(PaneScreen):
         if it is not None and it.session_id:
             self._set_filter(session=it.session_id)
 
+    def action_focus_since(self) -> None:
+        self.query_one("#prompts-since", Input).focus()
+
     def action_open_session(self) -> None:
         it = self.query_one(PromptTable).selected
         if it is not None and it.session_id:
-            self.post_message(OpenSession(it.session_id))
+            self._open_at_prompt(it)
 
     def action_clear(self) -> None:
         for sel in ("#prompts-search", "#prompts-since"):

@@ -12,6 +12,15 @@ match: 10-17 ms of a 15-34 ms search for a short prefix on 1 GB) and are drawn o
 once the keys stop (`FACETS_DELAY`), so a keystroke's search leaves them out: they come
 from a query of their own when the results have rested for `FACETS_DELAY`. The first
 search (an empty sidebar) and `FACETS_DELAY = 0` still fetch them with the results.
+
+The facets count what the results hold: the service counts every kind (so that a kind
+left out can still be offered), so while tool output and thinking are left out, the
+facets' query leaves them out too (`-kind:` filters), and the KINDS section names them
+apart, with the key that brings them in.
+
+Keys typed while a list has focus go to the query line (as in fzf): a reader who came
+back to the pane with the cursor in the results types a new query without a `/` first.
+Below 100 columns the facets are out of the way until ctrl+f brings them in.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -29,8 +38,9 @@ from textual.widgets import Input, Static
 
 from ccarchive.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
 from ccarchive.service.service import ServiceError
-from ccarchive.tui.messages import IndexUpdated, OpenSession
+from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.screens.prompt_entry import find_prompt_entry
 from ccarchive.tui.widgets.facet_list import FacetList, Filters
 from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -41,6 +51,8 @@ RESULT_LIMIT = 100
 """Hits fetched per query: a screenful many times over, and still ~10 ms."""
 GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
+LEFT_OUT_KINDS = ("thinking", "tool_result")
+"""Kinds the results leave out unless ctrl+t (or a kind filter) asks for them."""
 
 
 class SearchScreen(PaneScreen):
@@ -51,7 +63,8 @@ class SearchScreen(PaneScreen):
                 tooltip="Results grouped by session, or every hit on its own."),
         Binding("ctrl+t", "toggle_all_kinds", "Tool output",
                 tooltip="Also search tool output and thinking (left out by default)."),
-        Binding("ctrl+f", "focus_facets", "Facets", tooltip="Filter by project, kind or date."),
+        Binding("ctrl+f", "focus_facets", "Facets",
+                tooltip="Filter by project, kind or date (Enter toggles one)."),
         Binding("ctrl+x", "clear_filters", "Clear filters", tooltip="Drop every facet filter."),
         Binding("slash", "focus_query", "Query", show=False, tooltip="Back to the query line."),
         Binding("escape", "focus_query", "Query", show=False),
@@ -107,14 +120,21 @@ class SearchScreen(PaneScreen):
         self._search_args: tuple[int, tuple[object, ...]] = (0, ())
         """The token and the arguments of the last search started (for its facets)."""
         self._server_groups = True
+        self._status_lines = 1
+        self._shown_what: tuple[object, ...] | None = None
+        """What the results on show answer (text, filters, kinds; not the grouping): a
+        new question puts the cursor on the first hit, the same one keeps its place."""
+        """Lines the status line took (it wraps: a change of count needs a layout)."""
         self._terms: tuple[str, ...] = ()
         self.page: SearchPage | None = None
         """The results on screen."""
 
     def compose(self) -> ComposeResult:
         yield ArchiveHeader("Search")
+        # no select-all on focus: keys typed in a list are appended (`/` and Esc select)
         yield Input(placeholder="Search your archive…  e.g.  migration project:billing "
-                                "after:7d  kind:prompt  \"exact phrase\"", id="query")
+                                "after:7d  kind:prompt  \"exact phrase\"", id="query",
+                    select_on_focus=False)
         yield Static(id="search-status")
         with Horizontal(id="search-body"):
             yield FacetList(id="facets")
@@ -147,7 +167,10 @@ class SearchScreen(PaneScreen):
         args = (self.query_text, self.filters.project, sorted(self.filters.kinds),
                 self.filters.since, self.grouped, self.all_kinds)
         self._search_args = (self._token, args)
-        facets = self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0
+        # facets with the results only when they count what the results hold (nothing
+        # left out): otherwise their own query, which leaves out the same kinds
+        facets = (self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0) \
+            and not self._left_out()
         self._run_search(self._token, *args, facets)
 
     @work(thread=True, group="search", exit_on_error=False,
@@ -204,6 +227,9 @@ class SearchScreen(PaneScreen):
         if message.token != self._token:
             return  # a newer search is on its way: stale results never overwrite it
         self._shown_token = message.token
+        started, args = self._search_args
+        what = (args[:4] + args[5:]) if started == message.token else None
+        keep, self._shown_what = what == self._shown_what, what  # the same search again
         status = self.query_one("#search-status", Static)
         if message.page is None:
             status.update(Text(f"⚠ {message.error}", "bold red"))
@@ -212,7 +238,7 @@ class SearchScreen(PaneScreen):
         self._terms = tuple(w.strip('"').lower() for w in page.query.split()
                             if ":" not in w and w.upper() not in ("AND", "OR", "NOT")
                             and len(w.strip('"')) > 1)
-        self.query_one(ResultList).show(page, message.groups)
+        self.query_one(ResultList).show(page, message.groups, keep=keep)
         # `_facets_key` is what the facet list shows; a pending redraw is replaced by the
         # newest one, and dropped when the newest counts are those already shown (as after
         # ctrl+g, which searches again with the same query).
@@ -221,10 +247,12 @@ class SearchScreen(PaneScreen):
             self._facets_timer = None
         if page.facets is not None:  # fetched with the results: drawn at once
             self._facets_ready(self.FacetsReady(message.token, page.facets))
+        elif self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0:
+            self._fetch_facets(message.token)  # the first ones: at once
         else:  # their own query, once the results have rested (typing costs none)
             self._facets_timer = self.set_timer(
                 self.FACETS_DELAY, lambda token=message.token: self._fetch_facets(token))
-        status.update(self._status_text(page, message.groups), layout=False)  # one line
+        self._show_status(self._status_text(page, message.groups))
         if not page.hits:
             self._cancel_preview()
             self.query_one(HitPreview).show_message(Text(
@@ -237,6 +265,9 @@ class SearchScreen(PaneScreen):
         if token != self._token or started != token:
             return  # a newer search is on its way: its results ask again
         text, project, kinds, since, _grouped, all_kinds = args
+        left_out = self._left_out(kinds, all_kinds)  # type: ignore[arg-type]
+        if left_out:  # count what the results hold (the service counts every kind)
+            text = " ".join([str(text), *(f"-kind:{k}" for k in left_out)])
         self._run_facets(token, text, project, kinds, since, all_kinds)
 
     @work(thread=True, group="facets", exclusive=True, exit_on_error=False,
@@ -260,25 +291,50 @@ class SearchScreen(PaneScreen):
                self.filters.since)
         if key != self._facets_key:
             self._facets_key = key
-            self.query_one(FacetList).show(message.facets, self.filters)
+            self.query_one(FacetList).show(message.facets, self.filters,
+                                           left_out=self._left_out())
+
+    def _left_out(self, kinds: list[str] | None = None,
+                  all_kinds: bool | None = None) -> tuple[str, ...]:
+        """The kinds the results leave out (none when the query or a facet names kinds,
+        or ctrl+t asked for everything)."""
+        kinds = sorted(self.filters.kinds) if kinds is None else kinds
+        all_kinds = self.all_kinds if all_kinds is None else all_kinds
+        if all_kinds or kinds or "kind:" in self.query_text:
+            return ()
+        return LEFT_OUT_KINDS
+
+    def _show_status(self, text: Text) -> None:
+        """The status line, laid out again only when its number of lines changed (it
+        wraps: at 80 columns two warnings and the count take two or three)."""
+        status = self.query_one("#search-status", Static)
+        width = status.content_region.width or self.size.width - 4
+        lines = min(3, len(text.wrap(self.app.console, max(1, width))))
+        status.update(text, layout=lines != self._status_lines)
+        self._status_lines = lines
 
     def _status_text(self, page: SearchPage, groups: list[SessionGroup] | None) -> Text:
+        """Count first (it never wraps away), filters, warnings, then the ctrl+t hint."""
         out = Text()
-        for w in page.warnings:
-            out.append(f"⚠ {w}", "bold yellow")
-            out.append("   ")
-        if self.filters.active():
-            out.append("filters: ", "dim")
-            out.append(" ".join(self.filters.describe()), "bold")
-            out.append("   ")
         what = "recent activity" if not page.query.strip() else f"{page.total:,} matching"
         out.append(what, "dim")
         if groups is not None:
             out.append(f" · {len(groups)} session{'s' if len(groups) != 1 else ''}", "dim")
         if self.SHOW_TIMING:
             out.append(f" · {page.elapsed_ms:.0f} ms", "dim")
-        if not self.all_kinds:
-            out.append(" · tool output and thinking left out (ctrl+t)", "dim")
+        if self.filters.active():
+            out.append("   filters: ", "dim")
+            out.append(" ".join(self.filters.describe()), "bold")
+        for w in page.warnings:
+            out.append("   ")
+            out.append(f"⚠ {w}", "bold yellow")
+        if self._left_out():
+            width = self.query_one("#search-status", Static).content_region.width \
+                or self.size.width - 4
+            hint = " · tool output and thinking left out (ctrl+t)"
+            if out.cell_len + len(hint) > width:
+                hint = " · ctrl+t: tool output too"
+            out.append(hint, "dim")
         return out
 
     # ---- preview -------------------------------------------------------------------
@@ -313,7 +369,7 @@ class SearchScreen(PaneScreen):
         results = self.query_one(ResultList)
         idx = results.highlighted
         if idx is None or idx >= len(results.hits) or results.hits[idx].id != message.hit_id:
-            return
+            return  # the cursor moved on (its own preview is on its way)
         hit = results.hits[idx]
         self.query_one(HitPreview).show(hit, message.context, self._terms)
 
@@ -324,21 +380,32 @@ class SearchScreen(PaneScreen):
         self.open_hit(message.hit)
 
     def open_hit(self, hit: Hit) -> None:
-        """Open a hit where it lives: a transcript entry in replay, a plan in Plans…"""
+        """Open a hit where it lives: a transcript entry in replay, a typed prompt at its
+        prompt in the session, a plan in Plans, a memory file in Projects."""
         if hit.kind in TRANSCRIPT_KINDS and hit.session_id:
             self.post_message(OpenSession(hit.session_id, entry_id=hit.id,
                                           agent_id=hit.agent_id or None,
                                           query=self.query_text or None))
         elif hit.kind == "history" and hit.session_id:
-            self.post_message(OpenSession(hit.session_id, query=self.query_text or None))
-        elif hit.kind == "plan":
-            self.app.switch_mode("plans")
-            self.notify(f"Plan {hit.title!r}: see it in the Plans pane.")
-        elif hit.kind == "memory":
-            self.app.switch_mode("projects")
-            self.notify(f"Memory file {hit.title!r}: see it in the Projects pane.")
+            self._open_history(hit, self.query_text or None)
+        elif hit.kind == "plan" and hit.path:
+            self.post_message(OpenItem("plans", hit.path, hit.project))
+        elif hit.kind == "memory" and hit.path:
+            self.post_message(OpenItem("projects", hit.path, hit.project))
         else:
             self.notify("This hit has no transcript to open.", severity="warning")
+
+    @work(thread=True, group="open-history", exclusive=True, exit_on_error=False,
+          description="Finding the prompt in its session")
+    def _open_history(self, hit: Hit, query: str | None) -> None:
+        """A typed prompt opens its session at the prompt entry it became."""
+        service = self.app.service  # type: ignore[attr-defined]
+        try:
+            text = service.entries([hit.id], max_chars=2_000)[0].text
+        except ServiceError:
+            text = hit.snippet
+        entry = find_prompt_entry(service, hit.session_id, text, hit.timestamp)
+        self.post_message(OpenSession(hit.session_id, entry_id=entry, query=query))
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
@@ -353,12 +420,24 @@ class SearchScreen(PaneScreen):
         event.stop()
         self._search()
 
-    def on_key(self, event: object) -> None:
-        key = getattr(event, "key", "")
+    def on_key(self, event: events.Key) -> None:
         focused = self.focused
-        if key == "down" and isinstance(focused, Input):
+        if event.key == "down" and isinstance(focused, Input):
             self.query_one(ResultList).focus()
             event.stop()
+        elif isinstance(focused, (ResultList, FacetList)) and event.is_printable \
+                and event.character and event.key not in self.active_bindings:
+            # typed in a list: to the query, appended (as in fzf); bound keys (1-7, /, ?)
+            # keep their meaning
+            event.stop()
+            event.prevent_default()
+            self._type_into_query(event.character)
+
+    def _type_into_query(self, text: str) -> None:
+        query = self.query_one("#query", Input)
+        query.focus()
+        query.cursor_position = len(query.value)
+        query.insert_text_at_cursor(text)
 
     # ---- facets --------------------------------------------------------------------
     @on(FacetList.Toggled)
@@ -387,10 +466,19 @@ class SearchScreen(PaneScreen):
         self._search()
 
     def action_focus_facets(self) -> None:
+        self.add_class("-facets-open")  # below 100 columns they show while focused
         self.query_one(FacetList).focus()
 
+    @on(events.DescendantBlur)
+    def _blurred(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, FacetList):
+            self.remove_class("-facets-open")
+
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        """Back to the query line, its text selected: typing replaces it, → keeps it."""
+        query = self.query_one("#query", Input)
+        query.focus()
+        query.select_all()
 
     # ---- live ----------------------------------------------------------------------
     @on(IndexUpdated)

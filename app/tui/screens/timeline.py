@@ -138,6 +138,14 @@ class TimelineScreen(PaneScreen):
         Binding("t", "today", "Today", show=False, tooltip="Range ending today"),
         Binding("f", "focus_project", "Project", tooltip="Filter by project"),
         Binding("o", "open_session", "Open", tooltip="Open the selected session in replay"),
+        Binding("enter", "open_session", "Open", show=False,
+                tooltip="Open the selected session in replay (from the chart too)"),
+        Binding("left", "step(-1)", "Earlier bucket", show=False,
+                tooltip="The bucket before (from anywhere in the pane)"),
+        Binding("right", "step(1)", "Later bucket", show=False,
+                tooltip="The bucket after (from anywhere in the pane)"),
+        Binding("escape", "focus_chart", "Chart", show=False,
+                tooltip="Back to the chart (from the project filter or the sessions)"),
     ]
 
     @dataclass
@@ -285,7 +293,7 @@ class TimelineScreen(PaneScreen):
         messages = sum(b.messages for b in tl.days)
         tokens = sum(b.tokens for b in tl.days)
         self.query_one("#timeline-range", Static).update(
-            f"{range_label(tl)}  [dim]by {tl.bucket}[/]   "
+            f"{range_label(tl)}  [dim]by {tl.bucket}[/]\n"  # two lines: fits 80 columns
             f"{_count(sessions, 'session')}  {_count(messages, 'message')}  "
             f"{_count(tokens, 'token')}")
 
@@ -336,6 +344,7 @@ class TimelineScreen(PaneScreen):
         value = event.value
         self.project = value if isinstance(value, str) else None
         self.reload()
+        self.action_focus_chart()  # Enter would open the filter again
 
     @on(DaySessions.Opened)
     def _opened(self, msg: DaySessions.Opened) -> None:
@@ -398,6 +407,19 @@ class TimelineScreen(PaneScreen):
 
     def action_focus_project(self) -> None:
         self.query_one("#timeline-project", Select).focus()
+
+    def action_focus_chart(self) -> None:
+        self.query_one(ActivityChart).focus()
+
+    def action_step(self, step: int) -> None:
+        """←/→ pick a bucket wherever the focus is (the filter's list, open, keeps them)."""
+        chart = self.query_one(ActivityChart)
+        focused = self.focused
+        if focused is not None and any(isinstance(a, Select) for a in focused.ancestors):
+            return  # the filter's list is open: ←/→ are not for the chart now
+        if isinstance(focused, Select):
+            chart.focus()
+        chart.action_move(step)
 
     def action_open_session(self) -> None:
         self.query_one(DaySessions).open_selected()

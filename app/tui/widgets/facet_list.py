@@ -1,4 +1,9 @@
-"""The facet sidebar: projects, kinds and a date range, each a toggle that filters."""
+"""The facet sidebar: projects, kinds and a date range, each a toggle that filters.
+
+Kinds the results leave out (tool output and thinking, unless asked for) are not counted
+among the others, which add up to the results' count: they are named on a line of their
+own with the key that brings them in.
+"""
 
 from __future__ import annotations
 
@@ -72,8 +77,10 @@ class FacetList(OptionList):
         super().__init__(id=id)
         self._actions: dict[str, tuple[str, str]] = {}
 
-    def show(self, facets: Facets | None, filters: Filters) -> None:
-        """Redraw for new counts and filters, keeping the cursor where it was."""
+    def show(self, facets: Facets | None, filters: Filters,
+             left_out: tuple[str, ...] = ()) -> None:
+        """Redraw for new counts and filters, keeping the cursor where it was; `left_out`:
+        the kinds the results leave out (named apart, never counted)."""
         keep = self.highlighted
         self.clear_options()
         self._actions = {}
@@ -100,8 +107,15 @@ class FacetList(OptionList):
         options.append(None)
         options.append(Option(Text("KINDS", heading), disabled=True))
         for k in facets.kinds if facets else []:
+            if k.value in left_out:
+                continue
             item("kind", k.value, KIND_LABELS.get(k.value, k.value), k.count,
                  k.value in filters.kinds)
+        if left_out:
+            dim = self.get_component_rich_style("facet-list--range", partial=True)
+            names = ", ".join(KIND_LABELS.get(k, k) for k in left_out)
+            options.append(Option(Text("  left out (ctrl+t):", dim), disabled=True))
+            options.append(Option(Text(f"  {names}", dim), disabled=True))
         options.append(None)
         options.append(Option(Text("DATES", heading), disabled=True))
         if facets and facets.first and facets.last:

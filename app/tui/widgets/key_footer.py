@@ -8,8 +8,12 @@ then by a data binding), so a pane switch spent most of its time styling footer 
 footer shows the same keys in the same colours (the theme's `$footer-*` variables), but
 it is one widget: a bindings change re-reads `active_bindings` and repaints one line.
 
-Keys that do not fit are left out whole, from the end (Textual's footer cuts the last one
-mid-word). A click runs the key; hovering shows its tooltip.
+The pane's own keys come first and the app's pane keys (F1–F7) after them; below
+`NARROW` columns the F-keys are left out (they are the same in every pane, and `?` lists
+them), and keys are drawn compact. Keys that do not fit are left out whole, from the end
+(Textual's footer cuts the last one mid-word); `?` (every key of the pane) and the command
+palette key keep their place on the right. A click runs the key; hovering shows its
+tooltip.
 """
 
 from __future__ import annotations
@@ -22,6 +26,11 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+NARROW = 100
+"""Below this width: no F-key list, compact keys."""
+HELP_KEY = "question_mark"
+"""The key-sheet key, drawn on the right beside the palette's."""
+
 
 @dataclass(frozen=True)
 class _Key:
@@ -30,6 +39,8 @@ class _Key:
     description: str
     enabled: bool
     tooltip: str
+    app_level: bool = False
+    """An app binding (the pane keys F1–F7): after the pane's own, none when narrow."""
 
 
 class KeyFooter(Widget, can_focus=False):
@@ -69,6 +80,7 @@ class KeyFooter(Widget, can_focus=False):
         self._keys: tuple[_Key, ...] | None = None
         """Shown keys (left to right), None until read; the palette key is last."""
         self._palette: _Key | None = None
+        self._help: _Key | None = None
         self._spans: list[tuple[int, int, _Key]] = []
         """Where each drawn key sits: [start, end) columns, from the last render."""
         self._hover: _Key | None = None
@@ -89,12 +101,18 @@ class KeyFooter(Widget, can_focus=False):
         active = self.screen.active_bindings
         keys: list[_Key] = []
         seen: set[str] = set()
-        for _node, binding, enabled, tooltip in active.values():
+        help_key = None
+        for node, binding, enabled, tooltip in active.values():
+            if binding.key == HELP_KEY:
+                help_key = _Key(binding.key, app.get_key_display(binding),
+                                binding.description, enabled, tooltip or binding.description)
+                continue
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)  # one key per action, as Footer does
             keys.append(_Key(binding.key, app.get_key_display(binding), binding.description,
-                             enabled, tooltip or binding.description))
+                             enabled, tooltip or binding.description, node is app))
+        keys.sort(key=lambda k: k.app_level)  # the pane's own first (a stable sort)
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _n, binding, enabled, _t = active[app.COMMAND_PALETTE_BINDING]
@@ -102,19 +120,19 @@ class KeyFooter(Widget, can_focus=False):
                            enabled, binding.tooltip or binding.description)
             keys = [k for k in keys if k.key != binding.key]
         new = tuple(keys)
-        if new == self._keys and palette == self._palette:
+        if new == self._keys and palette == self._palette and help_key == self._help:
             return False
-        self._keys, self._palette = new, palette
+        self._keys, self._palette, self._help = new, palette, help_key
         return True
 
     # ---- drawing -------------------------------------------------------------------
     def _item(self, k: _Key, compact: bool = False) -> Text:
-        """` key description ` (Footer's padding); compact: `key description`."""
+        """` key description ` (Footer's padding); compact: ` key description`."""
         key_st = self.get_component_rich_style("key-footer--key")
         desc_st = self.get_component_rich_style("key-footer--description")
         if k.description:
             pad = "" if compact else " "
-            text = Text.assemble((f"{pad}{k.display}{pad}", key_st),
+            text = Text.assemble((f" {k.display}{pad}", key_st),
                                  (f"{' ' if compact else ''}{k.description}{pad}", desc_st))
         else:
             text = Text(k.display, style=key_st)
@@ -129,18 +147,27 @@ class KeyFooter(Widget, can_focus=False):
         if self._keys is None:
             self._read_keys()
         width = self.size.width
+        narrow = width < NARROW
         right = Text()
         spans: list[tuple[int, int, _Key]] = []
-        if self._palette is not None:
+        if self._palette is not None or self._help is not None:
             # Footer docks it right: a vkey border, the key compact, one cell of padding
             right.append("▏", self.get_component_rich_style("key-footer--separator"))
-            right.append_text(self._item(self._palette, compact=True))
+            for k in (self._help, self._palette):
+                if k is None:
+                    continue
+                start = right.cell_len
+                right.append_text(self._item(k, compact=True))
+                spans.append((start, right.cell_len, k))
             right.append(" ")
-            spans.append((width - right.cell_len + 1, width, self._palette))
+            spans = [(width - right.cell_len + a, width - right.cell_len + b, k)
+                     for a, b, k in spans]
         room = width - right.cell_len
         out = Text(no_wrap=True, overflow="crop", end="")
         for k in self._keys or ():
-            item = self._item(k)
+            if narrow and k.app_level:
+                continue
+            item = self._item(k, compact=narrow)
             if out.cell_len + item.cell_len > room:
                 break  # whole keys only
             spans.append((out.cell_len, out.cell_len + item.cell_len, k))

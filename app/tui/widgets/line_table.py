@@ -11,6 +11,10 @@ before the scrollbar shows, so its arrival (a frame later) redraws nothing: the 
 segments do not depend on the widget's width. The looks are DataTable's: the same component
 classes (`datatable--header`, `--cursor`, `--hover`, `--even-row`, `--odd-row`), the
 same CSS and the same order in which they are combined, so a pane looks the same.
+
+On a narrow terminal, columns marked `drop` are left out (the highest first) until the
+flexible one has `FLEX_WANTED` cells: at 80 columns a session's title says more than its
+branch and models.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ PADDING = 1
 
 MIN_FLEXIBLE = 20
 """The flexible column's narrowest width."""
+FLEX_WANTED = 30
+"""Columns marked `drop` are left out while the flexible column is narrower than this."""
 
 
 @dataclass
@@ -48,6 +54,10 @@ class Column:
     width: int
     flexible: bool = False
     """Takes the width the other columns leave (at least MIN_FLEXIBLE)."""
+    drop: int = 0
+    """Left out when the table is narrow, the highest first (0: always shown)."""
+    hidden: bool = False
+    """Left out now (set by `fit_columns`)."""
 
 
 class LineTable(ScrollView, can_focus=True):
@@ -100,6 +110,9 @@ class LineTable(ScrollView, can_focus=True):
     }
     """
     """DataTable's own CSS (the parts a row-cursor table without fixed rows uses)."""
+
+    FLEX_WANTED = FLEX_WANTED
+    """Columns marked `drop` are left out while the flexible one is narrower than this."""
 
     COMPONENT_CLASSES = {
         "datatable--header",
@@ -178,8 +191,7 @@ class LineTable(ScrollView, can_focus=True):
         self._generation += 1
         self._cells.clear()
         self.fit_columns()
-        width = sum(c.width + 2 * PADDING for c in self.columns)
-        self.virtual_size = Size(width, len(self._rows) + 1)
+        self.virtual_size = Size(self._table_width(), len(self._rows) + 1)
         self.refresh()
 
     def fit_columns(self, rows: int | None = None) -> None:
@@ -193,17 +205,30 @@ class LineTable(ScrollView, can_focus=True):
         region = self.content_region
         scrollbar = self.styles.scrollbar_size_vertical \
             if rows + 1 > region.height and self.styles.overflow_y != "hidden" else 0
-        others = sum(c.width for c in self.columns if not c.flexible)
-        width = max(MIN_FLEXIBLE, region.width - scrollbar - others
-                    - 2 * PADDING * len(self.columns) - 1)
+        hidden = tuple(c.hidden for c in self.columns)
+
+        def room() -> int:
+            shown = [c for c in self.columns if not c.hidden]
+            others = sum(c.width for c in shown if not c.flexible)
+            return region.width - scrollbar - others - 2 * PADDING * len(shown) - 1
+
+        for c in self.columns:
+            c.hidden = False
+        for c in sorted((c for c in self.columns if c.drop), key=lambda c: -c.drop):
+            if room() >= self.FLEX_WANTED:
+                break
+            c.hidden = True
+        width = max(MIN_FLEXIBLE, room())
         column = flexible[0]
-        if column.width != width:
+        if column.width != width or hidden != tuple(c.hidden for c in self.columns):
             column.width = width
             self._generation += 1
             self._cells.clear()
-            self.virtual_size = Size(sum(c.width + 2 * PADDING for c in self.columns),
-                                     len(self._rows) + 1)
+            self.virtual_size = Size(self._table_width(), len(self._rows) + 1)
             self.refresh()
+
+    def _table_width(self) -> int:
+        return sum(c.width + 2 * PADDING for c in self.columns if not c.hidden)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._rows) + 1  # `height: auto` fits the rows and the header
@@ -263,7 +288,7 @@ class LineTable(ScrollView, can_focus=True):
         if cells is None:
             cells = self._cells[key] = self._render_cells(row, cursor, hover)
         # DataTable extends the row's look (not the cells') to the widget's edge
-        table_width = sum(c.width + 2 * PADDING for c in self.columns)
+        table_width = self._table_width()
         extend = Segment(" " * max(0, width - table_width), self._extend_style(row, cursor,
                                                                                  hover))
         strip = Strip([*cells, extend])
@@ -301,6 +326,8 @@ class LineTable(ScrollView, can_focus=True):
         console = self.app.console
         segments: list[Segment] = []
         for column, cell in zip(self.columns, cells, strict=False):
+            if column.hidden:
+                continue
             segments.extend(Segment.apply_style(
                 self._cell_segments(cell, column.width, console), pre, post))
         return segments

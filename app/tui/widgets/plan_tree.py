@@ -16,6 +16,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
+from textual.binding import Binding
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import Tree
@@ -86,6 +87,11 @@ class PlanTree(Tree[NodeKey]):
         "plan-tree--session",
         "plan-tree--project",
     }
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", show=False,
+                tooltip="Unfold a plan (its subplans and sessions); on a session: open it"),
+    ]
 
     _building = False
     """Adding nodes in bulk (`show`): the tree is invalidated once, at the end."""
@@ -233,6 +239,30 @@ class PlanTree(Tree[NodeKey]):
                                                                    and g is groups[0]))
             if node.is_expanded:
                 self._fill(node)
+
+    def reveal(self, path: str) -> bool:
+        """Put the cursor on the plan or subplan read from `path` (relative to the
+        archive), its plan unfolded and the line scrolled into view; False if the tree
+        does not hold it."""
+        for g in self.groups:
+            plan_key = NodeKey("plan", g.plan.codename, g.plan.agent_id, g.plan.project)
+            sub = next((sp for sp in g.subplans if sp.path == path), None)
+            if g.plan.path != path and sub is None:
+                continue
+            node = self._find(plan_key)
+            if node is None:
+                return False
+            if node.parent is not None and node.parent is not self.root:
+                node.parent.expand()  # its project, when grouped by project
+            self._fill(node)
+            node.expand()
+            if sub is not None:
+                node = self._find(NodeKey("plan", sub.codename, sub.agent_id,
+                                          sub.project)) or node
+            self._move_to(node)
+            self.call_after_refresh(self._scroll_to_cursor)
+            return True
+        return False
 
     def _find(self, key: NodeKey) -> TreeNode[NodeKey] | None:
         for n in self._tree_nodes.values():

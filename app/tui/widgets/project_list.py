@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual import events, on
+from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
@@ -58,6 +59,11 @@ class ProjectTable(LineTable):
 
 class MemoryList(OptionList):
     """A project's memory files (MEMORY.md first), then its session-memory summaries."""
+
+    BINDINGS = [
+        Binding("enter", "select", "Open", show=False,
+                tooltip="On a session-memory summary: open its session (or o)"),
+    ]
 
     @dataclass
     class OpenSummarySession(Message):

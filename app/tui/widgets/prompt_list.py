@@ -13,13 +13,16 @@ from ccarchive.service.models import HistoryItem
 from ccarchive.tui.widgets.line_table import Cell, Column, LineTable
 from ccarchive.tui.widgets.timeline_format import local, one_line, short_project
 
-FIXED = (("when", 12), ("project", 12), ("session", 8))
+FIXED = (("when", 12, 0), ("project", 12, 0), ("session", 8, 1))
+"""(label, width, drop): the session id is left out first on a narrow terminal."""
 MAX_TEXT = 400
 """Characters of a prompt kept in its cell (wider than any column it gets)."""
 
 
 class PromptTable(LineTable):
     """When, project, session and the prompt's first line."""
+
+    FLEX_WANTED = 48
 
     @dataclass
     class Opened(Message):
@@ -31,7 +34,7 @@ class PromptTable(LineTable):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         # the prompt takes the rest of the width: the cells cut themselves to it
-        super().__init__([*(Column(label, width) for label, width in FIXED),
+        super().__init__([*(Column(label, width, drop=drop) for label, width, drop in FIXED),
                           Column("prompt", 60, flexible=True)], id=id)
         self.items: list[HistoryItem] = []
 

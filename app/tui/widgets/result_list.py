@@ -120,7 +120,8 @@ class ResultList(ScrollView, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("home", "first", "First", show=False),
         Binding("end", "last", "Last", show=False),
-        Binding("enter", "select", "Open", show=False),
+        Binding("enter", "select", "Open", show=False,
+                tooltip="Open the hit: replay at its entry, a plan or memory file in its pane"),
     ]
 
     COMPONENT_CLASSES = {
@@ -165,9 +166,11 @@ class ResultList(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
 
     # ---- data ----------------------------------------------------------------------
-    def show(self, page: SearchPage, groups: list[SessionGroup] | None) -> None:
-        """Replace the results, keeping the cursor on the same hit if it is still there."""
-        old = self.hits[self._highlighted] if self._highlighted is not None \
+    def show(self, page: SearchPage, groups: list[SessionGroup] | None,
+             keep: bool = True) -> None:
+        """Replace the results, keeping the cursor on the same hit if it is still there
+        (`keep`: the same search again, as after an index commit), else on the first."""
+        old = self.hits[self._highlighted] if keep and self._highlighted is not None \
             and self._highlighted < len(self.hits) else None
         if groups is not None:
             self._cards = [Card(g.hits[0], g) for g in groups if g.hits]
@@ -300,10 +303,11 @@ class ResultList(ScrollView, can_focus=True):
             while len(lines) < card.height:
                 lines.append(Text())
         else:
+            # no hit count: the service counts matches per query word (and leaves tool
+            # output out), Replay counts the session's matching entries of every kind,
+            # so "11 hits" here read as a promise that Replay's "hit 1/19" broke
             head = Text(group.title or hit.title or "(untitled)", self._style("title"))
-            count = f"  {group.hit_count} hit{'s' if group.hit_count != 1 else ''}"
-            head.truncate(max(1, width - len(count)), overflow="ellipsis")
-            head.append(count, self._style("count"))
+            head.truncate(max(1, width), overflow="ellipsis")
             lines.append(head)
             lines.append(Text(f"{project_name(group.project) or '—'} · "
                               f"{when(group.timestamp)}", self._style("meta")))

@@ -35,6 +35,16 @@ class HeaderSource(Protocol):
 
     def document_count(self) -> int: ...
 
+    @property
+    def role_known(self) -> bool:
+        """False until the writer lock was tried (the header says "starting")."""
+        ...
+
+
+NARROW = 90
+"""Below this width the header says less (`docs`, no reason after read-only), so the
+state and the count keep their place beside the pane's name and the archive."""
+
 
 def short_path(path: str) -> str:
     home = os.path.expanduser("~")
@@ -76,7 +86,9 @@ class ArchiveHeader(Widget):
         if live is None:
             return ("offline", 0, 0.0)
         st = live.state
-        return (st.role, st.indexing, round(st.progress, 2), app.document_count())
+        # the state's role reads "read-only" until the lock is tried: not a fact yet
+        role = st.role if getattr(app, "role_known", True) else "starting"
+        return (role, st.indexing, round(st.progress, 2), app.document_count())
 
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"archive-header--{part}", partial=True)
@@ -84,6 +96,7 @@ class ArchiveHeader(Widget):
     def render(self) -> Text:
         app: HeaderSource = self.app  # type: ignore[assignment]
         role, indexing, progress, docs = self._state_key()
+        narrow = self.size.width < NARROW
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" ◆ ccarchive ", self._style("brand"))
         if self.pane:
@@ -97,9 +110,15 @@ class ArchiveHeader(Widget):
             right.append("● live", self._style("live"))
         elif role == "offline":
             right.append("○ offline", self._style("read-only"))
+        elif role == "starting":
+            right.append("◌ starting", self._style("count"))
         else:
-            right.append("○ read-only (another ccarchive indexes)", self._style("read-only"))
-        right.append(f"  {int(docs):,} documents ",  # type: ignore[call-overload]
+            right.append("○ read-only" if narrow else "○ read-only (another ccarchive indexes)",
+                         self._style("read-only"))
+            if narrow:
+                self.tooltip = "Another ccarchive process indexes; this one follows it."
+        count = f"{int(docs):,}"  # type: ignore[call-overload]
+        right.append(f"  {count} docs " if narrow else f"  {count} documents ",
                      self._style("count"))
         path = short_path(str(settings.archive_root)) if settings else ""
         room = self.size.width - out.cell_len - right.cell_len - 2

@@ -3,7 +3,11 @@
 Each metric gets its own band of block-character bars (eighths of a cell), all bands share
 the same columns, and the selected bucket is highlighted through every band, so a column
 reads as one day. Drawn with the Line API: each row is one Strip, rebuilt only when the
-data, the selection or the width changes.
+data, the selection or the size changes.
+
+A band is as tall as the chart's height allows, up to `BAND_ROWS`: styles/timeline.tcss
+gives the chart three rows a band, or one on a small terminal (a band of one row puts its
+scale beside its name), so that the selected day's sessions keep room below.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from ccarchive.tui.widgets.timeline_format import human_count
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 BAND_ROWS = 3
-"""Rows per metric band: 3 rows of eighths = 24 levels, enough to compare days."""
+"""Rows per metric band at most: 3 rows of eighths = 24 levels, enough to compare days."""
 LABEL_W = 14
 METRICS = (("sessions", "sessions"), ("messages", "messages"), ("tokens", "tokens"))
 
@@ -117,7 +121,13 @@ class ActivityChart(Widget, can_focus=True):
 
     # ---- drawing ----------------------------------------------------------------
     def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001
-        return BAND_ROWS * len(METRICS) + 1
+        return BAND_ROWS * len(METRICS) + 1  # with `height: auto`; the styles set one
+
+    @property
+    def band_rows(self) -> int:
+        """Rows per metric band: what the chart's height holds (the axis takes one)."""
+        height = self.content_region.height or BAND_ROWS * len(METRICS) + 1
+        return max(1, min(BAND_ROWS, (height - 1) // len(METRICS)))
 
     def _compute_layout(self, width: int) -> _Layout:
         n = len(self.buckets)
@@ -144,24 +154,31 @@ class ActivityChart(Widget, can_focus=True):
         sel_bg = style("activity-chart--selected").bgcolor
         empty_st = style("activity-chart--empty")
         shown = self.buckets[lay.first: lay.first + lay.count]
+        rows = self.band_rows
         lines: list[Strip] = []
         for key, name in METRICS:
             values = [getattr(b, key) for b in shown]
             top = max(values, default=0)
             bar_st = style(f"activity-chart--{key}")
-            for row in range(BAND_ROWS):
+            for row in range(rows):
                 segs: list[Segment] = []
-                if row == 0:
+                if rows == 1:  # the name and its scale side by side
+                    scale = human_count(top)
+                    label = name if len(name) + 1 + len(scale) <= LABEL_W - 2 else name[:4]
+                    pad = " " * max(1, LABEL_W - 2 - len(label) - len(scale))
+                    segs += [Segment(label, label_st), Segment(pad, base),
+                             Segment(f"{scale}  ", scale_st)]
+                elif row == 0:
                     segs.append(Segment(f"{name:>{LABEL_W - 2}}  ", label_st))
-                elif row == BAND_ROWS - 1:
+                elif row == rows - 1:
                     segs.append(Segment(f"{'max ' + human_count(top):>{LABEL_W - 2}}  ", scale_st))
                 else:
                     segs.append(Segment(" " * LABEL_W, base))
                 if lay.left:
                     segs.append(Segment(" " * lay.left, base))
-                from_bottom = BAND_ROWS - 1 - row
+                from_bottom = rows - 1 - row
                 for i, v in enumerate(values):
-                    units = max(1, round(v / top * BAND_ROWS * 8)) if top and v else 0
+                    units = max(1, round(v / top * rows * 8)) if top and v else 0
                     fill = max(0, min(8, units - from_bottom * 8))
                     selected = lay.first + i == self.selected
                     bg = sel_bg if selected else None
@@ -224,7 +241,8 @@ class ActivityChart(Widget, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if self._lines is None or (self._lines and self._lines[0].cell_length != width):
+        if self._lines is None or (self._lines and self._lines[0].cell_length != width) \
+                or len(self._lines) != self.band_rows * len(METRICS) + 1:
             self._lines = self._build(width)
         if y < len(self._lines):
             return self._lines[y]

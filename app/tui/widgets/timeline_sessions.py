@@ -31,6 +31,10 @@ COLUMNS = (
 )
 
 
+DROP = {"branch": 4, "models": 3, "agents": 2, "duration": 1}
+"""Columns left out on a narrow terminal, the first first, so the title keeps its room."""
+
+
 class DaySessions(LineTable):
     """Title, project, branch, models, duration, tokens and subagents of each session."""
 
@@ -42,7 +46,7 @@ class DaySessions(LineTable):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         # the title takes whatever width the other columns leave
-        super().__init__([Column(label, width, flexible=key == "title")
+        super().__init__([Column(label, width, flexible=key == "title", drop=DROP.get(key, 0))
                           for label, key, width in COLUMNS], id=id, classes=classes)
         self.sessions: list[SessionInfo] = []
         self._keys: list[str] = []

@@ -1,0 +1,222 @@
+"""The app at 80x24 (the size most terminals open at): the main list gets the width, the
+footer keeps the pane's keys, `?` lists every key, the header and the status line say
+everything they hold."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Static
+
+from ccarchive.tui.screens.search import SearchScreen
+from ccarchive.tui.widgets.facet_list import FacetList
+from ccarchive.tui.widgets.key_footer import KeyFooter
+from ccarchive.tui.widgets.key_help import KeyHelp
+from ccarchive.tui.widgets.plan_tree import PlanTree
+from ccarchive.tui.widgets.result_list import ResultList
+from ccarchive.tui.widgets.status_header import ArchiveHeader
+from ccarchive.tui.widgets.timeline_chart import ActivityChart
+from ccarchive.tui.widgets.timeline_sessions import DaySessions
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, searched, settle
+
+SMALL = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def no_rest_delays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
+
+
+async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.has_class("-narrow") and screen.has_class("-short")
+        facets, results = screen.query_one(FacetList), screen.query_one(ResultList)
+        preview = screen.query_one("#preview")
+        assert not facets.display  # out of the way until asked for
+        assert results.size.width > preview.size.width >= 24
+        assert results.size.width >= 40
+        await pilot.press("ctrl+f")  # the facets come in, where the preview was
+        await pilot.pause()
+        assert facets.display and facets.has_focus and facets.size.width >= 26
+        assert not preview.display
+        await pilot.press("escape")  # back to the query: the facets go again
+        await pilot.pause()
+        assert not facets.display and preview.display
+        assert screen.query_one("#query", Input).has_focus
+
+
+async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.has_class("-wide") and screen.has_class("-tall")
+        assert screen.query_one(FacetList).display and screen.query_one("#preview").display
+
+
+async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        query = 'walker project: kind:bogus'  # two things ignored, two warnings
+        await pilot.press(*query)
+        await searched(app, pilot, query)
+        status = app.screen.query_one("#search-status", Static)
+        text = status.render().plain
+        assert "matching" in text and text.count("⚠") == 2
+        assert "kind:bogus" in text and "project:" in text
+        assert status.size.height >= 2  # wrapped, not cut
+
+
+async def test_plans_and_projects_stack_list_over_preview_at_80_columns(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SMALL) as pilot:
+        for mode, left, right in (("plans", "#plans-left", "#plans-right"),
+                                  ("projects", "#projects-left", "#projects-right")):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            top, bottom = app.screen.query_one(left), app.screen.query_one(right)
+            assert top.region.width == bottom.region.width == SMALL[0]
+            assert top.region.bottom <= bottom.region.y
+            if mode == "plans":
+                tree = app.screen.query_one(PlanTree)
+                assert tree.size.height >= 5 and tree.size.width >= 70
+
+
+async def test_plans_side_by_side_when_wide(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("plans")
+        await settle(app, pilot)
+        left, right = app.screen.query_one("#plans-left"), app.screen.query_one("#plans-right")
+        assert left.region.y == right.region.y and left.region.right <= right.region.x
+        assert right.size.width >= 60  # the plan gets the larger part
+
+
+async def test_timeline_at_80x24_folds_its_charts_and_lists_the_sessions(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SMALL) as pilot:
+        await app.switch_mode("timeline")
+        await settle(app, pilot)
+        chart, table = app.screen.query_one(ActivityChart), app.screen.query_one(DaySessions)
+        assert chart.band_rows == 1
+        assert table.sessions  # the selected day has sessions, and every row shows
+        assert table.scrollable_content_region.height >= len(table.sessions) + 1
+        titles = [c for c in table.columns if c.flexible][0]
+        assert titles.width >= 28  # branch and models made room for the titles
+        assert [c.label for c in table.columns if c.hidden]
+        header = [c for c in table.columns if not c.hidden]
+        line = "".join(s.text for s in table.render_line(1))
+        assert table.sessions[0].title[:20] in line and len(header) >= 3
+
+
+async def test_timeline_charts_are_three_rows_a_metric_when_there_is_room(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode("timeline")
+        await settle(app, pilot)
+        assert app.screen.query_one(ActivityChart).band_rows == 3
+        assert not any(c.hidden for c in app.screen.query_one(DaySessions).columns)
+
+
+def _footer(app) -> str:  # noqa: ANN001
+    footer = app.screen.query_one(KeyFooter)
+    return footer.render().plain
+
+
+async def test_footer_puts_the_pane_keys_first(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one(ResultList).focus()
+        await pilot.pause()
+        wide = _footer(app)
+        assert wide.index("Group/hits") < wide.index("f1 Search")  # the pane's own first
+        assert "? Keys" in wide and "Commands" in wide
+
+
+async def test_footer_drops_the_f_keys_when_narrow(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one(ResultList).focus()
+        await pilot.pause()
+        narrow = _footer(app)
+        assert "f1" not in narrow and "Search" not in narrow.split("▏")[0]
+        assert "Group/hits" in narrow and "Facets" in narrow and "? Keys" in narrow
+
+
+async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: ANN001
+    """The footer at 80 columns has room for a few of Replay's keys; `?` has them all,
+    read from the bindings."""
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        await app.switch_mode("transcript")
+        app.screen.open_session(FOLLOWUP_SESSION)
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        sheet = app.screen
+        assert isinstance(sheet, KeyHelp)
+        pane, everywhere = sheet.rows
+        keys = {row.keys: row.name for row in pane}
+        for key, name in (("t", "Time"), ("o", "Subagent"), ("e", "Export"),
+                          ("c", "Copy resume"), ("R", "Resume"), ("esc ⌫", "Back")):
+            shown = next((k for k in keys if k.split()[0] == key.split()[0]), None)
+            assert shown is not None and keys[shown] == name, (key, keys)
+        assert any(r.keys.startswith("f1") for r in everywhere)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, KeyHelp) and app.current_mode == "transcript"
+
+
+async def test_command_palette_lists_each_command_once_and_no_widget_internals(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert len(titles) == len(set(titles))
+        assert "Copy selected text" not in titles and "Delete character left" not in titles
+        assert {"Theme", "Quit", "Keys (?)", "Group/hits", "Go to Plans (F4 or 4)"} <= set(titles)
+
+
+async def test_header_fits_80_columns_with_state_and_count(app) -> None:  # noqa: ANN001
+    app.live.state.role = "writer"
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one(ArchiveHeader)
+        text = header.render().plain
+        assert header.size.height == 1 and len(text) <= SMALL[0]
+        assert "Search" in text and "● live" in text
+        assert text.rstrip().endswith(f"{app.document_count():,} docs")
+
+
+async def test_header_says_starting_until_the_role_is_known(app) -> None:  # noqa: ANN001
+    app.role_known = False  # as when the writer lock has not been tried yet
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one(ArchiveHeader)
+        assert "starting" in header.render().plain
+        assert "read-only" not in header.render().plain
+        app.role_known = True
+        app.live.state.role = "read-only"  # what it says once known, if so
+        assert "read-only (another ccarchive indexes)" in header.render().plain
+
+
+async def test_a_starting_app_never_claims_another_process_indexes(demo_settings,  # noqa: ANN001
+                                                                   fixed_clock) -> None:
+    from ccarchive.tui.app import make_app
+
+    app = make_app(demo_settings)  # starts indexing: the first writer, no one else
+    seen: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        header = app.screen.query_one(ArchiveHeader)
+        for _ in range(40):
+            seen.append(header.render().plain)
+            if app.role_known:
+                break
+            await pilot.pause(0.01)
+        await app.workers.wait_for_complete()
+        seen.append(header.render().plain)
+    assert not any("read-only" in s for s in seen)
+    assert "● live" in seen[-1] or "indexing" in seen[-1]
+
+
+async def test_header_counts_documents_as_status_does(app) -> None:  # noqa: ANN001
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.document_count() == app.service.status().documents
+        assert app.document_count() < app.service.store.searcher().num_docs
