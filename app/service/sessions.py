@@ -146,6 +146,21 @@ class SessionsMixin(ServiceBase):
         """
         _check_limit(limit)
         offset = int(decode_cursor(cursor).get("o", 0))
+        searcher = self._searcher()
+        q = self._sessions_query(project, since, until, model, branch, include_gone,
+                                 include_empty)
+        res = searcher.search(q, limit, count=True, order_by_field=S.TS,
+                              order=tantivy.Order.Desc, offset=offset)
+        total = res.count or 0
+        return M.SessionPage(
+            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits], total=total,
+            next_cursor=encode_cursor({"o": offset + limit}) if offset + limit < total else None)
+
+    def _sessions_query(self, project: str | None, since: str | datetime | None,
+                        until: str | datetime | None, model: str | None = None,
+                        branch: str | None = None, include_gone: bool = True,
+                        include_empty: bool = False) -> tantivy.Query:
+        """The session documents `sessions()` lists (see its arguments)."""
         must = [self._term(S.KIND, S.SESSION_DOC), self._project_query(project),
                 self._date_range(self._date_arg(since, "since"),
                                  self._date_arg(until, "until"))]
@@ -158,13 +173,7 @@ class SessionsMixin(ServiceBase):
             must.append(tantivy.Query.range_query(self.schema, S.MESSAGES,
                                                   tantivy.FieldType.Unsigned, 1, 2**63,
                                                   use_inverted_index=True))
-        searcher = self._searcher()
-        res = searcher.search(self._all(*must, must_not=not_), limit, count=True,
-                              order_by_field=S.TS, order=tantivy.Order.Desc, offset=offset)
-        total = res.count or 0
-        return M.SessionPage(
-            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits], total=total,
-            next_cursor=encode_cursor({"o": offset + limit}) if offset + limit < total else None)
+        return self._all(*must, must_not=not_)
 
     def active_sessions(self, *, minutes: float = 10, limit: int = 20) -> list[M.SessionInfo]:
         """Sessions with activity in the last minutes, most recent first (live tail)."""
@@ -233,16 +242,23 @@ class SessionsMixin(ServiceBase):
         recently active sessions first, then each one's newest entries.
         """
         t0 = time.perf_counter()
-        recent = self.sessions(project=project, since=since, limit=limit)
+        _check_limit(limit)
+        searcher = self._searcher()
+        recent = searcher.search(self._sessions_query(project, since, None), limit,
+                                 order_by_field=S.TS, order=tantivy.Order.Desc).hits
         args: dict[str, Any] = {"project": project, "kind": kind, "since": since,
                                 "include_tool_results": include_tool_results,
                                 "include_thinking": include_thinking}
         groups: list[M.SessionGroup] = []
         total = 0
-        for info in recent.sessions:
-            part = self.search("", session_id=info.session_id, limit=hits_per_group, **args)
+        for _, addr in recent:  # titles from the documents at hand (and cached)
+            doc = searcher.doc(addr)
+            sid, title = _first(doc, S.SESSION), self._title_of(doc)[0]
+            with self._lock:
+                self._title_cache().setdefault(sid, (title, _first(doc, S.PROJECT)))
+            part = self.search("", session_id=sid, limit=hits_per_group, **args)
             if part.hits:
-                groups.append(_group(part.hits, part.total, info.session_id, info.title))
+                groups.append(_group(part.hits, part.total, sid, title))
                 total += part.total
         # plans and memory files belong to no session: each is a row of its own
         asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))
