@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from ccarchive.service.service import ArchiveService
-
 from tests.conftest import build_index
 
 
