@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 import tantivy
 
 from ccarchive.archive import discovery as D
-from ccarchive.archive.records import PROSE_CAP, TITLE_CAP, cap
+from ccarchive.archive.records import PROSE_CAP, TITLE_CAP
+from ccarchive.archive.safe_read import root_of, text_head_tail
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
 from ccarchive.index.checkpoints import FileState
@@ -76,17 +77,25 @@ class WholeFileDoc(NamedTuple):
 
 
 def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int) -> WholeFileDoc:
-    """Read a plan or memory file into its one document (raises `OSError` if unreadable)."""
-    raw = src.path.read_bytes()
-    text = raw.decode("utf-8", errors="replace")
+    """Read a plan or memory file into its one document (raises `OSError` if unreadable,
+    or if it became a symbolic link since the walk: `archive.safe_read`).
+
+    Only what the document keeps is held in memory: the head and tail of the text (as
+    `cap` keeps them); the rest is counted as it streams by (a 300 MB memory file took a
+    server to 956 MB when read whole).
+    """
+    tail_chars = PROSE_CAP // 5
+    head, tail, n_chars, size = text_head_tail(root_of(src.path, src.rel), src.rel,
+                                               PROSE_CAP, tail_chars)
+    text = f"{head[:PROSE_CAP - tail_chars]}\n…\n{tail}" if tail else head
     kind = S.PLAN if src.kind == D.PLAN else S.MEMORY
     doc = tantivy.Document()
     doc.add_text(S.ID, f"{src.kind}:{src.rel}")
     doc.add_text(S.PATH, src.rel)
     doc.add_unsigned(S.OFFSET, 0)
-    doc.add_unsigned(S.LENGTH, len(raw))
+    doc.add_unsigned(S.LENGTH, size)
     doc.add_unsigned(S.SEQ, 0)
-    doc.add_unsigned(S.TEXT_LEN, len(text))
+    doc.add_unsigned(S.TEXT_LEN, n_chars)
     doc.add_unsigned(S.GEN, gen)
     doc.add_date(S.TS, datetime.fromtimestamp(src.mtime_ns / 1e9, tz=UTC))
     title = markdown_title(text)
@@ -112,10 +121,10 @@ def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int) -> WholeFi
     doc.add_text(S.SESSION, session)
     doc.add_unsigned(S.SKEY, S.session_key(session))
     doc.add_text(S.TITLE, title[:TITLE_CAP])
-    doc.add_text(S.TEXT, cap(text, PROSE_CAP))
+    doc.add_text(S.TEXT, text)
     doc.add_unsigned(S.RANK, S.KIND_RANK[kind])
     doc.add_unsigned(S.TSEC, src.mtime_ns // 1_000_000_000)
-    parts = camel_parts(text[:PROSE_CAP])
+    parts = camel_parts(head)
     if parts:
         doc.add_text(S.PARTS, parts)
     return WholeFileDoc(doc, kind, summary)

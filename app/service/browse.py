@@ -145,10 +145,15 @@ class BrowseMixin(ServiceBase):
                                  for d in docs], total=res.count or 0)
 
     def plan(self, codename: str, *, include_agent_plans: bool = True,
-             max_chars: int = 50_000) -> M.PlanTree:
-        """One plan with its agent subplans beneath it and the sessions linked to it."""
+             max_chars: int = 50_000, char_offset: int = 0) -> M.PlanTree:
+        """One plan with its agent subplans beneath it and the sessions linked to it.
+
+        The plan's text from `char_offset` (its subplans' from the start), `max_chars` of
+        each, read back from the archive in bounded memory; `truncated` when more follow.
+        """
         if not codename:
             raise ServiceError("codename is required")
+        _check_page(max_chars, char_offset)
         searcher = self._searcher()
         q = self._all(self._term(S.KIND, S.PLAN), self._term(S.SLUG, codename))
         rows = searcher.search(q, 200, count=False, order_by_field=S.TS,
@@ -161,7 +166,7 @@ class BrowseMixin(ServiceBase):
         head = main[0] if main else subs.pop(0)
 
         def tree(doc: tantivy.Document, with_sessions: bool) -> M.PlanTree:
-            text = self._read_back(doc, _first(doc, S.PATH), 0, 0) or _first(doc, S.TEXT)
+            text, more = self._read_page(doc, char_offset if with_sessions else 0, max_chars)
             info = self._plan_info(doc, searcher)
             sessions = []
             if with_sessions:
@@ -170,8 +175,8 @@ class BrowseMixin(ServiceBase):
                         sessions.append(self.session(sid))
                     except ServiceError:
                         continue
-            return M.PlanTree(plan=info, text=self._red(text[:max_chars]),
-                              truncated=len(text) > max_chars, sessions=sessions)
+            return M.PlanTree(plan=info, text=self._red(text), truncated=more,
+                              sessions=sessions)
 
         root = tree(head, True)
         if include_agent_plans:
@@ -198,8 +203,10 @@ class BrowseMixin(ServiceBase):
                                 session_id=_first(doc, S.SESSION))
 
     def memory_file(self, project: str, filename: str | None = None, *,
-                    max_chars: int = 50_000) -> M.MemoryFile:
-        """Read one memory file (MEMORY.md by default) of a project."""
+                    max_chars: int = 50_000, char_offset: int = 0) -> M.MemoryFile:
+        """Read one memory file (MEMORY.md by default) of a project: `max_chars` from
+        `char_offset`, read back in bounded memory; `truncated` when more follow."""
+        _check_page(max_chars, char_offset)
         files = self.memory_files(project=project)
         if not files:
             raise ServiceError(f"no memory files for project {project!r}")
@@ -213,10 +220,10 @@ class BrowseMixin(ServiceBase):
         info = match[0]
         searcher = self._searcher()
         hits = searcher.search(self._term(S.ID, f"memory:{info.path}"), 1, count=False).hits
-        doc = searcher.doc(hits[0][1])
-        text = self._read_back(doc, info.path, 0, 0) or _first(doc, S.TEXT)
-        return M.MemoryFile(info=info, text=self._red(text[:max_chars]),
-                            truncated=len(text) > max_chars)
+        if not hits:
+            raise ServiceError(f"no memory file {want!r} in {project!r}")
+        text, more = self._read_page(searcher.doc(hits[0][1]), char_offset, max_chars)
+        return M.MemoryFile(info=info, text=self._red(text), truncated=more)
 
     def history(self, *, query: str | None = None, project: str | None = None,
                 session_id: str | None = None, since: str | datetime | None = None,
@@ -254,6 +261,13 @@ class BrowseMixin(ServiceBase):
                                        session_id=_first(doc, S.SESSION),
                                        timestamp=_dt(doc.get_first(S.TS)), snippet=snippet))
         return M.HistoryPage(items=items, total=res.count or 0, warnings=warnings)
+
+
+def _check_page(max_chars: int, char_offset: int) -> None:
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
+        raise ServiceError(f"max_chars must be a positive number, got {max_chars!r}")
+    if not isinstance(char_offset, int) or isinstance(char_offset, bool) or char_offset < 0:
+        raise ServiceError(f"char_offset must be 0 or more, got {char_offset!r}")
 
 
 def _rebucket(days: list[M.DayActivity], bucket: str) -> list[M.DayActivity]:

@@ -48,37 +48,72 @@ class ReadbackMixin(ServiceBase):
 
     def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
                    length: int) -> str | None:
-        """The whole text of an entry, read from its source line (the index keeps a cap)."""
+        """The whole text of an entry, read from its source line (the index keeps a cap).
+
+        The line is read through `archive.safe_read` (never out of the archive, never
+        more than the line) and must still be what was indexed: the same span of the
+        file, a record with the same uuid, a text that starts as the indexed one. None
+        when it is not (the file changed: the indexed copy is shown instead).
+
+        Raises:
+            ServiceError: the file (or a folder on its way) is now a symbolic link, or
+                the path leaves the archive: refused, with the reason.
+        """
         # the archive readers load here, not at import: `ccarchive search` never needs them
-        from ccarchive.archive.lines import LineStats, decode_line, read_span
+        from ccarchive.archive.lines import HUGE_LINE, LineStats, decode_line
         from ccarchive.archive.records import Extractor, FileSummary, history_text
+        from ccarchive.archive.safe_read import UnsafePath, read_line
 
         kind = _first(doc, S.KIND)
-        path = self.root / rel
+        if not length or length > HUGE_LINE:
+            return None  # a huge line is indexed, and shown, by its head
         try:
-            if kind in (S.PLAN, S.MEMORY):
-                return path.read_text(encoding="utf-8", errors="replace")
-            if not length or length > 64 << 20:
-                return None
-            raw = read_span(path, offset, length)
+            raw = read_line(self.root, rel, offset, length)
+        except UnsafePath as exc:
+            raise ServiceError(str(exc)) from None
         except OSError:
             return None
         objs = decode_line(raw, LineStats())
         block = int(_first(doc, S.SEQ, 0)) % 256
         j, b = divmod(block, 16)
+        text: str | None = None
         if kind == S.HISTORY:  # history documents number the objects of a line directly
-            if block >= len(objs):
-                return None
-            return history_text(objs[block])
-        if j >= len(objs):
+            if block < len(objs):
+                text = history_text(objs[block])
+        elif j < len(objs):
+            uuid = _first(doc, S.UUID)
+            if uuid and objs[j].get("uuid") != uuid:
+                return None  # another record sits there now
+            is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
+            units = Extractor(FileSummary(), is_agent_file=is_agent, full_text=True).extract(
+                objs[j], LineStats())
+            text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind),
+                        None)
+        indexed = _first(doc, S.TEXT)
+        if text is None or not text.startswith(indexed[:64]):
             return None
-        is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
-        units = Extractor(FileSummary(), is_agent_file=is_agent, full_text=True).extract(
-            objs[j], LineStats())
-        for u in units:
-            if min(u.block, 15) == b and u.kind == kind:
-                return u.text
-        return None
+        return text
+
+    def _read_page(self, doc: tantivy.Document, char_offset: int,
+                   max_chars: int) -> tuple[str, bool]:
+        """A page of a plan or memory file, read back in bounded memory (the file may be
+        hundreds of megabytes); the indexed copy when the file is gone or unreadable.
+
+        Raises:
+            ServiceError: refused (a symbolic link, a path out of the archive).
+        """
+        from ccarchive.archive.safe_read import UnsafePath, read_text_page
+
+        try:
+            text, more, _ = read_text_page(self.root, _first(doc, S.PATH), char_offset,
+                                           max_chars)
+            return text, more
+        except UnsafePath as exc:
+            raise ServiceError(str(exc)) from None
+        except OSError:
+            indexed = _first(doc, S.TEXT)
+            return indexed[char_offset:char_offset + max_chars], \
+                len(indexed) > char_offset + max_chars
 
     def _doc_by_id(self, entry_id: str) -> tantivy.Document:
         searcher = self._searcher()

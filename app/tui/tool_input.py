@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ccarchive.archive.lines import LineStats, decode_line
+from ccarchive.archive.safe_read import line_at, open_file
 from ccarchive.service.models import Entry
 from ccarchive.service.redact import redact_value
 
@@ -76,17 +77,19 @@ def read_tool_inputs(root: Path, entries: list[Entry], *,
 
 
 def _read_line(root: Path, e: Entry, fds: dict[str, int]) -> list[dict[str, Any]]:
+    """The objects of an entry's source line, opened and checked as every read back is
+    (`archive.safe_read`: never out of the archive, the span still a line); [] if not."""
     fd = fds.get(e.path)
     if fd is None:
         try:
-            fd = os.open(root / e.path, os.O_RDONLY)
-        except OSError:
+            fd = open_file(root, e.path)
+        except OSError:  # gone, or refused (a symbolic link): drawn from the index
             fd = -1
         fds[e.path] = fd
     if fd < 0:
         return []
     try:
-        return decode_line(os.pread(fd, e.length, e.offset), LineStats())
+        return decode_line(line_at(fd, e.path, e.offset, e.length), LineStats())
     except OSError:
         return []
 
@@ -98,3 +101,22 @@ def service_tool_inputs(service: object, entries: list[Entry]) -> dict[str, dict
         return {}
     return read_tool_inputs(Path(root), entries,
                             redact=bool(getattr(service, "redact_secrets", True)))
+
+
+def tool_summaries(svc: Any, entries: list[Any]) -> dict[str, str]:
+    """Entry id -> the one-line summary of each tool call, as replay shows it (its input
+    read back from the archive where the index keeps too little of it), for `ccarchive show`."""
+    from ccarchive.tui.widgets.tool_render import tool_line
+
+    calls = [e for e in entries if e.kind == "tool_call"]
+    inputs = service_tool_inputs(svc, calls) if calls else {}
+    out = {}
+    for e in calls:
+        line = tool_line(e, inputs.get(e.id))
+        parts = [" ".join(line.main.split())]
+        if line.where:
+            parts.append(f"in {line.where}")
+        if line.detail:
+            parts.append(" ".join(line.detail.split()))
+        out[e.id] = " · ".join(p for p in parts if p)
+    return out

@@ -192,7 +192,8 @@ def _docs_alone(tmp: Path, template: dict[str, Any]) -> int:
     """How many documents `template` gives as it is, between the same good lines."""
     key = _encode(template)
     if key not in _template_docs:
-        path = tmp / "alone.jsonl"
+        path = tmp / "alone" / "projects" / PROJECT / "alone.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"\n".join([_good("alone", 0), key, _good("alone", 1)]) + b"\n")
         docs, _ = _read(path, f"projects/{PROJECT}/alone.jsonl", D.SESSION, "alone")
         _template_docs[key] = docs[len(_good("alone", 0)) + 1]

@@ -54,7 +54,8 @@ def test_skipped_records_still_count_as_activity(tmp_path) -> None:  # noqa: ANN
     lines = [progress("2026-01-01T10:00:00.000Z", "2026-01-01T09:00:00.000Z"),
              prompt("2026-01-01T10:00:05.000Z"),
              progress("2026-01-01T10:01:30.000Z", "2026-01-01T11:00:00.000Z")]
-    path = tmp_path / "s1.jsonl"
+    path = tmp_path / "projects" / "p" / "s1.jsonl"  # the archive root is tmp_path
+    path.parent.mkdir(parents=True)
     path.write_bytes(b"\n".join(_line(o) for o in lines) + b"\n")
     src = D.SourceFile(path, "projects/p/s1.jsonl", D.SESSION, "p", "s1",
                        size=path.stat().st_size)
