@@ -20,7 +20,6 @@ string cut inside an emoji) are replaced by U+FFFD, since no UTF-8 consumer acce
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -270,12 +269,3 @@ def _no_lone_surrogates(value: Any) -> Any:
     if isinstance(value, list):
         return [_no_lone_surrogates(v) for v in value]
     return value
-
-
-def read_span(path: str | os.PathLike[str], offset: int, length: int) -> bytes:
-    """Read one line back by offset, as a viewer does (no seek races: `os.pread`)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return os.pread(fd, length, offset)
-    finally:
-        os.close(fd)

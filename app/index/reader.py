@@ -356,7 +356,7 @@ def _peek_envelope(src: D.SourceFile) -> tuple[str, str]:
     """(cwd, sessionId) from the first entries that carry them: records at the top of a
     file (summaries, snapshots) come before them, and their documents need a project."""
     try:
-        with open(src.path, "rb") as f:
+        with os.fdopen(open_file(root_of(src.path, src.rel), src.rel), "rb") as f:
             head = f.read(16 << 10)  # nearly always enough; read on only if not
             if b'"cwd":"' not in head or b'"sessionId":"' not in head:
                 head += f.read((256 << 10) - len(head))
@@ -373,10 +373,17 @@ def _peek_envelope(src: D.SourceFile) -> tuple[str, str]:
     return cwd, s.group(1).decode() if s else ""
 
 
+META_BYTES = 1 << 20
+"""A subagent's `.meta.json` holds a few fields; a larger one is not read."""
+
+
 def _read_meta(src: D.SourceFile) -> dict[str, Any]:
-    path = D.meta_path(src)
+    """The subagent's `.meta.json`, opened as every archive file is (`safe_read`)."""
+    rel = src.rel[: -len(".jsonl")] + ".meta.json"
     try:
-        data = orjson.loads(path.read_bytes())
+        with os.fdopen(open_file(root_of(src.path, src.rel), rel), "rb") as f:
+            raw = f.read(META_BYTES + 1)
+        data = orjson.loads(raw) if len(raw) <= META_BYTES else None
     except (OSError, orjson.JSONDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
