@@ -322,18 +322,22 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 @click.option("--since", help="From this date: 2026-02-01, 7d, 2w, yesterday.")
 @click.option("--until", help="Before this date.")
 @click.option("--limit", default=20, show_default=True, type=int)
-@click.option("--group", is_flag=True, help="One row per session, its best hits beneath.")
+@click.option("--entries", is_flag=True, help="Single entries, not sessions (the default "
+              "with --kind or a kind:/tool:/file:/role: filter).")
+@click.option("--group", is_flag=True, hidden=True)  # sessions: now the default
 @click.option("--all-kinds", is_flag=True, help="Include tool results and thinking.")
 @click.option("--recent", is_flag=True, help="Favour recent hits.")
 @click.option("--no-redact", is_flag=True, help="Show credentials as they are in the archive.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"hits": [...]} as JSON.')
 def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
            project: str | None, kind: tuple[str, ...], since: str | None, until: str | None,
-           limit: int, group: bool, all_kinds: bool, recent: bool, no_redact: bool,
-           as_json: bool) -> None:
+           limit: int, entries: bool, group: bool, all_kinds: bool, recent: bool,
+           no_redact: bool, as_json: bool) -> None:
     """Search the archive. QUERY uses the search language:
 
-    words, "exact phrases", AND/OR/NOT, (groups), migra*, and filters project: session:
+    Sessions ranked by their best turns (--entries for single entries). Plain words
+    rank by any of them; +word, "exact phrases", AND/OR/NOT, (groups), migra*, and filters
+    project: session:
     kind: role: tool: file: model: branch: after: before:. Options may come before or
     after it; any other word is part of the query, even one that starts with `-`
     (`-flaky` leaves out what says flaky; `--no-verify` is searched).
@@ -348,8 +352,12 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
+    from ccarchive.service.search import narrows_to_entries
+
+    text = " ".join(query)
+    group = group or not (entries or narrows_to_entries(text, kind))
     try:
-        page = svc.search(" ".join(query), project=project, kind=list(kind) or None,
+        page = svc.search(text, project=project, kind=list(kind) or None,
                           since=since, until=until, limit=limit, group_by_session=group,
                           include_tool_results=all_kinds, include_thinking=all_kinds,
                           recency=recent)
@@ -426,28 +434,10 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
     if as_json:
         _dump(to_jsonable(page))
         return
-    print_transcript(_console(), page, _tool_lines(svc, page.entries))
+    from ccarchive.tui.tool_input import tool_summaries  # no Textual: plain reads
+
+    print_transcript(_console(), page, tool_summaries(svc, page.entries))
     _more(len(page.entries), page.total, "entries")
-
-
-def _tool_lines(svc: Any, entries: list[Any]) -> dict[str, str]:
-    """Entry id -> the one-line summary of each tool call, as replay shows it (its input
-    read back from the archive where the index keeps too little of it)."""
-    from ccarchive.tui.tool_input import service_tool_inputs  # no Textual: plain reads
-    from ccarchive.tui.widgets.tool_render import tool_line
-
-    calls = [e for e in entries if e.kind == "tool_call"]
-    inputs = service_tool_inputs(svc, calls) if calls else {}
-    out = {}
-    for e in calls:
-        line = tool_line(e, inputs.get(e.id))
-        parts = [" ".join(line.main.split())]
-        if line.where:
-            parts.append(f"in {line.where}")
-        if line.detail:
-            parts.append(" ".join(line.detail.split()))
-        out[e.id] = " · ".join(p for p in parts if p)
-    return out
 
 
 @main.command()

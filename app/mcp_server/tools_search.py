@@ -17,6 +17,7 @@ from ccarchive.mcp_server import models as O
 from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _errors, _size
 from ccarchive.service import models as M
 from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.search import narrows_to_entries
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -68,7 +69,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         """
         with _errors():
             if group_by_session is None:
-                group_by_session = not (kind or _narrows_to_entries(query))
+                group_by_session = not narrows_to_entries(query, kind)
             excluded = [] if include_active else active.current()
             page = service.search(
                 query, project=project, kind=kind, since=since, until=until, limit=limit,
@@ -183,8 +184,3 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 out.next_cursor = encode_cursor({"o": page.start + len(out.entries)})
             return result(out)
 
-
-def _narrows_to_entries(query: str) -> bool:
-    """Whether a query names what single entries are (a kind, a tool, a file)."""
-    low = query.lower()
-    return any(f in low for f in ("kind:", "tool:", "file:", "role:"))

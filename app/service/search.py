@@ -256,3 +256,11 @@ class SearchMixin(ServiceBase):
         kinds = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
         return M.Facets(projects=counts("projects"), kinds=kinds, first=when("first"),
                         last=when("last"))
+
+
+def narrows_to_entries(query: str, kind: object = None) -> bool:
+    """Whether a search asks for single entries rather than sessions: a kind given, or a
+    filter on what an entry is (`kind:`, `tool:`, `file:`, `role:`). Front ends default
+    to sessions otherwise."""
+    low = query.lower()
+    return bool(kind) or any(f in low for f in ("kind:", "tool:", "file:", "role:"))

@@ -32,7 +32,7 @@ def run(*args: str):  # noqa: ANN201
 
 def test_piped_output_is_never_wrapped(indexed) -> None:  # noqa: ANN001
     common, svc = indexed
-    out = run("search", "retry", "--limit", "50", *common)
+    out = run("search", "retry", "--entries", "--limit", "50", *common)
     assert out.exit_code == 0, out.output
     ids = {h.id for h in svc.search("retry", limit=50).hits}
     lines = [ln.strip() for ln in out.stdout.splitlines()]
@@ -52,7 +52,7 @@ def test_sessions_says_how_many_it_left_out(indexed) -> None:  # noqa: ANN001
     assert len(rows) == 2 and "tally" in rows[0] and "cli/.worktrees/4" in rows[1]
     every = run("sessions", "--limit", "10", *common)
     assert "shown" not in every.stderr and len(every.stdout.splitlines()) == 7
-    search = run("search", "step", "--limit", "3", *common)
+    search = run("search", "step", "--entries", "--limit", "3", *common)
     total = svc.search("step", limit=3).total
     assert total > 3 and f"3 of {total} hits shown; --limit N for more" in search.stderr
 
@@ -119,7 +119,8 @@ def test_a_query_that_starts_with_dashes_is_searched(indexed, args: list[str]) -
 
 def test_minus_words_anywhere_and_options_after_them(indexed) -> None:  # noqa: ANN001
     common, svc = indexed
-    out = run("search", "retry", "-flaky", "--json", "--limit", "20", *common)
+    out = run("search", "retry", "-flaky", "--json", "--entries", "--limit", "20",
+              *common)
     assert out.exit_code == 0, out.output
     got = [h["id"] for h in json.loads(out.stdout)["hits"]]
     assert got == [h.id for h in svc.search("retry -flaky", limit=20).hits]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ccarchive.service.search import narrows_to_entries
 from ccarchive.service.service import ArchiveService
 from tests.conftest import build_index
 
@@ -35,6 +36,7 @@ CASES = [
     (["the", "--since", "2026-11-10", "--until", "2026-11-18"],
      {"since": "2026-11-10", "until": "2026-11-18"}),
     (["test", "--group"], {"group_by_session": True}),
+    (["test", "--entries"], {"group_by_session": False}),
     (["test", "--recent"], {"recency": True}),
     (['"unclosed'], {}),
 ]
@@ -53,6 +55,8 @@ def test_cli_json_equals_the_service(indexed, args: list[str], kwargs: dict) -> 
                      and a not in [str(v) for v in kwargs.values()
                                    if not isinstance(v, bool | list)]
                      and a not in sum([v for v in kwargs.values() if isinstance(v, list)], []))
+    # sessions are the default; --entries or a kind asks for single entries
+    kwargs = {"group_by_session": not narrows_to_entries(query, kwargs.get("kind")), **kwargs}
     page = svc.search(query, **kwargs)
     assert [h["id"] for h in got["hits"]] == [h.id for h in page.hits]
     assert got["total"] == page.total

@@ -429,8 +429,8 @@ async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
 
     data_dir = demo_service.store.base.parent
     out = CliRunner().invoke(main, ["search", "--archive", str(demo_archive_ro),
-                                    "--data-dir", str(data_dir), "--json", *options, "--",
-                                    query])
+                                    "--data-dir", str(data_dir), "--json", "--entries",
+                                    *options, "--", query])
     assert out.exit_code == 0, out.output
     cli = json.loads(out.stdout)
     args: dict[str, Any] = {"query": query, "include_active": True,
@@ -467,3 +467,24 @@ async def test_list_budgets(demo_service) -> None:
     async with connect(demo_service) as c:
         assert (await call(c, "timeline", days=3660))["bucket"] == "day"
         assert not (await call(c, "list_projects")).get("truncated")
+
+
+@pytest.mark.parametrize("query", ["flaky test on CI", "release", "why is the walk slow"])
+async def test_every_front_end_ranks_sessions_alike(demo_service, demo_archive_ro: Path,
+                                                    query: str) -> None:
+    """The service, `ccarchive search --json` and MCP `search` give the same sessions in
+    the same order: one ranking for every front end."""
+    from ccarchive.cli import main
+
+    want = [g.session_id for g in demo_service.search(query, group_by_session=True,
+                                                       limit=10).groups]
+    assert want
+    out = CliRunner().invoke(main, ["search", "--archive", str(demo_archive_ro), "--data-dir",
+                                    str(demo_service.store.base.parent), "--json", "--limit",
+                                    "10", query])
+    assert out.exit_code == 0, out.output
+    assert [g["session_id"] for g in json.loads(out.stdout)["groups"]] == want
+    async with connect(demo_service) as c:
+        mcp = await call(c, "search", query=query, limit=10, include_active=True)
+    assert [g["session_id"] for g in mcp["groups"]] == want
+    assert all(g["hits"] for g in mcp["groups"])
