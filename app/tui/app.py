@@ -93,6 +93,12 @@ class ReplayScreen(TranscriptScreen):
     the pane the session was opened from (`ArchiveApp.go_back`).
     """
 
+    BINDINGS = [
+        Binding("escape,backspace", "back", "Back",
+                tooltip="Back to the session (from a subagent) or to the pane that opened "
+                        "this one."),
+    ]
+
     def action_back(self) -> None:
         with self.app.stepping_back():  # type: ignore[attr-defined]
             super().action_back()

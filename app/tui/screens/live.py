@@ -200,7 +200,7 @@ class LiveScreen(PaneScreen):
         lst = self.query_one(ActiveSessions)
         info = next((s for s in lst.sessions if s.session_id == self.session_id), None)
         if info is None:
-            meta.update("[dim]no session followed: pick one on the left[/]"
+            meta.update("[dim]no session followed: pick an active one (+ widens the window)[/]"
                         if self.session_id is None else f"[b]{self.session_id[:8]}[/]")
             return
         branch = ", ".join(info.branches) or "–"

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,6 +28,19 @@ from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
 from ccarchive.tui.widgets.status_header import ArchiveHeader
 from ccarchive.tui.widgets.timeline_format import ago, human_bytes, local, plural, short_project
+
+
+class PathLine:
+    """`facts · path` on one line, the path cut on the left to the width it is drawn at,
+    so that the file name shows however narrow the pane (`…/session-memory/summary.md`)."""
+
+    def __init__(self, facts: str, path: str) -> None:
+        self.facts, self.path = facts, path
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = options.max_width - len(self.facts)
+        path = self.path if len(self.path) <= room else "…" + self.path[-max(8, room - 1):]
+        yield Text(self.facts + path, style="dim", no_wrap=True, overflow="ellipsis")
 
 
 class ProjectsScreen(PaneScreen):
@@ -244,14 +260,14 @@ class ProjectsScreen(PaneScreen):
         where = f"{short_project(info.project)} · {info.filename}"
         if info.session_id:
             title = self._titles.get(info.session_id) or info.session_id[:8]
-            where = (f"session memory of [b]{title}[/] ({info.session_id[:8]}) · "
-                     f"[dim]o or Enter opens the session[/]")
+            where = (f"session memory of [b]{escape(title)}[/] ({info.session_id[:8]}) · "
+                     f"[dim]o opens it[/]")
         heading = "Session memory" if info.session_id else (info.title.split(': ', 1)[-1]
                                                              or info.filename)
-        meta.update(f"[b]{heading}[/]\n{where}\n"
-                    f"[dim]{info.path} · {human_bytes(info.size)} · "
-                    f"changed {local(info.modified, '%d %b %Y %H:%M')} "
-                    f"({ago(info.modified)})[/]")
+        facts = (f"{human_bytes(info.size)} · changed "
+                 f"{local(info.modified, '%d %b %Y %H:%M')} ({ago(info.modified)}) · ")
+        meta.update(Group(Text.from_markup(f"[b]{escape(heading)}[/]\n{where}"),
+                          PathLine(facts, info.path)))
         md = self.query_one("#memory-markdown", MarkdownView)
         if getattr(md, "source", None) != msg.file.text:
             md.update(msg.file.text)

@@ -88,7 +88,7 @@ class PromptsScreen(PaneScreen):
         with Horizontal(id="prompts-bar"):
             yield Input(placeholder="search prompts…  (/)", id="prompts-search")
             yield Select[str]([], prompt="All projects", id="prompts-project")
-            yield Input(placeholder="since (a): 7d, 2026-11-01", id="prompts-since")
+            yield Input(placeholder="since: 7d or a date", id="prompts-since")
         yield Static("", id="prompts-status")
         yield PromptTable(id="prompts-table")
         yield Static("", id="prompt-preview")
