@@ -44,7 +44,7 @@ from ccarchive.tui.screens.prompts import PromptsScreen
 from ccarchive.tui.screens.search import SearchScreen
 from ccarchive.tui.screens.timeline import TimelineScreen
 from ccarchive.tui.screens.transcript import TranscriptScreen
-from ccarchive.tui.widgets.key_help import KeyHelp
+from ccarchive.tui.widgets.key_help import KeyHelp, own_bindings
 
 
 def _styles_dir() -> Path:
@@ -336,10 +336,14 @@ class ArchiveApp(App[None]):
                                 partial(self.switch_mode, mode))
         seen = {f"switch_mode('{p[0]}')" for p in PANES} | {"command_palette", "quit", "keys"}
         titles: set[str] = set()
+        own: dict[int, set[str]] = {}
         for binding_info in screen.active_bindings.values():
             binding, node = binding_info.binding, binding_info.node
-            if binding.action in seen or not binding.description or node is self \
-                    or not type(node).__module__.startswith("ccarchive."):
+            if id(node) not in own:  # what the node's own classes bind (not Textual's)
+                own[id(node)] = {b.action for b in own_bindings(node)}
+            if binding.action in seen or binding.description in titles \
+                    or not binding.description or node is self \
+                    or binding.action not in own[id(node)]:
                 continue
             seen.add(binding.action)
             titles.add(binding.description)

@@ -37,7 +37,7 @@ class KeyRow:
     what: str
 
 
-def _own_bindings(node: DOMNode) -> list[Binding]:
+def own_bindings(node: DOMNode) -> list[Binding]:
     """The bindings `node`'s own classes declare (not those of Textual's base widgets)."""
     out: list[Binding] = []
     for cls in type(node).__mro__:
@@ -76,10 +76,10 @@ def _rows(node: DOMNode, bindings: Iterable[Binding], seen: set[str]) -> list[Ke
 def pane_keys(screen: Screen[object]) -> tuple[list[KeyRow], list[KeyRow]]:
     """(this pane's keys, the keys that work everywhere) of `screen`."""
     seen: set[str] = set()
-    pane = _rows(screen, _own_bindings(screen), seen)
+    pane = _rows(screen, own_bindings(screen), seen)
     for widget in screen.walk_children():
-        pane += _rows(widget, _own_bindings(widget), seen)
-    everywhere = _rows(screen.app, _own_bindings(screen.app), seen)
+        pane += _rows(widget, own_bindings(widget), seen)
+    everywhere = _rows(screen.app, own_bindings(screen.app), seen)
     return pane, everywhere
 
 
