@@ -15,6 +15,7 @@ import atexit
 import gc
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import click
 from ccarchive import __version__
 from ccarchive.archive.discovery import archive_exists
 from ccarchive.cli_query import QueryCommand
+from ccarchive.cli_semantic import embed, note_without_vectors, semantic_options, with_flags
 from ccarchive.config import Settings
 
 
@@ -103,7 +105,7 @@ def archive_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _settings(archive: str | None, data_dir: str | None) -> Settings:
-    settings = Settings.resolve(archive, data_dir)
+    settings = with_flags(Settings.resolve(archive, data_dir))  # and --semantic
     try:
         settings.check_outside_archive()
     except ValueError as exc:
@@ -128,7 +130,9 @@ def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     store = IndexStore(settings.archive_data_dir)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
-    return ArchiveService(store, settings.archive_root)
+    svc = ArchiveService(store, settings.archive_root)
+    svc.use_semantic(settings)
+    return svc
 
 
 def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
@@ -203,6 +207,7 @@ def main() -> None:
 
 @main.command()
 @archive_options
+@semantic_options
 @click.option("--demo", is_flag=True, help="Open the demo archive instead of yours.")
 def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
     """Open the terminal app (the default command)."""
@@ -241,7 +246,7 @@ def _demo_settings(settings: Settings) -> Settings:
             (tmp / "claude").rename(root)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    return Settings(archive_root=root.resolve(), data_dir=settings.data_dir)
+    return replace(settings, archive_root=root.resolve())
 
 
 @main.command()
@@ -273,12 +278,14 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
 
 @main.command()
 @archive_options
+@semantic_options
 @click.option("--rebuild", is_flag=True, help="Drop the index and read everything again.")
 @click.option("--watch", is_flag=True, help="Stay running and index changes as they happen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
           as_json: bool) -> None:
-    """Index the archive (only what changed since the last run)."""
+    """Index the archive (only what changed since the last run); --semantic: and embed
+    what is new."""
     from ccarchive.index.store import IndexStore
 
     settings = _settings(archive, data_dir)
@@ -294,11 +301,12 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     report = _run_index(settings, store, quiet=as_json, rebuild=rebuild)
     if report is None:
         raise SystemExit(1)
+    embedded = embed(settings, store, quiet=as_json)
     if as_json:
         _dump({"files_seen": report.files_seen, "files_read": report.files_read,
                "bytes_read": report.bytes_read, "documents_added": report.docs_added,
                "seconds": round(report.seconds, 3), "skipped": dict(report.skipped),
-               "files_gone": report.files_gone})
+               "files_gone": report.files_gone, "embedded": embedded})
         return
     mb = report.bytes_read / 1e6
     rate = mb / report.seconds if report.seconds else 0
@@ -311,6 +319,8 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     if report.skipped:
         parts = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items()))
         click.echo(f"skipped lines: {parts}")
+    if embedded is not None:
+        click.echo(f"semantic search: {embedded:,} texts embedded")
 
 
 @main.command(cls=QueryCommand)
@@ -329,6 +339,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 @click.option("--recent", is_flag=True, help="Favour recent hits.")
 @click.option("--no-redact", is_flag=True, help="Show credentials as they are in the archive.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"hits": [...]} as JSON.')
+@semantic_options
 def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
            project: str | None, kind: tuple[str, ...], since: str | None, until: str | None,
            limit: int, entries: bool, group: bool, all_kinds: bool, recent: bool,
@@ -352,6 +363,7 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
     settings = _settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
+    note_without_vectors(svc)
     from ccarchive.service.search import narrows_to_entries
 
     text = " ".join(query)

@@ -94,6 +94,8 @@ def print_status(console: Console, st: M.Status) -> None:
         t.add_row("repaired lines", ", ".join(f"{k} {v:,}" for k, v in
                                               sorted(st.repaired_by_reason.items())))
     t.add_row("last update", when(st.last_update))
+    if st.semantic:
+        t.add_row("semantic", st.semantic)
     if st.message:
         t.add_row("note", st.message)
     console.print(t)

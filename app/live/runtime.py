@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import tantivy
@@ -39,6 +40,9 @@ from ccarchive.index import schema as S
 from ccarchive.index.indexer import CommitInfo, Indexer, Progress, RunReport
 from ccarchive.index.store import IndexLocked, IndexStore
 from ccarchive.live.follow import follow_archive
+
+if TYPE_CHECKING:
+    from ccarchive.semantic.builder import BackgroundBuilder
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +133,9 @@ class LiveArchive:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.indexer: Indexer | None = None
+        self.vectors: BackgroundBuilder | None = None
+        """With semantic search on, in the writer: brings the vectors up to date after
+        the first full pass and after each commit (`ccarchive.semantic.builder`)."""
         self._lock = threading.RLock()
         self._run_commits: list[CommitInfo] | None = None
         self._seen_meta = self._meta_key()
@@ -165,6 +172,8 @@ class LiveArchive:
         self._seen_meta = self._meta_key()
         if self._run_commits is not None:
             self._run_commits.append(info)
+        if self.vectors is not None:
+            self.vectors.kick()
         self._notify(self._callbacks, info)
 
     # ---- lifecycle ---------------------------------------------------------------------
@@ -185,6 +194,8 @@ class LiveArchive:
         self._stop.set()
         for t in self._threads:
             t.join(timeout)
+        if self.vectors is not None:
+            self.vectors.stop(timeout)
         with self._lock:
             if self.indexer is not None:
                 self.indexer.close()
@@ -220,11 +231,28 @@ class LiveArchive:
                 writer.delete_all_documents()
                 writer.commit()
             self.indexer = Indexer(self.store, self.root, writer, on_commit=self._committed)
+            self._start_vectors()
             self.state.role = WRITER
             self.state.writer_pid = os.getpid()
             self._write_writer_file()
         self._notify(self._role_callbacks, WRITER)
         return True
+
+    def _start_vectors(self) -> None:
+        """Semantic search on and its extra installed: the writer builds the vectors, in a
+        thread of their own, once the index is complete (search never waits for them)."""
+        if self.vectors is not None or not self.settings.semantic:
+            return
+        from ccarchive.semantic import missing_dependencies
+
+        if missing_dependencies():
+            log.warning("semantic search is on but its packages are missing: "
+                        "pip install 'ccarchive[semantic]'")
+            return
+        from ccarchive.semantic.builder import background_builder
+
+        self.vectors = background_builder(self.store, self.settings,
+                                          ready=lambda: self.store.complete)
 
     @property
     def is_writer(self) -> bool:
@@ -263,6 +291,8 @@ class LiveArchive:
                 commits, self._run_commits = self._run_commits, None
             if only is None:
                 self.store.mark_complete()
+                if self.vectors is not None:
+                    self.vectors.kick()  # the words are searchable: now their meaning
             self.state.documents = self.store.searcher().num_docs
             self.state.last_error = None
             if commits or only is None:

@@ -66,11 +66,19 @@ def register(main: click.Group, archive_options: Callable[..., Any],
     @click.option("--session-idle", default=IDLE_TIMEOUT, show_default=True,
                   type=click.FloatRange(0.1, 7 * 86400), metavar="SECONDS",
                   help="End an HTTP session after this long without a request.")
+    @click.option("--semantic", is_flag=True,
+                  help="Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set "
+                       "CCARCHIVE_SEMANTIC=1).")
+    @click.option("--semantic-model", type=click.Path(file_okay=False),
+                  envvar="CCARCHIVE_MODEL_DIR",
+                  help="A folder holding the all-MiniLM-L6-v2 files, for machines that "
+                       "cannot download it.")
     @click.option("-v", "--verbose", count=True, help="Log more to stderr (-vv: debug).")
     def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
               port: int, token: str | None, allow_host: tuple[str, ...],
               allow_origin: tuple[str, ...], no_redact: bool, active_minutes: float,
-              read_only: bool, max_sessions: int, session_idle: float, verbose: int) -> None:
+              read_only: bool, max_sessions: int, session_idle: float, semantic: bool,
+              semantic_model: str | None, verbose: int) -> None:
         """Serve the archive to agents over MCP (stdio by default).
 
         Tools: search, context, get_entries, get_session, list_projects, list_sessions,
@@ -88,7 +96,7 @@ def register(main: click.Group, archive_options: Callable[..., Any],
                             level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
         for noisy in ("httpx2", "mcp.server.lowlevel.server", "uvicorn.access"):
             logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
-        settings = settings_of(archive, data_dir)
+        settings = settings_of(archive, data_dir).with_semantic(semantic, semantic_model)
         if use_http:
             if not token and host not in LOOPBACK:
                 raise click.UsageError(

@@ -262,6 +262,8 @@ class Status(BaseModel):
     last_update: datetime | None = None
     redaction: bool = True
     message: str | None = None
+    semantic: str = Field("", description="Semantic search: on (vectors, progress) or off, "
+                                          "and how to turn it on.")
 
 
 # ---- from the service's models --------------------------------------------------------

@@ -126,4 +126,4 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 files=st.files, skipped_by_reason=st.skipped_by_reason,
                 index_bytes=st.index_bytes, archive_bytes=st.archive_bytes,
                 last_update=st.last_update, redaction=service.redact_secrets,
-                message=st.message))
+                message=st.message, semantic=st.semantic))

@@ -30,6 +30,7 @@ from ccarchive.index.query import CompiledQuery
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.semantic import Dense, mix
 
 TERM_POOL = 200
 """Best hits read per term. A rare term's hits all fit; a common term's best few hundred
@@ -125,7 +126,11 @@ class FindingMixin(ServiceBase):
                     t.best = (row[0], addr)
         self._title_evidence(searcher, cq, sessions)
         page.total = total
-        ranked = _rank(sessions)
+        dense = self._dense_evidence(searcher, cq, base, set(sessions))
+        if dense is not None:  # sessions found by meaning alone, shown by their best turn
+            for key, turn, addr in dense.entrants:
+                sessions[key] = _Session(key, turns=[_Turn(key, turn, best=(0.0, addr))])
+        ranked = _rank(sessions, dense)
         shown = ranked[offset:offset + limit]
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
@@ -143,6 +148,12 @@ class FindingMixin(ServiceBase):
         if offset + limit < len(ranked):
             page.next_cursor = encode_cursor(
                 {"o": offset + limit, "g": gen or self._visible_gen(searcher)})
+
+    def _dense_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
+                        base: tantivy.Query, keys: set[Any]) -> Dense | None:
+        """Semantic evidence, when semantic search is on: `ccarchive.service.semantic`,
+        whose mixin overrides this."""
+        return None
 
     # -- evidence ------------------------------------------------------------------------
     def _term_weights(self, searcher: tantivy.Searcher,
@@ -259,9 +270,11 @@ class FindingMixin(ServiceBase):
         return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS - 1] + "…"
 
 
-def _rank(sessions: dict[Any, _Session]) -> list[tuple[float, _Session]]:
+def _rank(sessions: dict[Any, _Session],
+          dense: Dense | None = None) -> list[tuple[float, _Session]]:
     """Sessions by `TURN_WEIGHT` x best turn + the rest x session evidence, each divided
-    by its best over the candidates; ties in a stable order."""
+    by its best over the candidates (with semantic evidence, that mixed with each
+    session's best cosine: `semantic.mix`); ties in a stable order."""
     if not sessions:
         return []
     best_turn = {k: max(t.score for t in s.turns) for k, s in sessions.items()}
@@ -269,5 +282,7 @@ def _rank(sessions: dict[Any, _Session]) -> list[tuple[float, _Session]]:
     top_s = max(s.score for s in sessions.values()) or 1.0
     rows = [(TURN_WEIGHT * best_turn[k] / top_t + (1 - TURN_WEIGHT) * s.score / top_s, s)
             for k, s in sessions.items()]
+    if dense is not None:
+        rows = mix(rows, dense)
     rows.sort(key=lambda r: (-r[0], str(r[1].key)))
     return rows

@@ -14,6 +14,7 @@ layer's business; the service is told its `role` for `status()`.
 * `readback`: entries by id, context, transcripts, positions, the live tail;
 * `sessions`: session titles and figures, session lists, projects, status;
 * `browse`: timeline, plans, memory files, prompt history;
+* `semantic`: the optional semantic evidence the finder mixes in, and its status line;
 
 over `base` (the shared state and query helpers), `cursor` (paging) and `errors`.
 """
@@ -28,6 +29,7 @@ from ccarchive.service.excerpts import SNIPPET_CHARS, ExcerptsMixin
 from ccarchive.service.finding import FindingMixin
 from ccarchive.service.readback import ENTRY_CHARS, ENTRY_KINDS, ReadbackMixin
 from ccarchive.service.search import BASE_SCORE, RANK_POOL_MAX, RANK_POOL_MIN, SearchMixin
+from ccarchive.service.semantic import SemanticMixin
 from ccarchive.service.sessions import SessionsMixin
 
 __all__ = [
@@ -37,8 +39,8 @@ __all__ = [
 ]
 
 
-class ArchiveService(SearchMixin, FindingMixin, ExcerptsMixin, ReadbackMixin, SessionsMixin,
-                     BrowseMixin, ServiceBase):
+class ArchiveService(SearchMixin, SemanticMixin, FindingMixin, ExcerptsMixin, ReadbackMixin,
+                     SessionsMixin, BrowseMixin, ServiceBase):
     """Read-only queries over one archive's index.
 
     Args:

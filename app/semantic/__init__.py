@@ -1,0 +1,60 @@
+"""Optional semantic search: a sentence encoder's vectors beside the index.
+
+Words find what shares words with the query; a reworded question shares none with its
+answer. With semantic search on, every turn of the archive (its prompt and the start of
+its answer) and every session (its title) also has a vector of all-MiniLM-L6-v2, and the
+finder mixes each session's best cosine with its word evidence (`ccarchive.service.
+semantic`).
+
+Off by default: it needs `pip install 'ccarchive[semantic]'` (numpy, tokenizers,
+safetensors: no torch) and `--semantic` or `CCARCHIVE_SEMANTIC=1`. The parts:
+
+* `encoder`: the model's forward pass in numpy;
+* `model_files`: where its files come from (a folder, a package, the cache, the hub);
+* `texts`: what is embedded, read from the index;
+* `store`: the vectors on disk (`<index>/vectors/`);
+* `builder`: the writer brings them up to date after each commit;
+* `matrix`: the vectors in memory, for queries.
+
+Nothing here is imported unless semantic search is on, and nothing imports numpy at
+module level outside these modules.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ccarchive.config import Settings
+    from ccarchive.semantic.encoder import Encoder
+
+EXTRA = "pip install 'ccarchive[semantic]'"
+SWITCH = "--semantic (app, search, index, serve) or CCARCHIVE_SEMANTIC=1"
+DEPENDENCIES = ("numpy", "tokenizers", "safetensors")
+
+
+def missing_dependencies() -> list[str]:
+    """The packages of the `semantic` extra that are not installed."""
+    return [name for name in DEPENDENCIES if importlib.util.find_spec(name) is None]
+
+
+_encoders: dict[Path, Encoder] = {}
+_lock = threading.Lock()
+
+
+def load_encoder(settings: Settings, progress: Callable[[str], None] | None = None) -> Encoder:
+    """The encoder for these settings, loaded once per process (the files found or
+    downloaded first: `model_files`). Raises `ModelError` with what to do."""
+    from ccarchive.semantic.encoder import Encoder
+    from ccarchive.semantic.model_files import ensure_model
+
+    with _lock:
+        folder = ensure_model(settings.model_dir, settings.data_dir, progress=progress)
+        enc = _encoders.get(folder)
+        if enc is None:
+            enc = _encoders[folder] = Encoder(folder)
+        return enc

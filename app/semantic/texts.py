@@ -1,0 +1,161 @@
+"""What is embedded, read from the index's stored texts: a turn's question and answer, a
+session's title.
+
+A turn's text is its prompt and the start of its answer (the assistant's prose, in
+order), about what the encoder reads (256 tokens): what was asked and what was said back,
+which a reworded query is about. Tool calls and their output are left out: they are
+what the words already find. A session's text is its title and its plans' titles.
+
+Which turns to (re)read is found from the documents committed since the vectors were
+last brought up to date (their `gen`): the files they are in, then the turns of those
+files that gained prompts or answers. A live append touches one turn (the last), and
+reading it back costs the same however long the session is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import tantivy
+from tantivy import Occur, Query
+
+from ccarchive.index import schema as S
+
+PROMPT_CHARS = 700
+"""Of the prompt: a long paste would leave no room for the answer."""
+ANSWER_CHARS = 1200
+"""Of the answer: about what is left of the encoder's 256 tokens (~4.5 characters each)."""
+TURN_DOCS = 24
+"""Entries of a turn read for its text, in order (a turn's first segment)."""
+SESSION_ROW = 0
+"""The turn number of a session's own row: no turn has it (0 is 'before any prompt')."""
+PAGE = 10_000
+
+
+@dataclass(frozen=True)
+class Text:
+    skey: int
+    turn: int  # the prompt's seq; SESSION_ROW for the session's title
+    path: str  # the transcript ("" for a session row)
+    text: str
+
+    @property
+    def digest(self) -> int:
+        return text_hash(self.text)
+
+
+def text_hash(text: str) -> int:
+    """A 63-bit hash of a text (stored with its vector: unchanged texts are not re-embedded)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 1
+
+
+def max_gen(searcher: tantivy.Searcher) -> int:
+    """The newest commit generation the searcher sees."""
+    agg = searcher.aggregate(Query.all_query(), {"g": {"max": {"field": S.GEN}}})
+    value = agg.get("g", {}).get("value")
+    return int(value) if value else 0
+
+
+def _since(schema: tantivy.Schema, gen: int, top: int) -> Query:
+    return Query.range_query(schema, S.GEN, tantivy.FieldType.Unsigned, gen + 1, top,
+                             use_inverted_index=True)
+
+
+def _kinds(schema: tantivy.Schema, *kinds: str) -> Query:
+    return Query.term_set_query(schema, S.KIND, list(kinds))
+
+
+def _all(*qs: Query) -> Query:
+    return Query.boolean_query([(Occur.Must, q) for q in qs])
+
+
+def changed_turns(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
+                  top: int) -> list[tuple[str, int]]:
+    """(path, prompt seq) of every turn that gained a prompt or an answer in a commit of
+    generation (gen, top], in file order."""
+    new = _all(_since(schema, gen, top), _kinds(schema, S.PROMPT, S.ASSISTANT))
+    agg = searcher.aggregate(new, {"p": {"terms": {"field": S.PATH, "size": 1_000_000}}})
+    paths = sorted(b["key"] for b in agg.get("p", {}).get("buckets", []) if b.get("key"))
+    out: list[tuple[str, int]] = []
+    for path in paths:
+        q = _all(Query.term_query(schema, S.PATH, path), new)
+        seen: set[int] = set()
+        for addrs in _pages(searcher, q):
+            for tk in searcher.fast_field_values(S.TURN, addrs):
+                seq = S.turn_prompt_seq(tk or 0)
+                if seq:
+                    seen.add(seq)
+        out += [(path, seq) for seq in sorted(seen)]
+    return out
+
+
+def changed_sessions(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
+                     top: int) -> list[str]:
+    """Session ids whose session document was written in a commit of (gen, top]."""
+    q = _all(_since(schema, gen, top), Query.term_query(schema, S.KIND, S.SESSION_DOC))
+    return sorted({S.first_value(searcher.doc(a), S.SESSION)
+                   for addrs in _pages(searcher, q) for a in addrs} - {""})
+
+
+def _pages(searcher: tantivy.Searcher, q: Query) -> Iterator[list[tantivy.DocAddress]]:
+    n = searcher.search(q, 1, count=True).count or 0
+    if n:
+        hits = searcher.search(q, n, count=False).hits
+        for i in range(0, len(hits), PAGE):
+            yield [a for _s, a in hits[i:i + PAGE]]
+
+
+def turn_text(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
+              seq: int) -> Text | None:
+    """The text of the turn opened by the prompt at `seq` of `path`; None when that is no
+    main-conversation prompt (a subagent's, a sidechain's, or gone)."""
+    lo = seq << 12
+    turn = Query.range_query(schema, S.TURN, tantivy.FieldType.Unsigned, lo,
+                             S.turn_key(seq, 1 << 30))
+    q = _all(Query.term_query(schema, S.PATH, path), turn,
+             _kinds(schema, S.PROMPT, S.ASSISTANT))
+    hits = searcher.search(q, TURN_DOCS, count=False, order_by_field=S.SEQ,
+                           order=tantivy.Order.Asc).hits
+    prompt, answer, skey = "", [], 0
+    size = 0
+    for _v, addr in hits:
+        doc = searcher.doc(addr)
+        kind = S.first_value(doc, S.KIND)
+        if kind == S.PROMPT and int(S.first_value(doc, S.SEQ, 0)) == seq:
+            if S.first_value(doc, S.AGENT):
+                return None
+            prompt = S.first_value(doc, S.TEXT)
+            skey = S.session_key(S.first_value(doc, S.SESSION))
+        elif kind == S.ASSISTANT and not S.first_value(doc, S.AGENT) and size < ANSWER_CHARS:
+            text = " ".join(S.first_value(doc, S.TEXT).split())
+            answer.append(text)
+            size += len(text) + 1
+    if not prompt or not skey:
+        return None
+    prompt = " ".join(prompt.split())[:PROMPT_CHARS]
+    body = " ".join(answer)[:ANSWER_CHARS]
+    return Text(skey, seq, path, f"{prompt}\n{body}" if body else prompt)
+
+
+def session_text(searcher: tantivy.Searcher, schema: tantivy.Schema, sid: str) -> Text | None:
+    """A session's title and the titles of the plans it is linked to."""
+    hits = searcher.search(Query.term_query(schema, S.ID, f"session:{sid}"), 1,
+                           count=False).hits
+    if not hits:
+        return None
+    doc = searcher.doc(hits[0][1])
+    title = S.first_value(doc, S.TITLE)
+    plans = []
+    for slug in doc.get_all(S.SLUG)[:3]:
+        q = _all(Query.term_query(schema, S.KIND, S.PLAN), Query.term_query(schema, S.SLUG, slug))
+        for _s, a in searcher.search(q, 4, count=False).hits:
+            pdoc = searcher.doc(a)
+            if not S.first_value(pdoc, S.AGENT):
+                plans.append(S.first_value(pdoc, S.TITLE))
+                break
+    text = " · ".join(t for t in [title, *plans] if t)
+    if not text or title == sid[:8] and not plans:
+        return None  # no title of its own: nothing to say beyond its turns
+    return Text(S.session_key(sid), SESSION_ROW, "", text)

@@ -1,0 +1,267 @@
+"""Semantic evidence for the finder: each session's best cosine with the query, mixed in.
+
+When semantic search is on (`Settings.semantic`, see `ccarchive.semantic`), the query's
+words are encoded (a few ms) and compared with every turn and session vector in one
+matrix product; a session's semantic score is its best cosine. `FindingMixin._rank`
+mixes it with the word score, both z-normalised over the candidates, at about equal
+weight (`DENSE_WEIGHT`): measured on the eval harness (`tests/eval`, `--semantic`), a
+weight of 0.3 or less, or rank fusion, did not lift rewordings; equal weight did. A
+query made only of code words (identifiers, paths, flags) is one the words answer best,
+and takes a smaller weight (`CODE_WEIGHT`, measured too).
+
+Sessions the words did not find but whose meaning is close can enter (`ENTRANTS`), as
+long as they pass every filter of the search: one of their entries must match the
+search's own query (filters, kinds, excluded sessions; for a plain query, any of its
+words), so a date, project or `session:` filter, or the caller's own session left out,
+holds for them too.
+
+Only the process that writes the index builds the vectors (`ccarchive.live`); every
+process reads what is there (`VectorMatrix.refresh`, one `stat` per query).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import tantivy
+from tantivy import Occur, Query
+
+from ccarchive.index import schema as S
+from ccarchive.service import models as M
+from ccarchive.service.base import ServiceBase
+
+if TYPE_CHECKING:
+    from ccarchive.config import Settings
+    from ccarchive.index.query import CompiledQuery
+    from ccarchive.index.store import IndexStore
+    from ccarchive.semantic.matrix import SessionScores, VectorMatrix
+
+DENSE_WEIGHT = 0.5
+"""Share of the semantic z-score in a session's rank (the word z-score has the rest)."""
+CODE_WEIGHT = 0.25
+"""The same for a query made only of code words."""
+ENTRANTS = 10
+"""Sessions the words did not find that may enter, best cosine first."""
+ENTRANT_FLOOR = 0.3
+"""...if their cosine is at least this (unrelated texts score below ~0.2)."""
+QUERY_CACHE = 64
+"""Query vectors kept (the app asks again for each page and each refresh)."""
+
+_CODE = re.compile(r"[_/\\.:=#@<>(){}\[\]$]|[a-z][A-Z]|^-|\d|^[A-Z0-9_]+$")
+
+
+def is_code_query(terms: list[str]) -> bool:
+    """Whether every term of a query is a code word: an identifier with `_` or a camel
+    hump, a path, a flag, a number, a constant."""
+    return bool(terms) and all(_CODE.search(t.strip('"')) for t in terms)
+
+
+@dataclass
+class Dense:
+    """The semantic evidence of one search, for `finding._rank`."""
+
+    scores: dict[Any, float]  # session key (skey) -> best cosine
+    weight: float
+    entrants: list[tuple[int, int, tantivy.DocAddress]] = field(default_factory=list)
+    """(skey, turn key, prompt address): sessions found by meaning alone, with their best
+    turn."""
+
+
+def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
+    """Rows (word score, session) rescored as (1 - w) z(word) + w z(cosine), each z over
+    the candidates; a session with no vector (not embedded yet, or no session at all:
+    a plan, a memory file) counts the mean cosine."""
+    if len(rows) < 2:
+        return rows
+    lex = [r[0] for r in rows]
+    cos = [dense.scores.get(r[1].key) for r in rows]
+    zl = _z(lex)
+    have = [c for c in cos if c is not None]
+    zc = _z(have) if len(have) > 1 else [0.0] * len(have)
+    it = iter(zc)
+    zd = [next(it) if c is not None else 0.0 for c in cos]
+    w = dense.weight
+    return [((1 - w) * a + w * b, r[1]) for a, b, r in zip(zl, zd, rows, strict=True)]
+
+
+def _z(values: list[float]) -> list[float]:
+    n = len(values)
+    mean = sum(values) / n
+    sd = (sum((v - mean) ** 2 for v in values) / n) ** 0.5
+    return [(v - mean) / sd if sd > 1e-12 else 0.0 for v in values]
+
+
+class DenseSearch:
+    """The vectors of one index and the encoder, both loaded on first use."""
+
+    def __init__(self, store: IndexStore, settings: Settings) -> None:
+        from ccarchive.semantic.matrix import VectorMatrix
+        from ccarchive.semantic.store import VectorStore
+
+        self.settings = settings
+        self.vectors = VectorStore(store.path)
+        self.matrix: VectorMatrix = VectorMatrix(self.vectors)
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.error: str | None = None
+
+    def encode(self, text: str) -> Any:
+        """The query's unit vector (cached)."""
+        with self._lock:
+            v = self._cache.get(text)
+            if v is not None:
+                self._cache.move_to_end(text)
+                return v
+        from ccarchive.semantic import load_encoder
+
+        v = load_encoder(self.settings).encode([text])[0]
+        with self._lock:
+            self._cache[text] = v
+            while len(self._cache) > QUERY_CACHE:
+                self._cache.popitem(last=False)
+        return v
+
+    def session_scores(self, text: str) -> SessionScores | None:
+        """Every session's best cosine with `text`; None when there are no vectors yet
+        or the model cannot be had (the reason kept in `error`, for `status`)."""
+        from ccarchive.semantic.model_files import ModelError
+
+        self.matrix.refresh()
+        if not len(self.matrix) or not text.strip():
+            return None
+        try:
+            q = self.encode(text)
+        except ModelError as exc:
+            self.error = str(exc)
+            return None
+        return self.matrix.scores(q)
+
+
+class SemanticMixin(ServiceBase):
+    """The switch, the dense evidence for the finder, and the line `status` shows."""
+
+    _semantic_settings: Settings | None = None
+    _dense: DenseSearch | None = None
+    _dense_decided = False
+
+    def use_semantic(self, settings: Settings) -> None:
+        """Rank by meaning too if `settings.semantic` (and the extra is installed)."""
+        from ccarchive.semantic import missing_dependencies
+
+        self._semantic_settings = settings
+        self._dense = DenseSearch(self.store, settings) if settings.semantic and \
+            not missing_dependencies() else None
+        self._dense_decided = True
+
+    @property
+    def semantic(self) -> DenseSearch | None:
+        """The semantic side of search, or None when it is off. A service over a live
+        archive follows that archive's settings; others are told (`use_semantic`)."""
+        if not self._dense_decided:
+            settings = getattr(self.live, "settings", None)
+            if settings is not None:
+                self.use_semantic(settings)
+            self._dense_decided = True
+        return self._dense
+
+    def _dense_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
+                        base: tantivy.Query, keys: set[Any]) -> Dense | None:
+        """Each session's best cosine with the query, and the sessions that enter by
+        meaning alone (see the module); None when semantic search is off or has no
+        vectors yet."""
+        dense = self.semantic
+        if dense is None or (cq.kinds and not cq.kinds & {S.PROMPT, S.ASSISTANT}):
+            return None
+        found = dense.session_scores(" ".join(cq.terms))
+        if found is None:
+            return None
+        weight = CODE_WEIGHT if is_code_query(cq.terms) else DENSE_WEIGHT
+        out = Dense(found.as_dict(), weight)
+        order = found.best.argsort()[::-1]
+        for i in order[:ENTRANTS + len(keys)].tolist():
+            if len(out.entrants) >= ENTRANTS or found.best[i] < ENTRANT_FLOOR:
+                break
+            skey = int(found.skeys[i])
+            if skey in keys:
+                continue
+            entrant = self._entrant(searcher, base, found, skey)
+            if entrant is not None:
+                out.entrants.append(entrant)
+        return out
+
+    def _entrant(self, searcher: tantivy.Searcher, base: tantivy.Query,
+                 found: SessionScores, skey: int) -> tuple[int, int, tantivy.DocAddress] | None:
+        """A session found by meaning: its best turn's prompt, if an entry of that
+        transcript passes the search's query (its filters)."""
+        best = found.best_turn(skey)
+        if best is None:
+            return None
+        seq, path, _cos = best
+        in_path = Query.term_query(self.schema, S.PATH, path)
+        if not searcher.search(Query.boolean_query([
+                (Occur.Must, base), (Occur.Must, in_path)]), 1, count=False).hits:
+            return None
+        prompt = Query.boolean_query([
+            (Occur.Must, in_path),
+            (Occur.Must, Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                           seq, seq)),
+            (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT))])
+        hits = searcher.search(prompt, 1, count=False).hits
+        if not hits:
+            return None
+        return skey, S.turn_key(seq, 0), hits[0][1]
+
+    # ---- status ---------------------------------------------------------------------
+    def semantic_status(self) -> str:
+        """One line: on or off, and how to turn it on; the vectors and their progress."""
+        from ccarchive.config import semantic_from_env
+        from ccarchive.semantic import EXTRA, SWITCH, missing_dependencies
+
+        dense = self.semantic
+        settings = self._semantic_settings
+        wanted = settings.semantic if settings is not None else semantic_from_env()
+        missing = missing_dependencies()
+        if not wanted:
+            how = f"{EXTRA}, then " if missing else ""
+            return f"off (words only): to rank by meaning too, {how}use {SWITCH}"
+        if missing or dense is None:
+            return f"unavailable: {', '.join(missing)} missing: {EXTRA}"
+        return _vectors_line(dense, getattr(self.live, "vectors", None))
+
+    def status(self) -> M.Status:
+        st = super().status()  # type: ignore[safe-super]
+        st.semantic = self.semantic_status()
+        return st
+
+
+def _vectors_line(dense: DenseSearch, builder: Any) -> str:
+    from ccarchive.semantic.model_files import find_model
+
+    manifest = dense.vectors.manifest()
+    n = manifest.vectors
+    parts = [f"on: {n:,} turns and sessions embedded" if n else "on: no vectors yet"]
+    state = getattr(builder, "state", None)
+    if state is not None and state.running and state.todo:
+        parts.append(f"embedding {state.done:,} of {state.todo:,} "
+                     f"({100 * state.progress:.0f}%)")
+    elif manifest.pending:
+        parts.append(f"{manifest.pending:,} texts left to embed")
+    elif not n and state is None:
+        parts.append("built by the process that indexes (the app, serve, "
+                     "`ccarchive index --semantic`)")
+    try:
+        found = find_model(dense.settings.model_dir, dense.settings.data_dir)
+    except Exception as exc:  # noqa: BLE001 (a bad --semantic-model folder: say so)
+        found, parts = None, [*parts, f"model: {exc}"]
+    if found is not None:
+        parts.append(f"model from the {found[1]}")
+    elif dense.settings.model_dir is None:
+        parts.append("model: downloaded on first use")
+    error = dense.error or getattr(state, "error", None)
+    if error:
+        parts.append(f"error: {error}")
+    return "; ".join(parts)
