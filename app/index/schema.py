@@ -228,12 +228,23 @@ def entry_id(path: str, seq: int) -> str:
     return f"{path}:{seq >> 8}:{seq & 255}"
 
 
+MAX_ENTRY_OFFSET = 1 << 50
+"""Byte offsets beyond this (a petabyte) are no entry's: `seq` must fit Tantivy's u64
+column, and a forged id's offset must not reach a range query (a huge one aborted the
+process)."""
+
+
 def parse_entry_id(value: str) -> tuple[str, int] | None:
-    """(path, seq) of an entry id, or None if `value` is not one."""
+    """(path, seq) of an entry id, or None if `value` is not one (ASCII digits, an offset
+    a file can have, a block of 0-255)."""
+    if not isinstance(value, str):
+        return None
     head, sep, block = value.rpartition(":")
     path, sep2, offset = head.rpartition(":")
-    if not (sep and sep2 and path and offset.isdigit() and block.isdigit()) or \
-            int(block) > 255:
+    if not (sep and sep2 and path and offset.isascii() and offset.isdigit()
+            and block.isascii() and block.isdigit()) or len(offset) > 16 or len(block) > 3:
+        return None
+    if int(block) > 255 or int(offset) > MAX_ENTRY_OFFSET:
         return None
     return path, int(offset) * 256 + int(block)
 

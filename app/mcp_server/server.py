@@ -30,7 +30,7 @@ from mcp.server.mcpserver import MCPServer
 from ccarchive import __version__
 from ccarchive.mcp_server import tools_browse, tools_search, tools_sessions
 from ccarchive.mcp_server.active import ActiveSessions
-from ccarchive.mcp_server.toolkit import CALL_BUDGET, READ_ONLY, ToolContext
+from ccarchive.mcp_server.toolkit import CALL_BUDGET, READ_ONLY, SchemaErrors, ToolContext
 from ccarchive.service import ArchiveService
 
 __all__ = ["CALL_BUDGET", "INSTRUCTIONS", "READ_ONLY", "SERVER_NAME", "ActiveSessions",
@@ -87,7 +87,7 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
     active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint,
                             clock=now)
     mcp = MCPServer(SERVER_NAME, title="Claude Code archive", version=__version__,
-                    instructions=INSTRUCTIONS)
+                    instructions=INSTRUCTIONS, middleware=[SchemaErrors()])
     tools = ToolContext(service=service, active=active, call_budget=call_budget,
                         redact_secrets=redact_secrets)
     # registration order is the order `list_tools` shows them in

@@ -9,6 +9,8 @@ session, the call budget, redaction). Names with a leading underscore are privat
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +25,8 @@ from ccarchive.mcp_server.active import ActiveSessions
 from ccarchive.service import ArchiveService, ServiceError
 from ccarchive.service.cursor import decode_cursor, encode_cursor
 from ccarchive.service.redact import redact
+
+log = logging.getLogger(__name__)
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
@@ -59,6 +63,57 @@ def _redact_tree(obj: Any) -> Any:
     return obj
 
 
+UNEXPECTED = ("the server could not answer this call with these arguments; check that "
+              "ids, cursors and offsets are ones earlier results gave (the server logged "
+              "the details)")
+
+
+_SCHEMA_ERROR = re.compile(r"^(?P<prefix>Error executing tool \S+: )\d+ validation errors? for "
+                           r"\S+\n(?P<body>.*)", re.S)
+_SCHEMA_ITEM = re.compile(r"^(?P<loc>\S[^\n]*)\n  (?P<msg>[^\n]+?)(?: \[type=[^\n]*)?$",
+                          re.M)
+
+
+def schema_message(text: str) -> str | None:
+    """The SDK's report of arguments that fail a tool's input schema (pydantic's text:
+    its model's name, type codes, a link), as "invalid arguments: id: String should have
+    at least 1 character; ...". None if `text` is not one."""
+    m = _SCHEMA_ERROR.match(text)
+    if not m:
+        return None
+    items = [f"{i['loc']}: {i['msg']}" for i in _SCHEMA_ITEM.finditer(m["body"])
+             if not i["loc"].startswith("For further information")]
+    if not items:
+        return None
+    return (f"{m['prefix']}invalid arguments: {'; '.join(items)} (see the tool's input "
+            "schema)")
+
+
+class SchemaErrors:
+    """Server middleware: a tool call whose arguments fail the input schema is answered
+    with `schema_message` instead of pydantic's text."""
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method != "tools/call":
+            return result
+        if isinstance(result, dict):  # the wire form (camelCase keys)
+            content = result.get("content") or []
+            text = content[0].get("text") if result.get("isError") and content \
+                and isinstance(content[0], dict) else None
+            better = schema_message(text) if isinstance(text, str) else None
+            if better is not None:
+                return {**result, "content": [{**content[0], "text": better}]}
+            return result
+        content = getattr(result, "content", None) or []
+        text = getattr(content[0], "text", None) if getattr(result, "is_error", False) \
+            and content else None
+        better = schema_message(text) if isinstance(text, str) else None
+        if better is None:
+            return result
+        return result.model_copy(update={"content": [TextContent(type="text", text=better)]})
+
+
 def _size(model: BaseModel) -> int:
     return len(model.model_dump_json(exclude_defaults=True))
 
@@ -76,8 +131,12 @@ def _errors() -> Iterator[None]:
         raise
     except ServiceError as exc:
         raise ToolError(str(exc)) from exc
-    except ValueError as exc:  # tantivy rejects what the service did not foresee
-        raise ToolError(f"bad request: {exc}") from exc
+    except Exception as exc:
+        # What the service did not foresee (Tantivy refusing a value, a bug): logged
+        # with its traceback for whoever runs the server, and answered without it: an
+        # internal message would tell the caller nothing it can act on.
+        log.warning("a tool call failed unexpectedly", exc_info=True)
+        raise ToolError(UNEXPECTED) from exc
 
 
 

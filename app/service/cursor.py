@@ -25,22 +25,52 @@ def encode_cursor(data: dict[str, Any]) -> str:
     return raw.decode().rstrip("=")
 
 
+MAX_OFFSET = 1_000_000
+"""How far a cursor or an offset may page: more entries than the largest session holds
+(108k in a 200 MB one), far fewer than would make Tantivy allocate for them (a forged
+offset of 10**13 aborted the whole process)."""
+MAX_GEN = 1 << 62
+"""A commit generation (milliseconds since the epoch, at most)."""
+MAX_CURSOR_CHARS = 256
+"""A real cursor is about 40 characters."""
+BAD_CURSOR = ("invalid cursor: pass back the next_cursor of the previous page exactly as it "
+              "was given, or leave cursor out to start at the first page")
+
+
 def decode_cursor(cursor: str | None) -> dict[str, Any]:
-    if not cursor:
+    """The state a cursor holds (`o` offset, `g` generation), checked: a cursor is opaque
+    to callers, so anything but one the service made is refused with `BAD_CURSOR`."""
+    if cursor is None or cursor == "":
         return {}
+    if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
+        raise ServiceError(BAD_CURSOR)
     try:
         pad = "=" * (-len(cursor) % 4)
         data = orjson.loads(binascii.a2b_base64((cursor + pad).encode().translate(
-            _URLSAFE_BACK)))
-    except (ValueError, binascii.Error, orjson.JSONDecodeError) as exc:
-        raise ServiceError(f"invalid cursor {cursor[:40]!r}: pass back a next_cursor as given") \
-            from exc
-    if not isinstance(data, dict):
-        raise ServiceError("invalid cursor: pass back a next_cursor as given")
+            _URLSAFE_BACK), strict_mode=True))
+    except (ValueError, UnicodeError, binascii.Error, orjson.JSONDecodeError):
+        raise ServiceError(BAD_CURSOR) from None
+    if not isinstance(data, dict) or not set(data) <= {"o", "g"}:
+        raise ServiceError(BAD_CURSOR)
+    for key, top in (("o", MAX_OFFSET), ("g", MAX_GEN)):
+        if not _whole(data.get(key, 0), top):
+            raise ServiceError(BAD_CURSOR)
     return data
 
 
+def check_offset(offset: Any, name: str = "offset", top: int = MAX_OFFSET) -> int:
+    """A paging offset given as a number (plans, history)."""
+    if not _whole(offset, top):
+        raise ServiceError(f"{name} must be a whole number from 0 to {top:,}, got "
+                           f"{str(offset)[:40]}")
+    return int(offset)
+
+
+def _whole(value: Any, top: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top
+
+
 def _check_limit(limit: int, name: str = "limit", top: int = MAX_LIMIT) -> int:
-    if not isinstance(limit, int) or limit < 1 or limit > top:
-        raise ServiceError(f"{name} must be between 1 and {top}, got {limit!r}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > top:
+        raise ServiceError(f"{name} must be between 1 and {top}, got {str(limit)[:40]}")
     return limit
