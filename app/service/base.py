@@ -151,7 +151,14 @@ class ServiceBase:
         return contains_query(self.schema, S.PROJECT, project)
 
     def _red(self, text: str) -> str:
+        """A whole text, redacted (never a piece of one: see `excerpts`)."""
         return redact(text) if self.redact_secrets and text else text
+
+    def _red_title(self, text: str) -> str:
+        """A title, redacted. The index keeps a title's first 200 characters (cut before
+        its whitespace is folded, so a shorter one may be cut too): its end is taken as a
+        cut, where the piece of a secret may stand (`redact.edges`)."""
+        return redact(text, cuts=(len(text),)) if self.redact_secrets and text else text
 
     def _session_doc(self, sid: str) -> tantivy.Document | None:
         searcher = self._searcher()

@@ -81,7 +81,7 @@ class BrowseMixin(ServiceBase):
         slug = _first(doc, S.SLUG)
         if sessions is None:
             sessions = self._slug_sessions(searcher, [slug]).get(slug, [])
-        return M.PlanInfo(codename=slug, title=self._red(_first(doc, S.TITLE)),
+        return M.PlanInfo(codename=slug, title=self._red_title(_first(doc, S.TITLE)),
                           agent_id=_first(doc, S.AGENT), project=_first(doc, S.PROJECT),
                           modified=_dt(doc.get_first(S.TS)),
                           size=int(_first(doc, S.LENGTH, 0)), path=_first(doc, S.PATH),
@@ -175,7 +175,7 @@ class BrowseMixin(ServiceBase):
                         sessions.append(self.session(sid))
                     except ServiceError:
                         continue
-            return M.PlanTree(plan=info, text=self._red(text), truncated=more,
+            return M.PlanTree(plan=info, text=text, truncated=more,
                               sessions=sessions)
 
         root = tree(head, True)
@@ -197,7 +197,7 @@ class BrowseMixin(ServiceBase):
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
         path = _first(doc, S.PATH)
         return M.MemoryFileInfo(project=_first(doc, S.PROJECT), filename=path.rsplit("/", 1)[-1],
-                                title=self._red(_first(doc, S.TITLE)), path=path,
+                                title=self._red_title(_first(doc, S.TITLE)), path=path,
                                 size=int(_first(doc, S.LENGTH, 0)),
                                 modified=_dt(doc.get_first(S.TS)),
                                 session_id=_first(doc, S.SESSION))
@@ -223,7 +223,7 @@ class BrowseMixin(ServiceBase):
         if not hits:
             raise ServiceError(f"no memory file {want!r} in {project!r}")
         text, more = self._read_page(searcher.doc(hits[0][1]), char_offset, max_chars)
-        return M.MemoryFile(info=info, text=self._red(text), truncated=more)
+        return M.MemoryFile(info=info, text=text, truncated=more)
 
     def history(self, *, query: str | None = None, project: str | None = None,
                 session_id: str | None = None, since: str | datetime | None = None,
@@ -256,7 +256,7 @@ class BrowseMixin(ServiceBase):
         for _, addr in res.hits:
             doc = searcher.doc(addr)
             snippet, _spans = self._snippet(doc, gens, SNIPPET_CHARS)
-            items.append(M.HistoryItem(id=S.doc_id(doc), text=self._red(_first(doc, S.TEXT)),
+            items.append(M.HistoryItem(id=S.doc_id(doc), text=self._red_stored(doc),
                                        project=_first(doc, S.PROJECT),
                                        session_id=_first(doc, S.SESSION),
                                        timestamp=_dt(doc.get_first(S.TS)), snippet=snippet))

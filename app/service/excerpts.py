@@ -1,9 +1,17 @@
 """Where indexed text is cut for showing: the snippet of a hit and the page of an entry.
 
-Both cut a text and redact it, so both are here, side by side: `_snippets`/`_snippet`/
-`_redact_snippet` make a hit's highlighted snippet, `_entry` turns a document into an
-`Entry` whose text is one page (`char_offset`, `max_chars`) of the whole, read back from
-the archive when the index keeps only a cap of it.
+Both cut a text and redact it, so both are here, side by side: `_snippets`/`_snippet`
+make a hit's highlighted snippet, `_entry` turns a document into an `Entry` whose text is
+one page (`char_offset`, `max_chars`) of the whole, read back from the archive when the
+index keeps only a cap of it.
+
+Redaction comes first, cutting second: a rule does not match a secret cut in two, so a
+snippet or a page cut through one and redacted afterwards would show the piece. The
+whole text is redacted and the window taken from it, widened over any secret it touches
+(`redact_window`). Offsets (`char_offset`, `next_char`) count characters of the text in
+the archive; a page that would start or end inside a secret starts or ends around it.
+Where the index itself cut a text (head and tail of long tool output), the pieces on
+either side of its cut are treated as possible pieces of a secret (`redact.edges`).
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.query import CompiledQuery
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _dt, _first, _strs
-from ccarchive.service.redact import find_secrets, redact
+from ccarchive.service.redact import redact, redact_window
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""
@@ -36,31 +44,48 @@ class ExcerptsMixin(ServiceBase):
         g.set_max_num_chars(SNIPPET_CHARS)
         return {S.TEXT: g}
 
+    def _stored(self, doc: tantivy.Document) -> tuple[str, tuple[int, ...]]:
+        """The indexed text, and where the index cut it: a long text is kept as its head,
+        "\n…\n" and its tail (record_text.cap)."""
+        text = _first(doc, S.TEXT)
+        if int(_first(doc, S.TEXT_LEN, 0) or 0) > len(text) > 3:
+            head = _head_len(text)
+            return text, (head, head + 3)
+        return text, ()
+
+    def _red_stored(self, doc: tantivy.Document) -> str:
+        """The indexed text, redacted (for a list that shows it whole)."""
+        text, cuts = self._stored(doc)
+        return redact(text, cuts=cuts) if self.redact_secrets and text else text
+
     def _snippet(self, doc: tantivy.Document, gens: dict[str, tantivy.SnippetGenerator] | None,
                  chars: int) -> tuple[str, list[tuple[int, int]]]:
-        text = _first(doc, S.TEXT)
+        text, cuts = self._stored(doc)
         if gens is not None:
             try:
                 sn = gens[S.TEXT].snippet_from_doc(doc)
                 frag = sn.fragment()
                 if frag:
-                    spans = [(r.start, r.end) for r in sn.highlighted()]
-                    return self._redact_snippet(_clean(frag), spans)
+                    spans = _merge_spans([(r.start, r.end) for r in sn.highlighted()])
+                    if not self.redact_secrets:
+                        return _clean(frag), spans
+                    # the fragment is a piece of the stored text: redact that whole, then
+                    # cut the same piece out of it (widened over a secret it cuts)
+                    start = text.find(frag)
+                    if start < 0:  # not expected; treat both its ends as cuts
+                        return _clean(redact(frag, cuts=(0, len(frag)))), []
+                    w = redact_window(text, start, start + len(frag), cuts=cuts,
+                                      highlights=spans)
+                    return _clean(w.text), w.highlights
             except (ValueError, AttributeError):
                 pass
-        flat = " ".join(text.split())
-        return self._redact_snippet(flat[:chars] + ("…" if len(flat) > chars else ""), [])
-
-    def _redact_snippet(self, text: str,
-                        spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
-        spans = _merge_spans(spans)
-        if not self.redact_secrets or not find_secrets(text):
-            return text, spans
-        return redact(text), []
+        shown = redact(text, cuts=cuts) if self.redact_secrets else text
+        flat = " ".join(shown.split())
+        return flat[:chars] + ("…" if len(flat) > chars else ""), []
 
     def _entry(self, doc: tantivy.Document, max_chars: int, char_offset: int = 0,
                full: bool = False) -> M.Entry:
-        text = _first(doc, S.TEXT)
+        text, cuts = self._stored(doc)
         text_len = int(_first(doc, S.TEXT_LEN, 0)) or len(text)
         path = _first(doc, S.PATH)
         offset, length = int(_first(doc, S.OFFSET, 0)), int(_first(doc, S.LENGTH, 0))
@@ -69,14 +94,18 @@ class ExcerptsMixin(ServiceBase):
             full_text = self._read_back(doc, path, offset, length)
             readable = full_text is not None
             if full_text is not None:
-                text, text_len = full_text, len(full_text)
-        if text_len > len(text) > 3:
-            # the index keeps head + "\n…\n" + tail (records.cap); only the head is a
-            # prefix of the whole text, so only the head is shown and read on from
-            limit = len(text) - 3
-            text = text[:limit - limit // 5]
-        piece = text[char_offset:char_offset + max_chars]
-        end = char_offset + len(piece)
+                text, text_len, cuts = full_text, len(full_text), ()
+        if cuts:
+            # only the head is a prefix of the whole text, so only the head is shown and
+            # read on from; it ends where the index cut the text
+            text = text[: cuts[0]]
+            cuts = (len(text),)
+        if self.redact_secrets:
+            w = redact_window(text, char_offset, char_offset + max_chars, cuts=cuts)
+            piece, end = w.text, max(w.end, min(char_offset, len(text)))
+        else:
+            piece = text[char_offset:char_offset + max_chars]
+            end = char_offset + len(piece)
         truncated = end < max(text_len, len(text))
         kind, tool = _first(doc, S.KIND), _first(doc, S.TOOL)
         subagent = _first(doc, S.LINK_AGENT)
@@ -87,7 +116,7 @@ class ExcerptsMixin(ServiceBase):
             id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE),
             uuid=_first(doc, S.UUID), parent_uuid=_first(doc, S.PARENT),
             session_id=_first(doc, S.SESSION), agent_id=_first(doc, S.AGENT),
-            timestamp=_dt(doc.get_first(S.TS)), text=self._red(piece), text_len=text_len,
+            timestamp=_dt(doc.get_first(S.TS)), text=piece, text_len=text_len,
             truncated=truncated,
             next_char=end if truncated and (end < len(text) or readable) else None,
             tool=tool, tool_use_id=_first(doc, S.TOOL_USE_ID),
@@ -95,6 +124,13 @@ class ExcerptsMixin(ServiceBase):
             model=_first(doc, S.MODEL), flags=_strs(doc, S.FLAGS), path=path,
             offset=offset, length=length, project=_first(doc, S.PROJECT),
         )
+
+
+def _head_len(stored: str) -> int:
+    """Where the head of a capped text ends: cap() keeps ``limit - limit // 5`` characters
+    of head, "\n…\n" and ``limit // 5`` of tail."""
+    limit = len(stored) - 3
+    return limit - limit // 5
 
 
 def _clean(fragment: str) -> str:

@@ -17,7 +17,11 @@ from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
+from ccarchive.service.redact import redact_window
 
+PAGE_MARGIN = 32_768
+"""Characters of a file read and redacted on either side of a page: more than the
+longest secret a page can cut through (a private key's body)."""
 ENTRY_CHARS = 4_000
 """Default cap on an entry's text in transcripts and details (a cursor reads on)."""
 ENTRY_KINDS = tuple(k for k in S.SEARCHABLE_KINDS if k not in (S.PLAN, S.MEMORY, S.HISTORY))
@@ -96,24 +100,37 @@ class ReadbackMixin(ServiceBase):
 
     def _read_page(self, doc: tantivy.Document, char_offset: int,
                    max_chars: int) -> tuple[str, bool]:
-        """A page of a plan or memory file, read back in bounded memory (the file may be
-        hundreds of megabytes); the indexed copy when the file is gone or unreadable.
+        """A page of a plan or memory file, redacted, read back in bounded memory (the
+        file may be hundreds of megabytes); the indexed copy when the file is gone or
+        unreadable.
+
+        The page is redacted with `PAGE_MARGIN` characters of the file on either side of
+        it and widened over any secret it cuts (`redact_window`): a page boundary never
+        shows a piece of one.
 
         Raises:
             ServiceError: refused (a symbolic link, a path out of the archive).
         """
         from ccarchive.archive.safe_read import UnsafePath, read_text_page
 
+        margin = PAGE_MARGIN if self.redact_secrets else 0
+        lo = max(0, char_offset - margin)
+        want = char_offset - lo + max_chars + margin
         try:
-            text, more, _ = read_text_page(self.root, _first(doc, S.PATH), char_offset,
-                                           max_chars)
-            return text, more
+            text, more, _ = read_text_page(self.root, _first(doc, S.PATH), lo, want)
+            cuts: tuple[int, ...] = ()
         except UnsafePath as exc:
             raise ServiceError(str(exc)) from None
         except OSError:
-            indexed = _first(doc, S.TEXT)
-            return indexed[char_offset:char_offset + max_chars], \
-                len(indexed) > char_offset + max_chars
+            text, cuts = self._stored(doc)  # type: ignore[attr-defined]  # ExcerptsMixin
+            more = len(text) > lo + want
+            text, cuts = text[lo:lo + want], tuple(c - lo for c in cuts if lo <= c <= lo + want)
+        start = char_offset - lo
+        if not self.redact_secrets:
+            return text[start:start + max_chars], more or len(text) > start + max_chars
+        edges = ((0,) if lo else ()) + ((len(text),) if more else ())
+        w = redact_window(text, start, start + max_chars, cuts=cuts + edges)
+        return w.text, more or w.end < len(text)
 
     def _doc_by_id(self, entry_id: str) -> tantivy.Document:
         searcher = self._searcher()

@@ -47,7 +47,7 @@ class SessionsMixin(ServiceBase):
         return self._titles
 
     def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
-        return self._red(clean_title(_first(doc, S.TITLE))), _first(doc, S.PROJECT)
+        return self._red_title(clean_title(_first(doc, S.TITLE))), _first(doc, S.PROJECT)
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
@@ -83,15 +83,15 @@ class SessionsMixin(ServiceBase):
     def _session_info(self, doc: tantivy.Document) -> M.SessionInfo:
         b = orjson.loads(_first(doc, S.BLOB, b"{}"))
         subs = [M.SubagentInfo(agent_id=r.get("agent_id", ""), agent_type=r.get("agent_type", ""),
-                               description=self._red(r.get("description", "")),
+                               description=self._red_title(r.get("description", "")),
                                tool_use_id=r.get("tool_use_id", ""), entries=r.get("entries", 0),
                                tokens=r.get("tokens", 0), path=r.get("path", ""),
                                warmup=r.get("warmup", False), first_ts=_dt(r.get("first_ts")))
                 for r in b.get("subagents", [])]
         return M.SessionInfo(
             session_id=b.get("session_id", _first(doc, S.SESSION)),
-            title=self._red(clean_title(b.get("title", ""))),
-            first_prompt=self._red(b.get("first_prompt", "")),
+            title=self._red_title(clean_title(b.get("title", ""))),
+            first_prompt=self._red_title(b.get("first_prompt", "")),
             project=b.get("project", ""), branches=b.get("branches", []),
             models=b.get("models", []), slugs=b.get("slugs", []),
             messages=b.get("messages", 0), prompts=b.get("prompts", 0),

@@ -146,7 +146,9 @@ async def _mcp_outputs(svc, redact: bool) -> str:  # noqa: ANN001
     async with Client(build_server(svc, redact_secrets=redact, active_minutes=0)) as c:
         r = await c.call_tool("search", {"query": "zebracred", "include_tool_results": True,
                                          "limit": 50})
-        ids = [h["id"] for h in r.structured_content["hits"]]
+        data = r.structured_content
+        hits = (data.get("hits") or []) + [h for g in data.get("groups") or [] for h in g["hits"]]
+        ids = [h["id"] for h in hits]
         calls = [("search", {"query": "zebracred", "group_by_session": True,
                              "include_tool_results": True}),
                  ("search", {"query": SECRETS["github"]}),

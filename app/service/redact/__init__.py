@@ -20,11 +20,11 @@ API
 
     Idempotent: markers are never matched again, and detection is re-run on the output
     until nothing more is found (a second pass only when something was redacted).
-``redact_window(text, start, end, cuts=(), highlights=()) -> (str, highlights)``
+``redact_window(text, start, end, cuts=(), highlights=()) -> Window``
     Cut a snippet or a page: the whole text is redacted first, then the window is taken
-    from the redacted text, widened over any secret it touches. **Never redact a piece:**
-    a rule does not match a secret cut in two, so ``redact(text[a:b])`` can show half of
-    one. Offsets of pages read on (``next_char``) count characters of redacted text.
+    from it, widened over any secret it touches (``Window.start``/``end`` say how far,
+    in the original's characters). **Never redact a piece:** a rule does not match a
+    secret cut in two, so ``redact(text[a:b])`` can show half of one.
 ``find_secrets(text, cuts=())`` / ``secret_spans(text, cuts=())``
     Sorted, non-overlapping ``(start, end, kind)`` spans (overlapping detections merged,
     the most specific kind wins); ``secret_spans`` are settled, as ``redact`` applies
@@ -62,6 +62,7 @@ figures on the real transcripts; texts without any rule's literal cost a few ``i
 
 from ccarchive.service.redact.engine import (
     MARKER_RE,
+    Window,
     find_secrets,
     marker,
     redact,
@@ -78,4 +79,5 @@ __all__ = [
     "redact_value",
     "redact_window",
     "secret_spans",
+    "Window",
 ]

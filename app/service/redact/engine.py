@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ccarchive.service.redact.assignments import assignment_spans
@@ -124,16 +125,28 @@ def redact(text: str, *, cuts: Iterable[int] = ()) -> str:
     return _apply(text, found) if found else text
 
 
+@dataclass
+class Window:
+    """A cut of a text, redacted: ``text`` shows ``[start, end)`` of the original, widened
+    over any secret the cut touched; ``highlights`` are offsets into ``text``."""
+
+    text: str
+    start: int
+    end: int
+    highlights: list[tuple[int, int]]
+
+
 def redact_window(
     text: str, start: int, end: int, *, cuts: Iterable[int] = (),
     highlights: Sequence[tuple[int, int]] = (),
-) -> tuple[str, list[tuple[int, int]]]:
+) -> Window:
     """The redacted ``text[start:end]``, from the redaction of the whole ``text``.
 
     A secret the window touches is replaced whole (the window widens to take it in), so
     no piece of one survives the cut. ``highlights`` (offsets into ``text[start:end]``)
     come back as offsets into the result; one that falls on a secret is dropped.
     """
+    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
     found = secret_spans(text, cuts=cuts)
     start0 = start
     for s, e, _ in found:
@@ -143,16 +156,17 @@ def redact_window(
             end = e
     inside = [f for f in found if f[0] < end and f[1] > start]
     out = _apply(text[start:end], [(s - start, e - start, k) for s, e, k in inside])
-    ends, deltas = _shifts(inside)
+    _, deltas = _shifts(inside)
+    span_ends = [e for _, e, _ in inside]
     marks = []
     for hs, he in highlights:
         a, b = hs + start0, he + start0
         if any(s < b and a < e for s, e, _ in inside):
             continue
-        i = bisect_right([e for _, e, _ in inside], a) - 1
+        i = bisect_right(span_ends, a) - 1
         d = deltas[i] if i >= 0 else 0
         marks.append((a - start + d, b - start + d))
-    return out, marks
+    return Window(out, start, end, marks)
 
 
 def redact_value(obj: Any) -> Any:

@@ -26,8 +26,9 @@ _OPEN_BODY_RE = lazy(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\{1,3}[rnt])*")
 _LINE_BREAK_RE = lazy(r"\r?\n|\\{1,3}[rn]")
 _B64_LINE_RE = lazy(r"[ \t]*[A-Za-z0-9+/=]*[ \t\r]*")
 _BASE64_RUN_RE = lazy(r"[A-Za-z0-9+/]{16,}")
-_PUTTY_RE = lazy(r"Private-Lines:[ \t]*([0-9]{1,3})[ \t]*(?:\r?\n|\\{1,3}n)")
-_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,3}n|\Z)")
+# (its lines may be folded into one, as in a title)
+_PUTTY_RE = lazy(r"Private-Lines:[ \t]*([0-9]{1,3})(?:[ \t]*\r?\n|[ \t]*\\{1,3}n|[ \t]+)")
+_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,3}n|[ \t]+|\Z)")
 _MAX = 32768
 
 

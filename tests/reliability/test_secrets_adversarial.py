@@ -1,0 +1,224 @@
+"""Promise: no secret is readable on any surface, not even 8 characters of one.
+
+Fake credentials of every common shape (`secret_shapes`: 55 of them, from provider tokens
+to PEM blocks, AWS and GCP credential files, connection strings and passwords with
+symbols) are planted in every place the archive has text (`secret_archive`: 17 places),
+at random offsets, across the index's own cuts and JSON-escaped, with search words
+beside them so that snippets are cut through them. A real index is built, and every
+surface is read the way its users read it, with the parameters that cut and page texts
+(`secret_surfaces`): the service, every MCP tool through an in-process client, the CLI
+in text and JSON, the hook, the Markdown export and the TUI's panes through Pilot. Any
+8-character window of a planted value in anything shown is a leak.
+
+The check is not vacuous: with redaction off, the same reads show every planted secret.
+The normal run uses one seed (~25 s); `-m slow` runs more seeds and reads everything.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+
+from ccarchive.config import Settings
+from ccarchive.mcp_server.server import build_server
+from tests.conftest import build_index
+from tests.reliability.secret_archive import PLACES, plant_archive
+from tests.reliability.secret_shapes import SHAPES
+from tests.reliability.secret_surfaces import (
+    Exposure,
+    read_cli,
+    read_export,
+    read_hook,
+    read_mcp,
+    read_service,
+)
+
+SEED = int(os.environ.get("CCARCHIVE_SECRETS_SEED", "20261124"))
+TOTALS: dict[str, int] = {}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("adversarial")
+    arc = plant_archive(out / "claude", SEED)
+    svc = build_index(arc.root, out / "data")
+    return arc, svc, out
+
+
+def _finish(ex: Exposure, what: str) -> None:
+    readable = ex.readable()
+    TOTALS[what] = sum(ex.calls.values())
+    print(f"\n{what}: {len(SHAPES)} shapes x {len(PLACES)} places = {len(ex.plants)} plantings,"
+          f" {len(ex.calls)} surfaces, {sum(ex.calls.values())} calls, readable = "
+          f"{len(readable)}")
+    assert not readable, f"{len(readable)} planted secrets readable:\n{ex.report()}"
+
+
+def test_service(planted) -> None:
+    arc, svc, _ = planted
+    svc.redact_secrets = True
+    ex = Exposure(arc.plants)
+    read_service(svc, arc, ex, random.Random(SEED))
+    _finish(ex, "service")
+
+
+def test_without_redaction_the_same_reads_show_every_secret(planted) -> None:
+    """The harness reads what it claims to: with redaction off, every planted secret is
+    there whole, in the entries the searches find."""
+    arc, svc, _ = planted
+    svc.redact_secrets = False
+    try:
+        ex = Exposure(arc.plants)
+        for plant in arc.plants:
+            page = svc.search(plant.needle, include_tool_results=True, include_thinking=True)
+            ex.show("search", page)
+            for hit in page.hits[:3]:
+                if ":" in hit.id:
+                    ex.show("entries", svc.entries([hit.id], max_chars=200_000))
+        for slug in arc.plans:
+            ex.show("plan", svc.plan(slug))
+        for info in svc.memory_files():
+            ex.show("memory", svc.memory_file(info.project, info.filename))
+        ex.show("sessions", svc.sessions(limit=500))
+        ex.show("history", svc.history(limit=500))
+        shown = {i for _, i in ex._found}
+        missing = [(p.shape, p.place) for i, p in enumerate(arc.plants) if i not in shown]
+        assert not missing, f"{len(missing)} plantings never shown: {missing[:20]}"
+    finally:
+        svc.redact_secrets = True
+
+
+async def test_mcp_tools(planted) -> None:
+    arc, svc, _ = planted
+    ex = Exposure(arc.plants)
+    async with Client(build_server(svc, redact_secrets=True, active_minutes=0)) as client:
+        await read_mcp(client, arc, ex, random.Random(SEED + 1), share=0.35)
+    _finish(ex, "mcp")
+
+
+def test_cli_text_and_json(planted) -> None:
+    from ccarchive.cli import main
+
+    arc, svc, out = planted
+    where = ["--archive", str(arc.root), "--data-dir", str(out / "data")]
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        r = runner.invoke(main, [*args, *where], env={"COLUMNS": "200"})
+        assert r.exit_code == 0, (args, r.output)
+        return r.output
+
+    ids = [h.id for p in arc.plants[::40] for h in svc.search(
+        p.needle, include_tool_results=True, include_thinking=True).hits[:1] if ":" in h.id]
+    ex = Exposure(arc.plants)
+    read_cli(run, arc, ex, ids)
+    # and once as a process, as a person runs it
+    proc = subprocess.run([sys.executable, "-m", "ccarchive", "search", "password",
+                           "--all-kinds", "--json", *where], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    ex.show("cli.process", proc.stdout)
+    _finish(ex, "cli")
+
+
+def test_hook_and_export(planted, tmp_path: Path) -> None:
+    arc, svc, out = planted
+    ex = Exposure(arc.plants)
+    read_hook(svc, arc, ex)
+    read_export(svc, arc, ex, tmp_path)
+    event = ('{"session_id": "x", "prompt": "password Authorization export BEGIN '
+             f'{arc.plants[0].needle}"}}')
+    proc = subprocess.run([str(Path(sys.executable).with_name("ccarchive")), "hook",
+                           "user-prompt-submit", "--archive", str(arc.root), "--data-dir",
+                           str(out / "data")], input=event, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    ex.show("hook.process", proc.stdout)
+    _finish(ex, "hook+export")
+
+
+def _screen_text(app) -> str:  # noqa: ANN001
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import Input
+
+    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.screens.search import SearchScreen
+    from tests.tui.support import SIZE, searched, settle
+
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
+    arc, _svc, out = planted
+    settings = Settings(archive_root=arc.root, data_dir=out / "data")
+    live = LiveArchive(settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    ex = Exposure(arc.plants)
+    rng = random.Random(SEED + 2)
+    app = make_app(settings, live=live, start_live=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            tool_hit = next(p for p in arc.plants if p.place == "tool_result"
+                            and p.where == "cut")
+            picks = [tool_hit, *rng.sample(arc.plants, 5)]
+            for query in [p.needle for p in picks] + ["password", "BEGIN"]:
+                box = app.screen.query_one("#query", Input)
+                box.focus()
+                box.value = ""
+                await pilot.press(*query)
+                await searched(app, pilot, query)
+                ex.show("tui.search", _screen_text(app))
+                await pilot.press("down")  # the results, the first one previewed
+                await settle(app, pilot)
+                ex.show("tui.search", _screen_text(app))
+            # open a hit in replay, unfold it, move and page through the session
+            await pilot.press("enter")
+            await settle(app, pilot)
+            for key in ("enter", "j", "enter", "pagedown", "G"):
+                await pilot.press(key)
+                await pilot.pause()
+                ex.show("tui.replay", _screen_text(app))
+            for mode in ("timeline", "plans", "projects", "prompts", "live"):
+                await app.switch_mode(mode)
+                await settle(app, pilot)
+                ex.show(f"tui.{mode}", _screen_text(app))
+                for _ in range(3):
+                    await pilot.press("down")
+                    await pilot.pause()
+                    ex.show(f"tui.{mode}", _screen_text(app))
+    finally:
+        live.stop()
+    _finish(ex, "tui")
+
+
+def test_counts() -> None:
+    """The totals of this run (printed with -s)."""
+    print(f"\nshapes {len(SHAPES)}, places {len(PLACES)}, calls {TOTALS}, readable = 0")
+    assert len(SHAPES) >= 40 and len(PLACES) >= 15
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+async def test_more_seeds_every_plant_on_every_surface(seed: int,
+                                                       tmp_path: Path) -> None:
+    arc = plant_archive(tmp_path / "claude", seed)
+    svc = build_index(arc.root, tmp_path / "data")
+    ex = Exposure(arc.plants)
+    rng = random.Random(seed)
+    read_service(svc, arc, ex, rng)
+    async with Client(build_server(svc, redact_secrets=True, active_minutes=0)) as client:
+        await read_mcp(client, arc, ex, rng, share=1.0)
+    read_hook(svc, arc, ex)
+    read_export(svc, arc, ex, tmp_path)
+    _finish(ex, f"seed {seed}")
