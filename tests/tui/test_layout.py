@@ -221,3 +221,14 @@ async def test_header_counts_documents_as_status_does(app) -> None:  # noqa: ANN
         await settle(app, pilot)
         assert app.document_count() == app.service.status().documents
         assert app.document_count() < app.service.store.searcher().num_docs
+
+
+async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:  # noqa: ANN001
+    """Set by the first Resize instead, they would restyle the whole pane once more."""
+    from ccarchive.tui.screens.plans import PlansScreen
+
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        screen = PlansScreen()
+        assert screen.has_class("-narrow") and screen.has_class("-short")
+        assert not screen.has_class("-wide")

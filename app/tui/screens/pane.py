@@ -92,6 +92,23 @@ class PaneScreen(Screen[None]):
         gc.freeze()
         if not (self.CSS or self.CSS_PATH):
             self._css_update_count = generation
+        self._breakpoints_now()
+
+    def _breakpoints_now(self) -> None:
+        """The breakpoint classes (`-narrow`, `-tall`…) for the terminal's size, set
+        before the screen is styled: set by its first Resize instead, they restyled every
+        node of a pane that had just been styled without them."""
+        app = self.app
+        width, height = app.size
+        for size, points in ((width, self.HORIZONTAL_BREAKPOINTS
+                              if self.HORIZONTAL_BREAKPOINTS is not None
+                              else app.HORIZONTAL_BREAKPOINTS),
+                             (height, self.VERTICAL_BREAKPOINTS
+                              if self.VERTICAL_BREAKPOINTS is not None
+                              else app.VERTICAL_BREAKPOINTS)):
+            classes = self._get_breakpoint_classes(size, points or [])
+            if classes:
+                self.add_class(*classes, update=False)
 
     @property
     def service(self) -> ArchiveService:
