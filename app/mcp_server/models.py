@@ -85,7 +85,9 @@ class Entry(BaseModel):
     text: str = ""
     text_len: int = Field(0, description="Length of the whole text.")
     truncated: bool = False
-    next_char: int | None = Field(None, description="Pass as `char_offset` to read on.")
+    next_char: int | None = Field(None, description=(
+        "Pass as `char_offset` to read on (a character of the archived text; a page never "
+        "ends inside a redacted credential)."))
     tool: str = ""
     tool_use_id: str = ""
     subagent_id: str = Field("", description="For an Agent/Task call: the subagent it ran.")

@@ -131,12 +131,15 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         max_chars: Annotated[int, Field(ge=100, le=100_000,
                                         description="Characters per entry.")] = 8_000,
         char_offset: Annotated[int, Field(ge=0, description=(
-            "Start reading at this character (an entry's next_char), to read on."))] = 0,
+            "Start reading at this character of the archived text (an entry's "
+            "next_char), to read on."))] = 0,
     ) -> Annotated[CallToolResult, O.EntriesResult]:
         """Full details of chosen entries, read back from the archive: the third step.
 
         Each text is capped at max_chars and the whole call at a budget; a cut entry
-        has `truncated` and `next_char` (pass it as char_offset to read on).
+        has `truncated` and `next_char` (pass it as char_offset to read on). Offsets count
+        characters of the text as archived; credentials are redacted in the whole text
+        before a page is cut, and a page that would cut one widens to take it in whole.
         """
         with _errors():
             out = O.EntriesResult()

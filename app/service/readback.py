@@ -151,7 +151,13 @@ class ReadbackMixin(ServiceBase):
 
     def entries(self, ids: Sequence[str], *, max_chars: int = 20_000,
                 char_offset: int = 0) -> list[M.Entry]:
-        """Full details of chosen entries (read back from the archive), each capped."""
+        """Full details of chosen entries (read back from the archive), each capped.
+
+        A page is `max_chars` from `char_offset`, both counted in characters of the text
+        as archived; with redaction on, the whole text is redacted before the page is
+        cut and a page that would cut a credential widens over it (see `excerpts`), so
+        `next_char` may lie a little past `char_offset + max_chars`.
+        """
         if not ids:
             raise ServiceError("ids must name at least one entry")
         _check_limit(len(ids), "number of ids", 100)
