@@ -16,9 +16,10 @@ from ccarchive.index import schema as S
 from ccarchive.index.query import compile_query, contains_query, regex_query
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _dt, _first
-from ccarchive.service.cursor import _check_limit
+from ccarchive.service.cursor import _check_limit, check_offset
 from ccarchive.service.errors import ServiceError
 from ccarchive.service.excerpts import SNIPPET_CHARS
+from ccarchive.service.ids import check_session_id
 
 
 class BrowseMixin(ServiceBase):
@@ -118,8 +119,7 @@ class BrowseMixin(ServiceBase):
               query: str | None = None) -> M.PlanList:
         """Plans, most recently changed first; agent subplans only when asked for."""
         _check_limit(limit)
-        if offset < 0:
-            raise ServiceError("offset must be 0 or more")
+        check_offset(offset)
         must: list[tantivy.Query | None] = [self._term(S.KIND, S.PLAN),
                                             self._project_query(project)]
         if codename:
@@ -231,12 +231,12 @@ class BrowseMixin(ServiceBase):
                 offset: int = 0) -> M.HistoryPage:
         """Typed prompts from history.jsonl, newest first, or ranked when a query is given."""
         _check_limit(limit)
-        if offset < 0:
-            raise ServiceError("offset must be 0 or more")
+        check_offset(offset)
         must: list[tantivy.Query | None] = [
             self._term(S.KIND, S.HISTORY), self._project_query(project),
             self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until"))]
         if session_id:
+            check_session_id(session_id)
             must.append(regex_query(self.schema, S.SESSION, re.escape(session_id) + ".*"))
         warnings: list[str] = []
         gens = None

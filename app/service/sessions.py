@@ -26,6 +26,7 @@ from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
+from ccarchive.service.ids import check_session_id
 from ccarchive.service.naming import last_part, short_names
 
 PREFIX_MATCHES_SHOWN = 10
@@ -105,8 +106,7 @@ class SessionsMixin(ServiceBase):
 
     def session(self, session_id: str) -> M.SessionInfo:
         """One session's figures; a unique prefix of its id is enough."""
-        if not session_id or not isinstance(session_id, str):
-            raise ServiceError("session_id is required")
+        check_session_id(session_id)
         doc = self._session_doc(session_id)
         if doc is None:
             matches = self._sessions_with_prefix(session_id, PREFIX_MATCHES_SHOWN + 1)

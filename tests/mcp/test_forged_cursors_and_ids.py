@@ -27,7 +27,7 @@ from tests.reliability.test_reliability_input import _Served
 
 # What a message from inside Python, Tantivy or the SDK looks like: never shown.
 INTERNAL = re.compile(
-    r"Traceback|File \"|Error\b(?!: )|Exception|invalid literal|int\(\)|"
+    r"Traceback|File \"/|Error\b(?!: )|Exception|invalid literal|int\(\)|"
     r"object has no attribute|NoneType|not subscriptable|unhashable|overflow|"
     r"out of range integral|tantivy|orjson|binascii|pydantic|Input should|"
     r"validation error|Errno|unexpected exception|raised", re.I)
@@ -171,3 +171,22 @@ def test_the_server_keeps_serving_after_the_forgeries(served: _Served) -> None:
                                  "cursor": r.structured_content["next_cursor"]})
     page = nxt.structured_content
     assert not nxt.is_error and (page["hits"] or page.get("groups")), page
+
+
+@pytest.mark.parametrize("tool", ["list_plans", "search_history"])
+@pytest.mark.parametrize("offset", [10**13, 2**63, 1_000_001])
+def test_an_offset_past_any_page_is_refused(served: _Served, tool: str, offset: int) -> None:
+    """(10**13 made Tantivy abort the whole server.)"""
+    r = served.call(tool, {"offset": offset})
+    text = r.content[0].text
+    assert r.is_error and "offset must be a whole number from 0 to 1,000,000" in text, text
+
+
+@pytest.mark.parametrize("session_id", ["a" * 129, "f26d" * 100, "ab\x00cd", "x\ny",
+                                        "日本" * 100])
+@pytest.mark.parametrize("tool", ["get_session", "search_history"])
+def test_a_session_id_no_session_can_have_is_refused(served: _Served, tool: str,
+                                                     session_id: str) -> None:
+    r = served.call(tool, {"session_id": session_id})
+    text = r.content[0].text
+    assert r.is_error and "unknown session" in text and "list_sessions" in text, text
