@@ -16,6 +16,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ccarchive.service.redact.assignments import assignment_spans
@@ -102,6 +103,25 @@ def _shifts(found: Sequence[Found]) -> tuple[list[int], list[int]]:
 
 def secret_spans(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
     """`find_secrets`, settled: replacing these spans gives `redact` (see the module doc)."""
+    if len(text) < 8:
+        return []
+    if len(text) > _CACHED_CHARS:
+        return list(_settle(text, tuple(cuts)))
+    return list(_settled(text, tuple(cuts)))
+
+
+_CACHED_CHARS = 65_536
+"""Texts up to this long have their spans cached (512 of them: at most 32 MB held)."""
+
+
+@lru_cache(maxsize=512)
+def _settled(text: str, cuts: tuple[int, ...]) -> tuple[Found, ...]:
+    """Cached: a hit's whole stored text is redacted for every snippet cut from it, and
+    the same hits come back as a query is typed or a page is redrawn."""
+    return _settle(text, cuts)
+
+
+def _settle(text: str, cuts: tuple[int, ...]) -> tuple[Found, ...]:
     found = find_secrets(text, cuts=cuts)
     for _ in range(16):
         if not found:
@@ -116,7 +136,7 @@ def secret_spans(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
             d = deltas[i] if i >= 0 else 0
             mapped.append((s - d, e - d, kind))
         found = sorted(found + mapped)
-    return found
+    return tuple(found)
 
 
 def redact(text: str, *, cuts: Iterable[int] = ()) -> str:
