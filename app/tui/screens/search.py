@@ -38,11 +38,12 @@ from textual.widgets import Input, Static
 
 from ccarchive.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
 from ccarchive.service.service import ServiceError
-from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
+from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
-from ccarchive.tui.screens.prompt_entry import find_prompt_entry
+from ccarchive.tui.screens.search_open import HitOpening
+from ccarchive.tui.screens.search_status import left_out_kinds, status_text
 from ccarchive.tui.widgets.facet_list import FacetList, Filters
-from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
+from ccarchive.tui.widgets.hit_preview import HitPreview
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
 from ccarchive.tui.widgets.status_header import ArchiveHeader
@@ -51,11 +52,9 @@ RESULT_LIMIT = 100
 """Hits fetched per query: a screenful many times over, and still ~10 ms."""
 GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
-LEFT_OUT_KINDS = ("thinking", "tool_result")
-"""Kinds the results leave out unless ctrl+t (or a kind filter) asks for them."""
 
 
-class SearchScreen(PaneScreen):
+class SearchScreen(HitOpening, PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
     BINDINGS = [
@@ -300,9 +299,7 @@ class SearchScreen(PaneScreen):
         or ctrl+t asked for everything)."""
         kinds = sorted(self.filters.kinds) if kinds is None else kinds
         all_kinds = self.all_kinds if all_kinds is None else all_kinds
-        if all_kinds or kinds or "kind:" in self.query_text:
-            return ()
-        return LEFT_OUT_KINDS
+        return left_out_kinds(self.query_text, kinds, all_kinds)
 
     def _show_status(self, text: Text) -> None:
         """The status line, laid out again only when its number of lines changed (it
@@ -314,28 +311,10 @@ class SearchScreen(PaneScreen):
         self._status_lines = lines
 
     def _status_text(self, page: SearchPage, groups: list[SessionGroup] | None) -> Text:
-        """Count first (it never wraps away), filters, warnings, then the ctrl+t hint."""
-        out = Text()
-        what = "recent activity" if not page.query.strip() else f"{page.total:,} matching"
-        out.append(what, "dim")
-        if groups is not None:
-            out.append(f" · {len(groups)} session{'s' if len(groups) != 1 else ''}", "dim")
-        if self.SHOW_TIMING:
-            out.append(f" · {page.elapsed_ms:.0f} ms", "dim")
-        if self.filters.active():
-            out.append("   filters: ", "dim")
-            out.append(" ".join(self.filters.describe()), "bold")
-        for w in page.warnings:
-            out.append("   ")
-            out.append(f"⚠ {w}", "bold yellow")
-        if self._left_out():
-            width = self.query_one("#search-status", Static).content_region.width \
-                or self.size.width - 4
-            hint = " · tool output and thinking left out (ctrl+t)"
-            if out.cell_len + len(hint) > width:
-                hint = " · ctrl+t: tool output too"
-            out.append(hint, "dim")
-        return out
+        width = self.query_one("#search-status", Static).content_region.width \
+            or self.size.width - 4
+        return status_text(page, groups, self.filters, timing=self.SHOW_TIMING,
+                           left_out=bool(self._left_out()), width=width)
 
     # ---- preview -------------------------------------------------------------------
     @on(ResultList.HitHighlighted)
@@ -378,34 +357,6 @@ class SearchScreen(PaneScreen):
     def _hit_chosen(self, message: ResultList.HitChosen) -> None:
         message.stop()
         self.open_hit(message.hit)
-
-    def open_hit(self, hit: Hit) -> None:
-        """Open a hit where it lives: a transcript entry in replay, a typed prompt at its
-        prompt in the session, a plan in Plans, a memory file in Projects."""
-        if hit.kind in TRANSCRIPT_KINDS and hit.session_id:
-            self.post_message(OpenSession(hit.session_id, entry_id=hit.id,
-                                          agent_id=hit.agent_id or None,
-                                          query=self.query_text or None))
-        elif hit.kind == "history" and hit.session_id:
-            self._open_history(hit, self.query_text or None)
-        elif hit.kind == "plan" and hit.path:
-            self.post_message(OpenItem("plans", hit.path, hit.project))
-        elif hit.kind == "memory" and hit.path:
-            self.post_message(OpenItem("projects", hit.path, hit.project))
-        else:
-            self.notify("This hit has no transcript to open.", severity="warning")
-
-    @work(thread=True, group="open-history", exclusive=True, exit_on_error=False,
-          description="Finding the prompt in its session")
-    def _open_history(self, hit: Hit, query: str | None) -> None:
-        """A typed prompt opens its session at the prompt entry it became."""
-        service = self.app.service  # type: ignore[attr-defined]
-        try:
-            text = service.entries([hit.id], max_chars=2_000)[0].text
-        except ServiceError:
-            text = hit.snippet
-        entry = find_prompt_entry(service, hit.session_id, text, hit.timestamp)
-        self.post_message(OpenSession(hit.session_id, entry_id=entry, query=query))
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
