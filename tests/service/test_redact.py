@@ -499,6 +499,18 @@ NEGATIVES = [
     "401 Unauthorized: Authorization header missing. The token expired at 12:00; password reset "
     "link sent.",
     "aws iam list-access-keys --user-name dev --max-items 5 --starting-token NextToken",
+    # lookup keys in prose, operators, templates and masks (not credentials)
+    "Trying to restore uv cache from GitHub Actions cache with key: "
+    "setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-f6c65b29c82e498115b3dc436b3a85fc04653",
+    'level=info msg="deleted cache: &{ID:6 Key:setup-uv-1-x86_64-0.7.13-f6c65b29c82e4981}"',
+    "if token==expected:\n    ok()\nwhile password == other_password: retry()",
+    'url = f"https://{user}:{password}@{host}/db"\nAUTH="$USER:$PASS"\nKEY="${PREFIX}${SUFFIX}"',
+    "OPENAI_API_KEY=sk-****************abcd\nAWS_SECRET_ACCESS_KEY=****************\n"
+    "token: ghp_...",
+    "docker run -p 6379:6379 redis --requirepass --appendonly yes",
+    "src/components/Button2.tsx and lib/python3/site-packages are paths, key-value store",
+    "the task-runner and mask-builder were renamed in the desk-booking service",
+    "Private-Lines: none in this file; -----END CERTIFICATE-----",
 ]
 
 
@@ -905,3 +917,106 @@ def test_a_rules_leading_literal_is_what_every_match_starts_with() -> None:
     assert _leading_literal("(?i)key") == ""
     for rule in _TOKEN_RULES:
         assert rule.pattern.startswith(rule.lead)
+
+
+# ------------------------------------------------- every generated shape, and cutting
+
+
+def test_every_generated_shape_is_redacted_whole() -> None:
+    """The 55 shapes of the adversarial suite (provider tokens, credential files, PEM
+    blocks, connection strings, passwords with symbols), in their random contexts, over
+    many seeds: nothing of 8 characters of a secret is left."""
+    from tests.reliability.secret_shapes import SHAPES, Gen
+
+    for seed in range(40):
+        gen = Gen(random.Random(seed))
+        for name, make in SHAPES.items():
+            planted = make(gen)
+            out = redact(planted.text)
+            for secret in planted.secrets:
+                left = [secret[i:i + 8] for i in range(len(secret) - 7) if secret[i:i + 8] in out]
+                assert not left, (seed, name, planted.text, out)
+
+
+def _apply_spans(text: str, spans) -> str:  # noqa: ANN001
+    for s, e, kind in reversed(spans):
+        text = text[:s] + marker(kind) + text[e:]
+    return text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=8))
+def test_secret_spans_are_what_redact_replaces(parts) -> None:
+    from ccarchive.service.redact import secret_spans
+
+    text = " ".join(parts)
+    assert _apply_spans(text, secret_spans(text)) == redact(text)
+
+
+def _window_case(seed: int) -> tuple[str, list[str]]:
+    from tests.reliability.secret_shapes import SHAPES, Gen
+
+    rng = random.Random(seed)
+    gen = Gen(rng)
+    pieces, secrets = [], []
+    for name in rng.sample(sorted(SHAPES), 6):
+        p = SHAPES[name](gen)
+        pieces += ["the build reran after the update", p.text]
+        secrets += p.secrets
+    return "\n".join(pieces), secrets
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_window_never_shows_part_of_a_secret(seed: int) -> None:
+    """Every cut of a text -- any start, any length -- is cut from the redaction of the
+    whole, so a secret the window cuts through is not shown in part."""
+    from ccarchive.service.redact import redact_window
+
+    text, secrets = _window_case(seed)
+    rng = random.Random(seed)
+    for _ in range(300):
+        a = rng.randrange(0, len(text))
+        b = a + rng.choice((8, 40, 180, 700))
+        w = redact_window(text, a, b)
+        assert w.start <= a and w.end >= min(b, len(text))
+        for secret in secrets:
+            assert not any(secret[i:i + 8] in w.text for i in range(len(secret) - 7)), (a, b)
+
+
+def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
+    from ccarchive.service.redact import redact_window
+
+    text = f"deploy with API_KEY={OPAQUE} then rerun the zebra tests"
+    start = text.index(OPAQUE) + 10
+    zebra = text.index("zebra") - start
+    w = redact_window(text, start, len(text), highlights=[(zebra, zebra + 5)])
+    assert w.text == "[REDACTED:env] then rerun the zebra tests"
+    assert w.start == text.index(OPAQUE)
+    (hs, he), = w.highlights
+    assert w.text[hs:he] == "zebra"
+    # a highlight on the secret itself is dropped
+    assert redact_window(text, 0, len(text), highlights=[(start, start + 4)]).highlights == []
+
+
+@pytest.mark.parametrize("text,cut,gone", [
+    (f"deploy with sk-ant-api03-{OPAQUE[:6]}", None, "sk-ant-api03-"),
+    ("set AGE-SECRET-KEY-1QPZRY9X8", None, "AGE-SECRET-KEY-1"),
+    (f"GITHUB_TOKEN={GHP[:14]}", None, GHP[:14]),
+    (f"{OPAQUE[5:30]} and the rest", 0, OPAQUE[5:30]),
+    ("paH16TYtv app:latest", 0, "paH16TYtv"),
+])
+def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gone: str) -> None:
+    """Where the index cut a text (the end of a stored head, the start of its tail, a
+    200-character title), the piece of a secret that touches the cut is redacted."""
+    at = len(text) if cut is None else cut
+    assert gone in redact(text)  # not a whole secret: left alone without the cut
+    assert gone not in redact(text, cuts=(at,))
+
+
+@pytest.mark.parametrize("text", [
+    "the long word internationali",  # a word cut in two stays
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b is the fix",
+    "Configuration",
+])
+def test_a_cut_leaves_words_alone(text: str) -> None:
+    assert redact(text, cuts=(0, len(text))) == text
