@@ -341,9 +341,13 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
 
     real_iter = I.iter_raw_lines
 
+    shrinking_ino = shrinking.stat().st_ino
+
     def iter_and_shrink(f: Any, start: int, end: int | None = None):
+        # the reader opens by file descriptor (archive/safe_read): known by its inode
+        ours = os.fstat(f.fileno()).st_ino == shrinking_ino
         for n, row in enumerate(real_iter(f, start, end)):
-            if n == 5 and getattr(f, "name", "") == str(shrinking):
+            if n == 5 and ours:
                 os.truncate(shrinking, half)
             yield row
     monkeypatch.setattr(I, "iter_raw_lines", iter_and_shrink)
