@@ -87,7 +87,6 @@ class FindingMixin(ServiceBase):
         near = self._proximity_query(cq)
         if near is not None:
             searches.append((-1, near))
-        total = 0
         for ti, q in searches:
             res = searcher.search(Query.boolean_query([(Occur.Must, q), (Occur.Must, filt)]),
                                   TERM_POOL, count=False)
@@ -112,7 +111,6 @@ class FindingMixin(ServiceBase):
                     s.turns.append(t)
                 s = sessions[key]
                 s.hits += 1
-                total += 1
                 if w > t.per_term.get(ti, 0.0):
                     t.per_term[ti] = w
                 if w > s.per_term.get(ti, 0.0):
@@ -125,7 +123,8 @@ class FindingMixin(ServiceBase):
                 if row[0] > t.best[0]:
                     t.best = (row[0], addr)
         self._title_evidence(searcher, cq, sessions)
-        page.total = total
+        # entries matched, each once, as a search for single entries counts them
+        page.total = searcher.search(base, 1, count=True).count or 0
         dense = self._dense_evidence(searcher, cq, base, set(sessions))
         if dense is not None:  # sessions found by meaning alone, shown by their best turn
             for key, turn, addr in dense.entrants:

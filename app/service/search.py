@@ -86,9 +86,9 @@ class SearchMixin(ServiceBase):
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
                     {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
-        if facets:
-            page.facets = self._facets(searcher, self._with_kinds(
-                base, self._kinds(cq, None, True, True, [])))
+        if facets:  # kinds counted over every kind (to pick from); the rest as filtered
+            every = self._with_kinds(base, self._kinds(cq, None, True, True, []))
+            page.facets = self._facets(searcher, every, full if kind else None)
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
 
@@ -238,12 +238,18 @@ class SearchMixin(ServiceBase):
         if want < len(order):
             page.next_cursor = encode_cursor({"o": want, "g": gen or self._visible_gen(searcher)})
 
-    def _facets(self, searcher: tantivy.Searcher, q: tantivy.Query) -> M.Facets:
-        agg = searcher.aggregate(q, {
-            "projects": {"terms": {"field": S.PROJECT, "size": 30}},
-            "kinds": {"terms": {"field": S.KIND, "size": 20}},
-            "first": {"min": {"field": S.TS}}, "last": {"max": {"field": S.TS}},
-        })
+    def _facets(self, searcher: tantivy.Searcher, q: tantivy.Query,
+                narrowed: tantivy.Query | None = None) -> M.Facets:
+        """Counts for a filter sidebar. `q` matches every kind; `narrowed`, when kinds are
+        chosen, what they keep: projects and dates count that, so a project's count
+        agrees with the results shown."""
+        aggs = {"projects": {"terms": {"field": S.PROJECT, "size": 30}},
+                "first": {"min": {"field": S.TS}}, "last": {"max": {"field": S.TS}}}
+        kinds = {"kinds": {"terms": {"field": S.KIND, "size": 20}}}
+        if narrowed is None:
+            agg = searcher.aggregate(q, {**aggs, **kinds})
+        else:
+            agg = {**searcher.aggregate(narrowed, aggs), **searcher.aggregate(q, kinds)}
 
         def counts(name: str) -> list[M.FacetCount]:
             return [M.FacetCount(value=b["key"], count=b["doc_count"])

@@ -178,3 +178,17 @@ def test_a_remembered_flag_is_searched(tmp_path_factory: pytest.TempPathFactory)
     for q in ("--no-verify", "-- --no-verify", "no-verify flag"):
         page = svc.search(q, group_by_session=True, limit=3)
         assert page.groups and page.groups[0].session_id == SPREAD, q
+
+
+def test_counts_agree_between_sessions_entries_and_facets(archive: Path,
+                                                          tmp_path: Path) -> None:
+    svc = build_index(archive, tmp_path / "data")
+    for q in ("nightly export", "please refactor", "the"):
+        grouped = svc.search(q, group_by_session=True, facets=True)
+        single = svc.search(q, facets=True)
+        assert grouped.total == single.total > 0, q  # entries matched, each once
+        assert sum(f.count for f in single.facets.projects) == single.total
+        prompts = svc.search(q, kind="prompt", facets=True)
+        # with a kind chosen, a project's count is what the results hold; kinds count all
+        assert sum(f.count for f in prompts.facets.projects) == prompts.total
+        assert sum(f.count for f in prompts.facets.kinds) >= prompts.total
