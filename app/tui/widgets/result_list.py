@@ -314,6 +314,12 @@ class ResultList(ScrollView, can_focus=True):
             for h in group.hits[:SNIPPETS_PER_GROUP]:
                 line = self._badge(h.kind)
                 line.append(" ")
+                if h.prompt and h.kind not in ("prompt", "history"):
+                    # the turn's question beside what answered it
+                    asked = Text(h.prompt, self._style("meta"))
+                    asked.truncate(max(8, (width - line.cell_len) * 2 // 5), overflow="ellipsis")
+                    line.append_text(asked)
+                    line.append(" › ", self._style("meta"))
                 line.append_text(self._snippet(h, width - line.cell_len))
                 lines.append(line)
         return lines
