@@ -228,11 +228,12 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
     is assembled here rather than by `server.streamable_http_app()` because that builds
     the SDK's own session manager, which refuses new clients when its table is full.
     """
-    from ccarchive.mcp_server.sessions import BoundedSessionManager
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.routing import Route
+
+    from ccarchive.mcp_server.sessions import BoundedSessionManager
 
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
