@@ -48,7 +48,8 @@ def _env() -> dict[str, str]:
 
 def _cli_ids(archive: Path, data: Path, word: str) -> list[str]:
     out = subprocess.run([sys.executable, "-m", "ccarchive", "search", "--archive", str(archive),
-                          "--data-dir", str(data), "--json", "--limit", "100", word],
+                          "--data-dir", str(data), "--json", "--entries", "--limit", "100",
+                          word],
                          capture_output=True, text=True, check=True, env=_env())
     return sorted(h["id"] for h in json.loads(out.stdout)["hits"])
 
@@ -118,7 +119,8 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
                 cli = _cli_ids(demo_archive, data, word)
                 in_app = app_search()
                 res = await client.call_tool("search", {"query": word, "limit": 50,
-                                                        "include_active": True})
+                                                        "include_active": True,
+                                                        "group_by_session": False})
                 served = sorted(h["id"] for h in res.structured_content["hits"])
                 if len(cli) == total and cli == in_app["ids"] == served:
                     agreed = (cli, in_app, served)
