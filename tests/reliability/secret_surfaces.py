@@ -120,7 +120,7 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
         page = svc.search(plant.needle, include_tool_results=True, include_thinking=True,
                           snippet_chars=chars, group_by_session=rng.random() < 0.3)
         ex.show("service.search", page)
-        for hit in page.hits[:3]:
+        for hit in page.hits[:2]:
             if ":" not in hit.id:
                 continue
             for off in offsets(rng, 2500, 2):
@@ -128,7 +128,7 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
                                 char_offset=off)[0]
                 ex.show("service.entries", e)
             e = svc.entries([hit.id], max_chars=rng.choice((100, 250)))[0]
-            for _ in range(40):  # read on, page by page
+            for _ in range(25 if rng.random() < 0.4 else 0):  # read on, page by page
                 ex.show("service.entries", e)
                 if e.next_char is None:
                     break

@@ -11,7 +11,8 @@ in text and JSON, the hook, the Markdown export and the TUI's panes through Pilo
 8-character window of a planted value in anything shown is a leak.
 
 The check is not vacuous: with redaction off, the same reads show every planted secret.
-The normal run uses one seed (~25 s); `-m slow` runs more seeds and reads everything.
+The normal run uses one seed (~20 s); `-m slow` runs 4 more seeds, every plant on every
+surface but the TUI (~1 min each).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ async def test_mcp_tools(planted) -> None:
     arc, svc, _ = planted
     ex = Exposure(arc.plants)
     async with Client(build_server(svc, redact_secrets=True, active_minutes=0)) as client:
-        await read_mcp(client, arc, ex, random.Random(SEED + 1), share=0.35)
+        await read_mcp(client, arc, ex, random.Random(SEED + 1), share=0.25)
     _finish(ex, "mcp")
 
 
@@ -171,8 +172,8 @@ async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:
             await settle(app, pilot)
             tool_hit = next(p for p in arc.plants if p.place == "tool_result"
                             and p.where == "cut")
-            picks = [tool_hit, *rng.sample(arc.plants, 5)]
-            for query in [p.needle for p in picks] + ["password", "BEGIN"]:
+            picks = [tool_hit, *rng.sample(arc.plants, 3)]
+            for query in [p.needle for p in picks] + ["password"]:
                 box = app.screen.query_one("#query", Input)
                 box.focus()
                 box.value = ""
@@ -193,7 +194,7 @@ async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:
                 await app.switch_mode(mode)
                 await settle(app, pilot)
                 ex.show(f"tui.{mode}", _screen_text(app))
-                for _ in range(3):
+                for _ in range(2):
                     await pilot.press("down")
                     await pilot.pause()
                     ex.show(f"tui.{mode}", _screen_text(app))

@@ -1020,3 +1020,16 @@ def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gon
 ])
 def test_a_cut_leaves_words_alone(text: str) -> None:
     assert redact(text, cuts=(0, len(text))) == text
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_json_nested_in_json_keeps_keys_and_passwords_redacted(depth: int) -> None:
+    """A tool that printed JSON holding JSON...: each level doubles the backslashes
+    before the quotes and line breaks (\\n, \\\\n ...)."""
+    text = {"deploy_key": f"-----BEGIN OPENSSH PRIVATE KEY-----\n{OPENSSH_BODY}\n"
+                          "-----END OPENSSH PRIVATE KEY-----\n", "db_password": PW1}
+    for _ in range(depth):
+        text = json.dumps(text)
+    out = redact(text)
+    for secret in [*OPENSSH_BODY.splitlines(), PW1]:
+        assert secret not in out, (depth, out)

@@ -2,7 +2,7 @@
 
 The body between the BEGIN and END lines is replaced (the two lines stay as context).
 It is found however the key was printed: as is, with ``\\n`` escapes inside JSON text
-(a GCP service-account file), escaped twice (JSON inside a JSON string), without an END
+(a GCP service-account file), escaped again for each JSON nested in JSON, without an END
 line (``head -5 key.pem``) or without a BEGIN line (``tail -5 key.pem``). Certificates
 and public keys are not secret and stay.
 """
@@ -21,14 +21,14 @@ _KIND = r"[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?"
 _BEGIN_RE = lazy(rf"-----BEGIN ({_KIND})-----")
 _END_RE = lazy(rf"-----END ({_KIND})-----")
 # what a key body is made of: base64, PEM headers (Proc-Type: 4,ENCRYPTED), line breaks
-# as characters or as (once or twice escaped) \n
-_OPEN_BODY_RE = lazy(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\{1,3}[rnt])*")
-_LINE_BREAK_RE = lazy(r"\r?\n|\\{1,3}[rn]")
+# as characters or as \n escaped once or more (JSON nested in JSON)
+_OPEN_BODY_RE = lazy(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\{1,8}[rnt])*")
+_LINE_BREAK_RE = lazy(r"\r?\n|\\{1,8}[rn]")
 _B64_LINE_RE = lazy(r"[ \t]*[A-Za-z0-9+/=]*[ \t\r]*")
 _BASE64_RUN_RE = lazy(r"[A-Za-z0-9+/]{16,}")
 # (its lines may be folded into one, as in a title)
-_PUTTY_RE = lazy(r"Private-Lines:[ \t]*([0-9]{1,3})(?:[ \t]*\r?\n|[ \t]*\\{1,3}n|[ \t]+)")
-_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,3}n|[ \t]+|\Z)")
+_PUTTY_RE = lazy(r"Private-Lines:[ \t]*([0-9]{1,3})(?:[ \t]*\r?\n|[ \t]*\\{1,8}n|[ \t]+)")
+_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,8}n|[ \t]+|\Z)")
 _MAX = 32768
 
 
@@ -42,7 +42,7 @@ def _trim_blank(body: str) -> tuple[int, int]:
             k = i
             while k < j and body[k] == "\\":
                 k += 1
-            if k < j and body[k] in "rnt" and k - i <= 3:
+            if k < j and body[k] in "rnt" and k - i <= 8:
                 i = k + 1
             else:
                 break

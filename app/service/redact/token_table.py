@@ -77,7 +77,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("google-oauth", rf"GOCSPX-(?<![{_W}]GOCSPX-)(?P<body>[{_W}_-]{{20,}})", check=_body),
     Rule("google-oauth", rf"ya29\.(?<![{_W}]ya29\.)(?P<body>[{_W}_-]{{20,}})", check=_body),
     Rule("gcp-key-id",  # a service-account file's key id (the key itself is a PEM block)
-         r"private_key_id\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?"
+         r"private_key_id\\{0,7}[\"']?[ \t]*[:=][ \t]*\\{0,7}[\"']?"
          r"(?P<body>[0-9a-f]{40})(?![0-9a-f])",
          group="body"),
     Rule("azure-ad", rf"(?<![{_W}_~.-])[{_W}_~.]{{3}}[0-9]Q~[{_W}_~.-]{{31,34}}(?![{_W}_~.-])",
