@@ -17,6 +17,7 @@ import numpy as np
 
 from ccarchive.semantic.encoder import DIM
 from ccarchive.semantic.store import Rows, VectorStore, dedupe
+from ccarchive.semantic.texts import SESSION_ROW
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class SessionScores:
             return None
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.order)
         rows = self.order[self.starts[i]:end]
-        rows = rows[self.keys[rows, 1] != 0]
+        rows = rows[self.keys[rows, 1] != SESSION_ROW]
         if not len(rows):
             return None
         r = int(rows[np.argmax(self.cos[rows])])

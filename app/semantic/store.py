@@ -1,7 +1,7 @@
 """The vectors beside the index: `<index folder>/vectors/`, dropped with the index.
 
 One row per turn (key: the session's `skey` and the turn's number, the `seq` of its
-prompt, as the finder groups hits) and one per session (its title; turn number 0, which
+prompt, as the finder groups hits) and one per session (its title; turn number -1, which
 no turn has). Each row also keeps a hash of the text it embeds, so a text read again
 unchanged is not embedded again, and the transcript path of its turn, so a session found
 only by its meaning can show that turn.
@@ -31,7 +31,7 @@ from ccarchive.semantic.model_files import MODEL_NAME
 
 FOLDER = "vectors"
 MANIFEST = "manifest.json"
-FORMAT = 1
+FORMAT = 2
 MAX_CHUNKS = 24
 """Chunks kept before they are merged: a reader loads only the chunks it has not seen, so
 small chunks are cheap, but each costs a file and a read on a cold start."""
@@ -41,7 +41,7 @@ small chunks are cheap, but each costs a file and a read on a cold start."""
 class Rows:
     """Rows of vectors and their keys (a chunk, or everything loaded)."""
 
-    keys: np.ndarray  # (n, 3) int64: skey, turn (0: the session's row), text hash
+    keys: np.ndarray  # (n, 3) int64: skey, turn (-1: the session's row), text hash
     vecs: np.ndarray  # (n, DIM) float16 on disk, float32 once loaded for queries
     paths: np.ndarray  # (n,) str: the transcript of the turn ("" for a session row)
 

@@ -29,8 +29,9 @@ ANSWER_CHARS = 1200
 """Of the answer: about what is left of the encoder's 256 tokens (~4.5 characters each)."""
 TURN_DOCS = 24
 """Entries of a turn read for its text, in order (a turn's first segment)."""
-SESSION_ROW = 0
-"""The turn number of a session's own row: no turn has it (0 is 'before any prompt')."""
+SESSION_ROW = -1
+"""The turn number of a session's own row: no turn has it (a prompt's seq is >= 0, and 0
+when it is the first line of its file)."""
 PAGE = 10_000
 
 
@@ -83,10 +84,8 @@ def changed_turns(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
         q = _all(Query.term_query(schema, S.PATH, path), new)
         seen: set[int] = set()
         for addrs in _pages(searcher, q):
-            for tk in searcher.fast_field_values(S.TURN, addrs):
-                seq = S.turn_prompt_seq(tk or 0)
-                if seq:
-                    seen.add(seq)
+            seen.update(S.turn_prompt_seq(tk or 0)
+                        for tk in searcher.fast_field_values(S.TURN, addrs))
         out += [(path, seq) for seq in sorted(seen)]
     return out
 

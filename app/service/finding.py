@@ -131,6 +131,8 @@ class FindingMixin(ServiceBase):
                 sessions[key] = _Session(key, turns=[_Turn(key, turn, best=(0.0, addr))])
         ranked = _rank(sessions, dense)
         shown = ranked[offset:offset + limit]
+        if dense is not None:  # each session shown also shows its turn closest in meaning
+            self._dense_turns(searcher, [s for _sc, s in shown], dense)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
         picked = [(score, s, [(t, self._answer_doc(searcher, t))
@@ -153,6 +155,10 @@ class FindingMixin(ServiceBase):
         """Semantic evidence, when semantic search is on: `ccarchive.service.semantic`,
         whose mixin overrides this."""
         return None
+
+    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[_Session],
+                     dense: Dense) -> None:
+        """Add each shown session's turn closest in meaning (`ccarchive.service.semantic`)."""
 
     # -- evidence ------------------------------------------------------------------------
     def _term_weights(self, searcher: tantivy.Searcher,

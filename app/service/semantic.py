@@ -3,17 +3,21 @@
 When semantic search is on (`Settings.semantic`, see `ccarchive.semantic`), the query's
 words are encoded (a few ms) and compared with every turn and session vector in one
 matrix product; a session's semantic score is its best cosine. `FindingMixin._rank`
-mixes it with the word score, both z-normalised over the candidates, at about equal
-weight (`DENSE_WEIGHT`): measured on the eval harness (`tests/eval`, `--semantic`), a
-weight of 0.3 or less, or rank fusion, did not lift rewordings; equal weight did. A
-query made only of code words (identifiers, paths, flags) is one the words answer best,
-and takes a smaller weight (`CODE_WEIGHT`, measured too).
+mixes it with the word score, both z-normalised over the candidates, at nearly equal
+weight (`DENSE_WEIGHT`), the weight measured best on the eval harness (`tests/eval`,
+`--semantic`, seeds 1-3: rewordings' MRR@10 0.80 words only, 0.89 at 0.3, 0.91 at 0.4,
+0.84 at 0.5, 0.79 at 0.6; the other categories within a query of where they were). A
+query made only of code words (identifiers, paths, flags) is one the words answer best:
+it takes a smaller weight (`CODE_WEIGHT`) and admits no session by meaning alone (the
+identifier queries of the eval lost a rank to such entrants, and gained nothing at any
+weight from 0 to 0.5).
 
-Sessions the words did not find but whose meaning is close can enter (`ENTRANTS`), as
-long as they pass every filter of the search: one of their entries must match the
-search's own query (filters, kinds, excluded sessions; for a plain query, any of its
-words), so a date, project or `session:` filter, or the caller's own session left out,
-holds for them too.
+Sessions the words did not find but whose meaning is close can enter (`ENTRANTS`),
+shown by their closest turn, as long as that turn's prompt passes every filter of the
+search: the search's own filters without its words (`_filters` is given only the
+query's filters, `project:`, dates, `session:`..., and the same options: project, dates,
+the caller's own session left out), kept for the finder in a context variable while
+the search runs.
 
 Only the process that writes the index builds the vectors (`ccarchive.live`); every
 process reads what is there (`VectorMatrix.refresh`, one `stat` per query).
@@ -24,6 +28,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,16 +45,23 @@ if TYPE_CHECKING:
     from ccarchive.index.store import IndexStore
     from ccarchive.semantic.matrix import SessionScores, VectorMatrix
 
-DENSE_WEIGHT = 0.5
+DENSE_WEIGHT = 0.4
 """Share of the semantic z-score in a session's rank (the word z-score has the rest)."""
-CODE_WEIGHT = 0.25
+CODE_WEIGHT = 0.2
 """The same for a query made only of code words."""
 ENTRANTS = 10
 """Sessions the words did not find that may enter, best cosine first."""
 ENTRANT_FLOOR = 0.3
-"""...if their cosine is at least this (unrelated texts score below ~0.2)."""
+"""...if their cosine is at least this (unrelated texts score below ~0.2); the same floor
+for showing a session's closest turn beside the turns its words found."""
+DENSE_TERM = -2
+"""The key of a turn's semantic evidence among its per-term scores (-1 is proximity)."""
 QUERY_CACHE = 64
 """Query vectors kept (the app asks again for each page and each refresh)."""
+
+_BARE_FILTERS: ContextVar[tantivy.Query | None] = ContextVar("ccarchive_bare_filters",
+                                                            default=None)
+"""The running search's filters without its words (see the module)."""
 
 _CODE = re.compile(r"[_/\\.:=#@<>(){}\[\]$]|[a-z][A-Z]|^-|\d|^[A-Z0-9_]+$")
 
@@ -69,6 +81,8 @@ class Dense:
     entrants: list[tuple[int, int, tantivy.DocAddress]] = field(default_factory=list)
     """(skey, turn key, prompt address): sessions found by meaning alone, with their best
     turn."""
+    found: Any = None  # the SessionScores: each session's closest turn
+    filters: Any = None  # the search's filters without its words
 
 
 def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
@@ -168,6 +182,20 @@ class SemanticMixin(ServiceBase):
             self._dense_decided = True
         return self._dense
 
+    def _filters(self, cq: CompiledQuery, **options: Any) -> tantivy.Query:
+        """The search's query and filters (`SearchMixin._filters`); with semantic search
+        on, also its filters alone, for the sessions that enter by meaning."""
+        out = super()._filters(cq, **options)  # type: ignore[misc]
+        if self.semantic is not None:
+            from datetime import UTC, datetime
+
+            from ccarchive.index.query import compile_query
+
+            only = compile_query(" ".join(cq.filters), self.schema, self.analyzer,
+                                 now=datetime.now(UTC))
+            _BARE_FILTERS.set(super()._filters(only, **options))  # type: ignore[misc]
+        return out
+
     def _dense_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
                         base: tantivy.Query, keys: set[Any]) -> Dense | None:
         """Each session's best cosine with the query, and the sessions that enter by
@@ -179,8 +207,12 @@ class SemanticMixin(ServiceBase):
         found = dense.session_scores(" ".join(cq.terms))
         if found is None:
             return None
-        weight = CODE_WEIGHT if is_code_query(cq.terms) else DENSE_WEIGHT
-        out = Dense(found.as_dict(), weight)
+        code = is_code_query(cq.terms)
+        filters = _BARE_FILTERS.get() or base
+        out = Dense(found.as_dict(), CODE_WEIGHT if code else DENSE_WEIGHT, found=found,
+                    filters=filters)
+        if code:
+            return out
         order = found.best.argsort()[::-1]
         for i in order[:ENTRANTS + len(keys)].tolist():
             if len(out.entrants) >= ENTRANTS or found.best[i] < ENTRANT_FLOOR:
@@ -188,25 +220,42 @@ class SemanticMixin(ServiceBase):
             skey = int(found.skeys[i])
             if skey in keys:
                 continue
-            entrant = self._entrant(searcher, base, found, skey)
+            entrant = self._entrant(searcher, filters, found, skey)
             if entrant is not None:
                 out.entrants.append(entrant)
         return out
 
-    def _entrant(self, searcher: tantivy.Searcher, base: tantivy.Query,
+    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[Any], dense: Dense) -> None:
+        """Each session shown also shows its turn closest in meaning, when its words found
+        another: that turn's evidence is its cosine times the session's best turn's score
+        (`DENSE_TERM`), so it comes after a turn the words found well."""
+        from ccarchive.service.finding import _Turn
+
+        for s in shown:
+            best = dense.found.best_turn(s.key) if isinstance(s.key, int) else None
+            if best is None or best[2] < ENTRANT_FLOOR:
+                continue
+            tkey = S.turn_key(best[0], 0)
+            top = max((t.score for t in s.turns), default=0.0)
+            turn = next((t for t in s.turns if t.turn == tkey), None)
+            if turn is None:
+                entrant = self._entrant(searcher, dense.filters, dense.found, s.key)
+                if entrant is None:
+                    continue
+                turn = _Turn(s.key, tkey, best=(0.0, entrant[2]))
+                s.turns.append(turn)
+            turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), top * best[2])
+
+    def _entrant(self, searcher: tantivy.Searcher, filters: tantivy.Query,
                  found: SessionScores, skey: int) -> tuple[int, int, tantivy.DocAddress] | None:
-        """A session found by meaning: its best turn's prompt, if an entry of that
-        transcript passes the search's query (its filters)."""
+        """A session found by meaning: its best turn's prompt, if it passes `filters`."""
         best = found.best_turn(skey)
         if best is None:
             return None
         seq, path, _cos = best
-        in_path = Query.term_query(self.schema, S.PATH, path)
-        if not searcher.search(Query.boolean_query([
-                (Occur.Must, base), (Occur.Must, in_path)]), 1, count=False).hits:
-            return None
         prompt = Query.boolean_query([
-            (Occur.Must, in_path),
+            (Occur.Must, filters),
+            (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
             (Occur.Must, Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
                                            seq, seq)),
             (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT))])

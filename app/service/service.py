@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-class ArchiveService(SearchMixin, SemanticMixin, FindingMixin, ExcerptsMixin, ReadbackMixin,
+class ArchiveService(SemanticMixin, SearchMixin, FindingMixin, ExcerptsMixin, ReadbackMixin,
                      SessionsMixin, BrowseMixin, ServiceBase):
     """Read-only queries over one archive's index.
 

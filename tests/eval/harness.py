@@ -24,6 +24,11 @@ Run it on demand (several seeds, never one):
 
     .venv/bin/python -m tests.eval.harness --seeds 1 2 3
 
+With `--semantic`, each seed is also scored with semantic search on (its vectors built
+first, as `ccarchive index --semantic` does), and what that costs is printed: the time to
+embed the archive's turns, the query encoding time, the memory of the vectors and the
+encoder, the size of the vector store on disk.
+
 `tests/eval/test_eval.py` runs one seed in CI against a floor.
 """
 
@@ -150,13 +155,23 @@ def format_table(table: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def evaluate_seed(seed: int, workdir: Path, verbose: bool = False,
-                  size_mb: int = 50) -> Report:
+def evaluate_seed(seed: int, workdir: Path, verbose: bool = False, size_mb: int = 50,
+                  semantic: bool = False) -> tuple[Report, Report | None, dict]:
+    """The seed's report, and with `semantic` its report with semantic search on and
+    what that cost."""
     from tests.conftest import build_index
 
     root, manifest, answers = build_archive(seed, workdir / f"s{seed}", size_mb)
     service = build_index(root, workdir / f"s{seed}" / "data")
     queries = load_queries(manifest, answers)
+    report = _scored(service, queries, verbose)
+    if not semantic:
+        return report, None, {}
+    costs = enable_semantic(service, root, workdir / f"s{seed}" / "data")
+    return report, _scored(service, queries, verbose), costs
+
+
+def _scored(service, queries: list[Query], verbose: bool) -> Report:  # noqa: ANN001
     report = Report()
     for q in queries:
         o = run_query(service, q)
@@ -166,6 +181,48 @@ def evaluate_seed(seed: int, workdir: Path, verbose: bool = False,
     return report
 
 
+def enable_semantic(service, root: Path, data: Path) -> dict:  # noqa: ANN001
+    """Build the vectors of `service`'s index and turn semantic search on; returns the
+    costs: embedding time, texts, query encode time, memory, store size."""
+    import time
+    import tracemalloc
+
+    from ccarchive.config import Settings
+    from ccarchive.semantic import load_encoder
+    from ccarchive.semantic.builder import VectorBuilder
+
+    settings = Settings(root, data.resolve(), semantic=True)
+    t0 = time.perf_counter()
+    encoder = load_encoder(settings)
+    load_s = time.perf_counter() - t0
+    builder = VectorBuilder(service.store, lambda: encoder)
+    t0 = time.perf_counter()
+    texts = builder.update()
+    embed_s = time.perf_counter() - t0
+    service.use_semantic(settings)
+    tracemalloc.start()
+    service.semantic.matrix.refresh()
+    matrix_bytes = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    words = ["why did the nightly export time out", "retry with backoff", "parser crash",
+             "how do I make the tests less flaky", "deploy to production"]
+    encoder.encode(["warm up"])
+    t0 = time.perf_counter()
+    for w in words:
+        encoder.encode([w])
+    encode_ms = (time.perf_counter() - t0) * 1000 / len(words)
+    store = service.semantic.vectors.path
+    weights = sum(a.nbytes for layer in encoder.layers for a in vars(layer).values()
+                  if hasattr(a, "nbytes")) + encoder.word.nbytes + encoder.pos.nbytes
+    return {"texts": texts, "vectors": len(service.semantic.matrix),
+            "embed_s": round(embed_s, 1), "model_load_s": round(load_s, 2),
+            "per_text_ms": round(embed_s * 1000 / max(1, texts), 1),
+            "query_encode_ms": round(encode_ms, 1),
+            "matrix_mb": round(matrix_bytes / 1e6, 2),
+            "encoder_weights_mb": round(weights / 1e6, 1),
+            "store_mb": round(sum(p.stat().st_size for p in store.iterdir()) / 1e6, 2)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
@@ -173,18 +230,31 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--size-mb", type=int, default=50)
+    ap.add_argument("--semantic", action="store_true",
+                    help="Also score with semantic search on, and print what it costs.")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ccarchive-eval-"))
-    total = Report()
+    total, total_sem, costs = Report(), Report(), []
     for seed in args.seeds:
-        rep = evaluate_seed(seed, workdir, args.verbose, args.size_mb)
+        rep, sem, cost = evaluate_seed(seed, workdir, args.verbose, args.size_mb,
+                                       args.semantic)
         for cat, rows in rep.rows.items():
             total.rows[cat].extend(rows)
+        for cat, rows in (sem.rows.items() if sem else ()):
+            total_sem.rows[cat].extend(rows)
+        costs.append(cost)
         if not args.json:
             print(f"seed {seed}\n{format_table(rep.table())}\n")
+            if sem is not None:
+                print(f"seed {seed}, semantic\n{format_table(sem.table())}\n{cost}\n")
     table = total.table()
-    print(json.dumps(table, indent=1) if args.json else
-          f"all seeds {args.seeds}\n{format_table(table)}")
+    if args.json:
+        print(json.dumps({"words": table, "semantic": total_sem.table(), "costs": costs}
+                         if args.semantic else table, indent=1))
+        return
+    print(f"all seeds {args.seeds}\n{format_table(table)}")
+    if args.semantic:
+        print(f"\nall seeds {args.seeds}, semantic\n{format_table(total_sem.table())}")
 
 
 if __name__ == "__main__":
