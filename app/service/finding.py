@@ -132,7 +132,7 @@ class FindingMixin(ServiceBase):
         ranked = _rank(sessions, dense)
         shown = ranked[offset:offset + limit]
         if dense is not None:  # each session shown also shows its turn closest in meaning
-            self._dense_turns(searcher, [s for _sc, s in shown], dense)
+            self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
         picked = [(score, s, [(t, self._answer_doc(searcher, t))
@@ -156,8 +156,8 @@ class FindingMixin(ServiceBase):
         whose mixin overrides this."""
         return None
 
-    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[_Session],
-                     dense: Dense) -> None:
+    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[_Session], dense: Dense,
+                     new_turn: type[_Turn]) -> None:
         """Add each shown session's turn closest in meaning (`ccarchive.service.semantic`)."""
 
     # -- evidence ------------------------------------------------------------------------

@@ -225,12 +225,12 @@ class SemanticMixin(ServiceBase):
                 out.entrants.append(entrant)
         return out
 
-    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[Any], dense: Dense) -> None:
+    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[Any], dense: Dense,
+                     new_turn: Any) -> None:
         """Each session shown also shows its turn closest in meaning, when its words found
         another: that turn's evidence is its cosine times the session's best turn's score
-        (`DENSE_TERM`), so it comes after a turn the words found well."""
-        from ccarchive.service.finding import _Turn
-
+        (`DENSE_TERM`), so it comes after a turn the words found well. `new_turn` is the
+        finder's turn record."""
         for s in shown:
             best = dense.found.best_turn(s.key) if isinstance(s.key, int) else None
             if best is None or best[2] < ENTRANT_FLOOR:
@@ -242,7 +242,7 @@ class SemanticMixin(ServiceBase):
                 entrant = self._entrant(searcher, dense.filters, dense.found, s.key)
                 if entrant is None:
                     continue
-                turn = _Turn(s.key, tkey, best=(0.0, entrant[2]))
+                turn = new_turn(s.key, tkey, best=(0.0, entrant[2]))
                 s.turns.append(turn)
             turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), top * best[2])
 
