@@ -79,6 +79,8 @@ def _escape(rng: random.Random, text: str) -> str:
         return json.dumps(text)[1:-1]  # printed inside a JSON string
     if r < 0.2:
         return json.dumps(json.dumps(text))[1:-1]  # JSON in a JSON string
+    if r < 0.25:  # as PHP's and Java's encoders write JSON: "\/" for "/"
+        return json.dumps(text)[1:-1].replace("/", "\\/")
     return text
 
 
@@ -90,6 +92,8 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
     core = f"{needle} {near_before} {body} {near_after} {needle}"
     # where the (first) secret starts in core, and how long it is
     first = max(p.secrets, key=len) if len(p.secrets) < 3 else p.secrets[0]
+    if first not in core:
+        first = first.replace("/", "\\/")  # escaped as some encoders do
     at, size = core.index(first), len(first)
     k = rng.randrange(8, max(9, min(size, 60)))  # its characters on the kept side of a cut
     if place in TITLE_PLACES:
@@ -147,7 +151,8 @@ def plant_archive(root: Path, seed: int, shapes: list[str] | None = None,
                 escaped = json.dumps(secret)[1:-1]
                 assert secret == escaped, f"{name}: a secret that JSON escapes: {secret!r}"
             # (a title may start past the secrets before the one put across its cut)
-            plant.secrets = tuple(s for s in p.secrets if s in plant.text)
+            plant.secrets = tuple(s for s in p.secrets
+                                  if s in plant.text or s.replace("/", "\\/") in plant.text)
             assert plant.secrets, (name, place)
             by_place[place].append(plant)
             out.plants.append(plant)

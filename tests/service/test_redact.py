@@ -1033,3 +1033,16 @@ def test_json_nested_in_json_keeps_keys_and_passwords_redacted(depth: int) -> No
     out = redact(text)
     for secret in [*OPENSSH_BODY.splitlines(), PW1]:
         assert secret not in out, (depth, out)
+
+
+def test_slashes_escaped_as_some_json_encoders_do() -> None:
+    """PHP's and Java's encoders write "/" as "\\/": a base64 secret, a URL with a
+    password and a token with a slash are still found whole, and mapped back."""
+    secret = AWS_SECRET[:10] + "/" + AWS_SECRET[11:]
+    text = json.dumps({"SecretAccessKey": secret, "url": f"redis://:{REDIS_PW}@cache:6379/0",
+                       "hook": "whsec_" + rnd(5) + "/" + rnd(30)}).replace("/", "\\/")
+    out = redact(text)
+    assert out.count("[REDACTED:") == 3, out
+    assert "cache:6379\\/0" in out and '"url": "redis:\\/\\/:[REDACTED:url-password]@' in out
+    for s, _e, _ in find_secrets(text):  # spans mapped back start where the values do
+        assert text[s - 1] in ':"', text[s - 5:s + 5]

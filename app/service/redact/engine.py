@@ -74,10 +74,30 @@ def find_secrets(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
     """
     if len(text) < 8:
         return []
+    if _ESCAPED_SLASH in text:
+        return _unescaping_slashes(text, tuple(cuts))
     spans = _detect(text)
     for cut in cuts:
         spans.extend(edge_spans(text, cut, _detect))
     return _merge(spans, text) if spans else []
+
+
+_ESCAPED_SLASH = "\\/"
+
+
+def _unescaping_slashes(text: str, cuts: tuple[int, ...]) -> list[Found]:
+    """Some JSON encoders (PHP's, Java's) write "/" as "\\/", which splits a key, a
+    base64 body or a URL in two for the rules: they run on the text with "/" put back,
+    and the spans are mapped onto the text as it is."""
+    removed = []  # where each "/" that lost its backslash stands in the unescaped text
+    i = text.find(_ESCAPED_SLASH)
+    while i >= 0:
+        removed.append(i - len(removed))
+        i = text.find(_ESCAPED_SLASH, i + 2)
+    clean = text.replace(_ESCAPED_SLASH, "/")
+    back = [c - bisect_left([r + n for n, r in enumerate(removed)], c) for c in cuts]
+    return [(s + bisect_left(removed, s), e + bisect_left(removed, e), kind)
+            for s, e, kind in find_secrets(clean, cuts=back)]
 
 
 def _apply(text: str, found: Sequence[Found]) -> str:
