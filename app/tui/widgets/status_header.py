@@ -52,7 +52,8 @@ def short_path(path: str) -> str:
 
 
 class ArchiveHeader(Widget):
-    """Archive · pane · index state (indexing N% / live / read-only) · documents."""
+    """Archive · pane · index state (indexing N% / embedding N% / live / read-only) ·
+    documents (embedding: semantic search's vectors being built, `ccarchive.semantic`)."""
 
     COMPONENT_CLASSES = {
         "archive-header--brand",
@@ -84,18 +85,21 @@ class ArchiveHeader(Widget):
         app: HeaderSource = self.app  # type: ignore[assignment]
         live = getattr(app, "live", None)
         if live is None:
-            return ("offline", 0, 0.0)
+            return ("offline", 0, 0.0, 0, None)
         st = live.state
         # the state's role reads "read-only" until the lock is tried: not a fact yet
         role = st.role if getattr(app, "role_known", True) else "starting"
-        return (role, st.indexing, round(st.progress, 2), app.document_count())
+        vectors = getattr(live, "vectors", None)  # semantic search's, while they are built
+        embedding = round(vectors.state.progress, 2) if vectors is not None and \
+            vectors.state.running and vectors.state.todo > 1 else None
+        return (role, st.indexing, round(st.progress, 2), app.document_count(), embedding)
 
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"archive-header--{part}", partial=True)
 
     def render(self) -> Text:
         app: HeaderSource = self.app  # type: ignore[assignment]
-        role, indexing, progress, docs = self._state_key()
+        role, indexing, progress, docs, embedding = self._state_key()
         narrow = self.size.width < NARROW
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" ◆ ccarchive ", self._style("brand"))
@@ -105,6 +109,9 @@ class ArchiveHeader(Widget):
         right = Text(no_wrap=True)
         if indexing:
             right.append(f"◐ indexing {float(progress) * 100:.0f}%",  # type: ignore[arg-type]
+                         self._style("indexing"))
+        elif embedding is not None:
+            right.append(f"◐ embedding {float(embedding) * 100:.0f}%",  # type: ignore[arg-type]
                          self._style("indexing"))
         elif role == "writer":
             right.append("● live", self._style("live"))
