@@ -177,3 +177,18 @@ def test_the_command_line_embeds_searches_and_reports(demo_archive: Path, tmp_pa
     assert res.exit_code == 0, res.output
     titles = [g["title"] for g in json.loads(res.stdout)["groups"]][:3]
     assert any("slow" in t for t in titles), titles
+
+
+async def test_the_mcp_status_tool_says_whether_it_is_on(demo_service, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.mcp.test_mcp_server import call, connect
+
+    monkeypatch.delenv(SEMANTIC_ENV, raising=False)
+    async with connect(demo_service) as c:
+        line = (await call(c, "status"))["semantic"]
+    assert line.startswith("off") and "CCARCHIVE_SEMANTIC=1" in line and "--semantic" in line
+    on = ArchiveService(demo_service.store, demo_service.root)  # as `serve --semantic` has it
+    on.use_semantic(Settings(demo_service.root, tmp_path / "data", semantic=True))
+    async with connect(on) as c:
+        line = (await call(c, "status"))["semantic"]
+    assert line.startswith("on: no vectors yet") and "model from the package" in line
