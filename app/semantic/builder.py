@@ -90,7 +90,7 @@ class VectorBuilder:
             assert hashes is not None
             searcher = self.index.searcher()
             schema = self.index.schema
-            top = T.max_gen(searcher)
+            top = T.max_gen(searcher, schema)
             if top <= manifest.gen:
                 return 0
             self.state.running = True

@@ -52,8 +52,14 @@ def text_hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 1
 
 
-def max_gen(searcher: tantivy.Searcher) -> int:
-    """The newest commit generation the searcher sees."""
+def max_gen(searcher: tantivy.Searcher, schema: tantivy.Schema) -> int:
+    """The newest commit generation the searcher sees: the indexer stamps it on its
+    `state:_meta` document at every commit (one lookup); else the largest of any document."""
+    hits = searcher.search(Query.term_query(schema, S.ID, "state:_meta"), 1, count=False).hits
+    if hits:
+        gen = searcher.doc(hits[0][1]).get_first(S.GEN)
+        if gen:
+            return int(gen)
     agg = searcher.aggregate(Query.all_query(), {"g": {"max": {"field": S.GEN}}})
     value = agg.get("g", {}).get("value")
     return int(value) if value else 0

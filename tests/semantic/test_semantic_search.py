@@ -58,7 +58,7 @@ def caught_up(live: LiveArchive) -> bool:
     """The vectors are up to date with every commit the index has."""
     store = VectorStore(live.store.path)
     return live.vectors is not None and not live.vectors.state.running and \
-        store.manifest().gen >= T.max_gen(live.store.searcher())
+        store.manifest().gen >= T.max_gen(live.store.searcher(), live.store.schema)
 
 
 def groups(service: ArchiveService, query: str, **kw: object) -> list:
