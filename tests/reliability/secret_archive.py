@@ -97,7 +97,7 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
     at, size = core.index(first), len(first)
     k = rng.randrange(8, max(9, min(size, 60)))  # its characters on the kept side of a cut
     if place in TITLE_PLACES:
-        k = rng.randrange(44, 80)  # past a format's fixed prefix ("LS0tLS1CRUdJTiBSU0Eg...")
+        k = rng.randrange(64, 100)  # past a format's fixed prefix (a JWT's header)
         # a title keeps TITLE_CAP characters: put the secret across that cut
         lead = TITLE_CAP - k - at - 1
         if lead >= 0:

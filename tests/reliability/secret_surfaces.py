@@ -37,12 +37,21 @@ class Exposure:
                 for j in range(len(secret) - WINDOW + 1):
                     w = secret[j : j + WINDOW]
                     self.windows[w] = i if self.windows.get(w, i) == i else -1
+        self.ambiguous = 0
+        """Windows also found in the archive outside the secrets (a hex id that happens to
+        hold 8 characters of a hex key): not evidence of a leak, so not looked for."""
         self.calls: Counter[str] = Counter()
         self.leaks: list[tuple[str, Plant, str, str]] = []
         self.shared: list[tuple[str, str, str]] = []
         """Windows that several plants share (a format's fixed prefix): leaks too."""
         self._found: set[tuple[str, int]] = set()
         self._seen: set[str] = set()
+
+    def ignore(self, windows: set[str]) -> None:
+        """Leave out windows that the archive holds outside the secrets (`held_elsewhere`)."""
+        for w in windows:
+            if self.windows.pop(w, None) is not None:
+                self.ambiguous += 1
 
     def show(self, surface: str, result: Any) -> None:
         """Record one call's result."""
@@ -83,6 +92,27 @@ class Exposure:
                   for surface, w, excerpt in self.shared[:10]]
         return "\n".join(lines[:60]) + (f"\n  ... {len(lines) - 60} more" if len(lines) > 60
                                         else "")
+
+
+def held_elsewhere(plants: list[Plant], root: Path) -> set[str]:
+    """8-character windows of the secrets that the archive also holds outside them (a
+    hex id that happens to contain 8 characters of a hex key): no evidence of a leak."""
+    ex = Exposure(plants)
+    secrets = sorted({x for p in plants for x in p.secrets}, key=len, reverse=True)
+    found: set[str] = set()
+    for path in root.rglob("*"):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        for secret in secrets:
+            for form in (secret, secret.replace("/", "\\/"),
+                         secret.replace("/", "\\\\/")):  # as written, in JSON
+                text = text.replace(form, " ")
+        for run in _RUN_RE.finditer(text):
+            r = run.group()
+            found.update(w for j in range(len(r) - WINDOW + 1)
+                         if (w := r[j : j + WINDOW]) in ex.windows)
+    return found
 
 
 def _strings(obj: Any) -> list[str]:

@@ -12,6 +12,7 @@ key, is taken as the piece of one. A word cut there stays.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ccarchive.service.redact.rules import Span
@@ -55,6 +56,35 @@ def _lead_at(run: str) -> int:
     return best
 
 
+_BREAK_RE = re.compile(r"(\s+|\\{1,8}[nr])")
+_B64_LINE_RE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_KEY_LINE_RE = re.compile(
+    r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])[A-Za-z0-9+/]{40,}={0,2}")
+"""A line of a key's base64 body: long, both cases and digits (a hex digest is not)."""
+
+
+def _base64_block_start(head: str) -> int:
+    """Where a block of random base64 lines that runs into the end of ``head`` starts
+    (a key's body whose END line was cut off: two such lines, or one key-like), or -1."""
+    parts = _BREAK_RE.split(head[-4096:])
+    pos = first = len(head)
+    lines = 0
+    for i in range(len(parts) - 1, -1, -1):
+        part = parts[i]
+        pos -= len(part)
+        if i % 2:  # a separator
+            continue
+        if i == len(parts) - 1:  # the piece at the cut: any length of base64
+            if part and _B64_LINE_RE.fullmatch(part + "A" * 16) is None:
+                break
+        elif not (_B64_LINE_RE.fullmatch(part) and looks_random(part)):
+            break
+        else:
+            lines += 1 if lines or not _KEY_LINE_RE.fullmatch(part) else 2
+        first = pos
+    return first if lines >= 2 else -1
+
+
 def edge_spans(text: str, cut: int, detect: Callable[[str], list[Span]]) -> list[Span]:
     """Spans of what may be the piece of a secret on either side of ``cut``."""
     out: list[Span] = []
@@ -68,6 +98,9 @@ def edge_spans(text: str, cut: int, detect: Callable[[str], list[Span]]) -> list
         start = cut
         while start > lo and text[start - 1] in _RUN_CHARS:
             start -= 1
+        block = _base64_block_start(head)
+        if block >= 0:  # base64 lines cut off before their END line
+            out.append((lo + block, cut, "private-key", PARTIAL))
         run = text[start:cut]
         lead = _lead_at(run)
         if lead >= 0:  # the start of a known format ("AGE-SECRET-KEY-10EF")
