@@ -30,18 +30,16 @@ _LEADS = tuple(sorted({r.lead for r in TOKEN_RULES if len(r.lead) >= 3}
 
 
 def _piece(run: str) -> bool:
-    """Could this run, cut at one end, be the piece of a secret? Random-looking, or mixed
-    like one: letters and digits, or capitals after the first letter beside lower case
-    (``paH16TYtv``); not a word, a number or a capitalised name."""
+    """Could this run, cut at one end, be the piece of a secret? Random-looking, or a
+    single token of letters and digits (``paH16TYtv``, the end of a key); not a word, a
+    number, a CamelCase name, nor a path or a dotted name that does not look random."""
     if len(run) < 8:
         return False  # no 8 characters of anything survive
     if looks_random(run):
         return True
-    digit = any(c.isdigit() for c in run)
-    alpha = any(c.isalpha() for c in run)
-    upper = any(c.isupper() for c in run[1:])
-    lower = any(c.islower() for c in run)
-    return (digit and alpha) or (upper and lower)
+    if "/" in run or "." in run:
+        return False
+    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
 
 
 def _lead_at(run: str) -> int:
