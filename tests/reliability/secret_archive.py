@@ -90,10 +90,11 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
     near_before = _filler(rng, rng.randrange(0, 120))
     near_after = _filler(rng, rng.randrange(0, 120))
     core = f"{needle} {near_before} {body} {near_after} {needle}"
-    # where the (first) secret starts in core, and how long it is
-    first = max(p.secrets, key=len) if len(p.secrets) < 3 else p.secrets[0]
-    if first not in core:
-        first = first.replace("/", "\\/")  # escaped as some encoders do
+    # where the secret to cut through starts in core, and how long it is: the longest (the
+    # earliest in a title, which keeps only its start)
+    forms = [x if x in core else x.replace("/", "\\/") for x in p.secrets]  # "\\/": escaped
+    first = (min(forms, key=core.index) if place in TITLE_PLACES
+             else max(forms, key=len) if len(forms) < 3 else forms[0])
     at, size = core.index(first), len(first)
     k = rng.randrange(8, max(9, min(size, 60)))  # its characters on the kept side of a cut
     if place in TITLE_PLACES:
@@ -102,7 +103,10 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
         lead = TITLE_CAP - k - at - 1
         if lead >= 0:
             return f"{_exact(rng, lead)} {core}", "title"
-        return core[at - (TITLE_CAP - k):], "title"
+        # too far in: start the title at a word of its text (names stay whole)
+        cut = at - (TITLE_CAP - k)
+        start = max(core.rfind(" ", 0, cut), core.rfind("\n", 0, cut)) + 1
+        return core[start:], "title"
     where = rng.choice(("start", "middle", "end", "cut")) if place in (
         "tool_use", "tool_result") else rng.choice(("start", "middle", "end"))
     if where == "cut":

@@ -1004,6 +1004,9 @@ def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
     (f"GITHUB_TOKEN={GHP[:14]}", None, GHP[:14]),
     (f"{OPAQUE[5:30]} and the rest", 0, OPAQUE[5:30]),
     ("paH16TYtv app:latest", 0, "paH16TYtv"),
+    # a key's last lines, their END line cut off
+    (f"$ tail -4 id_deploy {OPENSSH_BODY.splitlines()[1]} 8s", None,
+     OPENSSH_BODY.splitlines()[1]),
 ])
 def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gone: str) -> None:
     """Where the index cut a text (the end of a stored head, the start of its tail, a
@@ -1046,3 +1049,16 @@ def test_slashes_escaped_as_some_json_encoders_do() -> None:
     assert "cache:6379\\/0" in out and '"url": "redis:\\/\\/:[REDACTED:url-password]@' in out
     for s, _e, _ in find_secrets(text):  # spans mapped back start where the values do
         assert text[s - 1] in ':"', text[s - 5:s + 5]
+
+
+def test_a_putty_key_cut_inside_an_escape() -> None:
+    line = OPENSSH_BODY.splitlines()[0]
+    text = f"Private-Lines: 14\\n{line}\\"  # cut between the backslash and its n
+    assert line not in redact(text, cuts=(len(text),))
+    assert line not in redact(text)
+
+
+def test_an_xml_value_whose_closing_tag_was_cut() -> None:
+    text = f"<server>\n  <password>{CLI_PW}</passw"
+    assert CLI_PW not in redact(text)
+    assert redact(f"<password>{CLI_PW}</password_hint>") == f"<password>{CLI_PW}</password_hint>"

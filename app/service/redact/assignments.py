@@ -309,8 +309,12 @@ def _authorization(text: str, pos: int, out: list) -> None:
 
 def _xml_element(text: str, name: str, pos: int, tier: str, out: list) -> None:
     x = _XML_VALUE_RE.match(text, pos)
-    if x is None or not text.startswith(name + ">", x.end()):
+    if x is None:
         return
+    close = text[x.end() : x.end() + len(name) + 1]
+    if close != name + ">" and not (x.end() + len(close) == len(text)
+                                    and (name + ">").startswith(close)):
+        return  # not its closing tag (nor one that the end of the text cut short)
     raw = x.group("v")
     value = raw.strip()
     if literal_is_secret(value, tier):

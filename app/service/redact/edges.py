@@ -86,20 +86,25 @@ def _base64_block_start(head: str) -> int:
 def edge_spans(text: str, cut: int, detect: Callable[[str], list[Span]]) -> list[Span]:
     """Spans of what may be the piece of a secret on either side of ``cut``."""
     out: list[Span] = []
-    if 0 < cut <= len(text) and not text[cut - 1].isspace():
-        lo = max(0, cut - _WINDOW)
-        head = text[lo:cut]
+    end = cut
+    while end > 0 and text[end - 1] == "\\":
+        end -= 1  # cut inside an escape ("...lQJ\\" + "n"): its backslashes go with it
+    if 0 < end <= len(text) and not text[end - 1].isspace():
+        lo = max(0, end - _WINDOW)
+        head = text[lo:end]
         for pad in _PADS:
             for s, e, kind, prio in detect(head + pad):
                 if s < len(head) < e:
                     out.append((lo + s, cut, kind, prio))
-        start = cut
-        while start > lo and text[start - 1] in _RUN_CHARS:
-            start -= 1
         block = _base64_block_start(head)
         if block >= 0:  # base64 lines cut off before their END line
             out.append((lo + block, cut, "private-key", PARTIAL))
-        run = text[start:cut]
+        start = end
+        while start > lo and text[start - 1] in _RUN_CHARS:
+            start -= 1
+        if start < end and text[start] in "nrt" and text[start - 1 : start] == "\\":
+            start += 1  # the n of a "\\n" escape before it
+        run = text[start:end]
         lead = _lead_at(run)
         if lead >= 0:  # the start of a known format ("AGE-SECRET-KEY-10EF")
             out.append((start + lead, cut, "partial", PARTIAL))
@@ -107,9 +112,9 @@ def edge_spans(text: str, cut: int, detect: Callable[[str], list[Span]]) -> list
             out.append((start, cut, "partial", PARTIAL))
     if 0 <= cut < len(text) and not text[cut].isspace():
         hi = min(len(text), cut + _WINDOW)
-        end = cut
-        while end < hi and text[end] in _RUN_CHARS:
-            end += 1
-        if _piece(text[cut:end]):
-            out.append((cut, end, "partial", PARTIAL))
+        stop = cut
+        while stop < hi and text[stop] in _RUN_CHARS:
+            stop += 1
+        if _piece(text[cut:stop]):
+            out.append((cut, stop, "partial", PARTIAL))
     return out

@@ -28,7 +28,7 @@ _B64_LINE_RE = lazy(r"[ \t]*[A-Za-z0-9+/=]*[ \t\r]*")
 _BASE64_RUN_RE = lazy(r"[A-Za-z0-9+/]{16,}")
 # (its lines may be folded into one, as in a title)
 _PUTTY_RE = lazy(r"Private-Lines:[ \t]*([0-9]{1,3})(?:[ \t]*\r?\n|[ \t]*\\{1,8}n|[ \t]+)")
-_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,8}n|[ \t]+|\Z)")
+_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,8}n|[ \t]+|\\{0,8}\Z)")
 _MAX = 32768
 
 
