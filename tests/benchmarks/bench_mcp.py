@@ -1,7 +1,7 @@
 """`ccarchive serve` under load, on a 1 GB archive: tool-call latency over stdio and HTTP,
 50 concurrent HTTP clients, and the hooks' wall time.
 
-    /work/venv/bin/python -m pytest tests/benchmarks/bench_mcp.py -m benchmark -s -p no:cacheprovider
+    .venv/bin/python -m pytest tests/benchmarks/bench_mcp.py -m benchmark -s
 
 The archive is generated once (`make_archive.py --size-mb 1024 --needles 40`) and indexed
 once with `ccarchive index`; point CCARCHIVE_BENCH_ARCHIVE (and CCARCHIVE_BENCH_DATA,
@@ -34,7 +34,6 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from ccarchive.config import Settings
-
 from tests.conftest import MAKE_ARCHIVE
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))

@@ -1,6 +1,6 @@
 """Latency of every service call on a 1 GB archive: p50 / p99, against issue 3's targets.
 
-    /work/venv/bin/python -m pytest tests/benchmarks/bench_service.py -m benchmark -s -p no:cacheprovider
+    .venv/bin/python -m pytest tests/benchmarks/bench_service.py -m benchmark -s
 
 The archive is generated once (`make_archive.py --size-mb 1024 --needles 40`) and indexed
 once with `ccarchive index`, in a temp dir; point CCARCHIVE_BENCH_ARCHIVE (and
@@ -26,7 +26,6 @@ import pytest
 from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
 from ccarchive.service.service import ArchiveService
-
 from tests.conftest import MAKE_ARCHIVE
 
 TARGETS_MS = {  # call: (p50, p99)

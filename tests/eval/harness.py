@@ -116,10 +116,10 @@ def load_queries(manifest: Path, answers: Path) -> list[Query]:
         if not rel:
             raise ValueError(f"query {q['id']}: no session of this archive comes from {q['src']}")
         queries.append(Query(q["id"], q["cat"], q["q"], rel, q.get("turn", "")))
-    for n in json.loads(answers.read_text())["needles"]:
-        if n.get("kind") == "transcript" and n.get("sessionId"):
-            queries.append(Query(n["id"], "needle", n["query"], {n["sessionId"]},
-                                 n.get("prompt", "")[:40]))
+    queries.extend(Query(n["id"], "needle", n["query"], {n["sessionId"]},
+                         n.get("prompt", "")[:40])
+                   for n in json.loads(answers.read_text())["needles"]
+                   if n.get("kind") == "transcript" and n.get("sessionId"))
     return queries
 
 

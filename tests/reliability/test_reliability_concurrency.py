@@ -100,7 +100,8 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
 
         server = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "ccarchive", "serve", "--archive", str(demo_archive), "--data-dir", str(data)],
+            args=["-m", "ccarchive", "serve", "--archive", str(demo_archive), "--data-dir",
+                  str(data)],
             env=_env())
         async with Client(server) as client:
             total = 0

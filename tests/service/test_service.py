@@ -19,7 +19,6 @@ import pytest
 
 from ccarchive.service import models as M
 from ccarchive.service.service import ArchiveService, ServiceError
-
 from tests.conftest import MAKE_ARCHIVE, build_index
 
 
