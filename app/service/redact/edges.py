@@ -31,15 +31,19 @@ _LEADS = tuple(sorted({r.lead for r in TOKEN_RULES if len(r.lead) >= 3}
 
 def _piece(run: str) -> bool:
     """Could this run, cut at one end, be the piece of a secret? Random-looking, or a
-    single token of letters and digits (``paH16TYtv``, the end of a key); not a word, a
-    number, a CamelCase name, nor a path or a dotted name that does not look random."""
+    single token of letters and digits (``paH16TYtv``, the end of a key) or of mixed-case
+    letters with a lone lower-case one; not a word, a number, a CamelCase name, nor a
+    path or a dotted name that does not look random."""
     if len(run) < 8:
         return False  # no 8 characters of anything survive
     if looks_random(run):
         return True
     if "/" in run or "." in run:
         return False
-    return any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+    if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+        return True
+    # letters only: a lower-case letter between capitals (wXeiXDjQcgBQjl), rare in names
+    return len(run) >= 10 and _LONE_LOWER_RE.search(run) is not None
 
 
 def _lead_at(run: str) -> int:
@@ -54,6 +58,7 @@ def _lead_at(run: str) -> int:
     return best
 
 
+_LONE_LOWER_RE = re.compile(r"[A-Z][a-z][A-Z]")
 _BREAK_RE = re.compile(r"(\s+|\\{1,8}[nr])")
 _B64_LINE_RE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _KEY_LINE_RE = re.compile(
