@@ -1004,6 +1004,9 @@ def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
     (f"GITHUB_TOKEN={GHP[:14]}", None, GHP[:14]),
     (f"{OPAQUE[5:30]} and the rest", 0, OPAQUE[5:30]),
     ("paH16TYtv app:latest", 0, "paH16TYtv"),
+    # a quoted value cut before its closing quote, a base64 one that starts with a slash
+    ('    "secret": "~DdnZw~!', None, "~DdnZw~!"),
+    ('"SecretAccessKey": "/Ed/baJpuk3Mz', None, "/Ed/baJpuk3Mz"),
     # a key's last lines, their END line cut off
     (f"$ tail -4 id_deploy {OPENSSH_BODY.splitlines()[1]} 8s", None,
      OPENSSH_BODY.splitlines()[1]),

@@ -21,7 +21,10 @@ from ccarchive.service.redact.values import looks_random
 
 PARTIAL = 3
 """The priority of a piece found at a cut: any other detection of it names it better."""
-_PADS = ("Qx7Kp2Wm9Zr4Tb8Nv3Hy6Jc1Lf5Gd0SaE2uI9oP4", "QX7KP2WM9ZR4TB8NV3HY6JC1LF5GD0SAE2UI9OP4")
+_PAD = "Qx7Kp2Wm9Zr4Tb8Nv3Hy6Jc1Lf5Gd0SaE2uI9oP4"
+_PADS = (_PAD, _PAD.upper(), _PAD + '"', _PAD + "'", _PAD + '\\"')
+"""Continuations of a cut text: random, upper case (AKIA...), and closing a quoted value
+("secret": "~Ddn... cut before its closing quote)."""
 _WINDOW = 4096
 _RUN_CHARS = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~!@#$%^&*-")

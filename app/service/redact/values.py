@@ -165,7 +165,7 @@ def literal_is_secret(value: str, tier: str, quoted: bool = True) -> bool:
         len(value) < 1024
         and _PATH_RE.fullmatch(value)
         and (value.count("/") >= 2 or "." in value.rsplit("/", 1)[-1] or "\\" in value)
-        and not (_BASE64_RE.fullmatch(value) and len(value) % 4 == 0 and looks_random(value))
+        and not (_BASE64_RE.fullmatch(value) and looks_random(value))
     ):
         return False  # a path (but "/xDjVm.../0" is base64 that starts with a slash)
     if is_number(value):
