@@ -8,33 +8,16 @@ and moves the cursor. Mixed into `TranscriptScreen`, which supplies `place` and 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from textual import work
 
+from ccarchive.tui.screens.transcript_place import ReplayPart
 from ccarchive.tui.screens.transcript_time import JumpOutcome, When, jump_outcome, parse_jump
 from ccarchive.tui.widgets.ask_dialog import AskDialog
 
-if TYPE_CHECKING:
-    from textual.app import App
 
-    from ccarchive.tui.screens.transcript_place import Place
-    from ccarchive.tui.widgets.transcript_view import TranscriptView
-
-
-class TimeJump:
+class TimeJump(ReplayPart):
     """The jump-to-a-time action of replay."""
-
-    if TYPE_CHECKING:
-        stack: list[Place]
-        app: App[None]
-
-        @property
-        def place(self) -> Place | None: ...
-        @property
-        def view(self) -> TranscriptView: ...
-        def notify(self, message: str, *, title: str = "", severity: str = "information",
-                   timeout: float | None = None, markup: bool = True) -> None: ...
 
     def action_jump_time(self) -> None:
         self.app.push_screen(AskDialog(

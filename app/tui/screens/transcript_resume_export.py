@@ -11,12 +11,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import work
 from textual.markup import escape
 
 from ccarchive.service.models import SessionInfo
+from ccarchive.tui.screens.transcript_place import ReplayPart
 from ccarchive.tui.transcript_export import (
     ExportRefused,
     default_export_dir,
@@ -27,26 +27,9 @@ from ccarchive.tui.transcript_export import (
 from ccarchive.tui.widgets.ask_dialog import AskDialog
 from ccarchive.tui.widgets.status_header import short_path
 
-if TYPE_CHECKING:
-    from textual.app import App
 
-    from ccarchive.tui.screens.transcript_place import Place
-    from ccarchive.tui.widgets.transcript_view import TranscriptView
-
-
-class ResumeAndExport:
+class ResumeAndExport(ReplayPart):
     """Resume in Claude Code, and export (mixed into the replay screen)."""
-
-    if TYPE_CHECKING:
-        stack: list[Place]
-        app: App[None]
-
-        @property
-        def place(self) -> Place | None: ...
-        @property
-        def view(self) -> TranscriptView: ...
-        def notify(self, message: str, *, title: str = "", severity: str = "information",
-                   timeout: float | None = None, markup: bool = True) -> None: ...
 
     def _resume_command(self) -> str | None:
         place = self.place
