@@ -1007,6 +1007,9 @@ def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
     # a quoted value cut before its closing quote, a base64 one that starts with a slash
     ('    "secret": "~DdnZw~!', None, "~DdnZw~!"),
     ('"SecretAccessKey": "/Ed/baJpuk3Mz', None, "/Ed/baJpuk3Mz"),
+    # the start of a format's prefix; a URL's password cut at its start
+    ("Unauthorized for key github_p", None, "github_p"),
+    ("t*LlFKwwi5Hj@db.internal:5432/app failed", 0, "t*LlFKwwi5Hj"),
     # a key's last lines, their END line cut off
     (f"$ tail -4 id_deploy {OPENSSH_BODY.splitlines()[1]} 8s", None,
      OPENSSH_BODY.splitlines()[1]),
@@ -1021,6 +1024,8 @@ def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gon
 
 @pytest.mark.parametrize("text", [
     "the long word internationali",  # a word cut in two stays
+    "the key-value store and npm_config_cache, use github, see hooks, then curl",
+    "johnsmith@example.com wrote",
     "commit 3f786850e387550fdab836ed7e6dc881de23001b is the fix",
     "Configuration",
 ])

@@ -28,8 +28,10 @@ _PADS = (_PAD, _PAD.upper(), _PAD + '"', _PAD + "'", _PAD + '\\"')
 _WINDOW = 4096
 _RUN_CHARS = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~!@#$%^&*-")
-_LEADS = tuple(sorted({r.lead for r in TOKEN_RULES if len(r.lead) >= 3}
-                      | {g for r in TOKEN_RULES for g in r.gates if len(g) >= 3}))
+_LEADS = tuple(sorted(lead for lead in ({r.lead for r in TOKEN_RULES}
+                                         | {g for r in TOKEN_RULES for g in r.gates})
+                      if len(lead) >= 3 and not (lead.isalpha() and lead.islower())))
+"""The known formats' prefixes, but words ("hooks", "curl", "earer")."""
 
 
 def _piece(run: str) -> bool:
@@ -50,15 +52,41 @@ def _piece(run: str) -> bool:
 
 
 def _lead_at(run: str) -> int:
-    """Where a known token format starts in ``run`` (at a word boundary), or -1."""
+    """Where a known token format starts in ``run`` (at a word boundary), or -1; also
+    where the run ends in the first 4+ characters of one (``...key github_p`` cut)."""
     best = -1
     for lead in _LEADS:
         i = run.find(lead)
         while i > 0 and run[i - 1].isalnum():
             i = run.find(lead, i + 1)
+        if i >= 0 and not _body_start(run[i + len(lead) :]):
+            i = -1  # "key-value", "npm_config_cache": words after it, not a key's body
+        if i < 0:
+            for k in range(min(len(lead) - 1, len(run)), 3, -1):
+                if lead[:k].isalpha():
+                    break  # a word ("github", "secret"), not yet a format's prefix
+                if run.endswith(lead[:k]) and (k == len(run) or not run[-k - 1].isalnum()):
+                    i = len(run) - k
+                    break
         if i >= 0 and (best < 0 or i < best):
             best = i
     return best
+
+
+def _body_start(rest: str) -> bool:
+    """Could ``rest`` be the start of a token's body (what follows its prefix)?"""
+    return (len(rest) < 4 or any(c.isdigit() for c in rest)
+            or (any(c.isupper() for c in rest) and any(c.islower() for c in rest)))
+
+
+def _userinfo_piece(run: str) -> int:
+    """The end of a URL's password that a cut left at the start of ``run``
+    (``t*LlFKwwi5Hj@db.internal``), or 0."""
+    at = run.find("@")
+    piece = run[:at]
+    if at >= 8 and any(c.isalpha() for c in piece) and not piece.isalpha():
+        return at
+    return 0
 
 
 _LONE_LOWER_RE = re.compile(r"[A-Z][a-z][A-Z]")
@@ -125,4 +153,6 @@ def edge_spans(text: str, cut: int, detect: Callable[[str], list[Span]]) -> list
             stop += 1
         if _piece(text[cut:stop]):
             out.append((cut, stop, "partial", PARTIAL))
+        elif at := _userinfo_piece(text[cut:stop]):
+            out.append((cut, cut + at, "url-password", PARTIAL))
     return out
