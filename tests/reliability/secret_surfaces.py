@@ -252,13 +252,10 @@ async def read_mcp(client: Any, arc: PlantedArchive, ex: Exposure, rng: random.R
     await call("list_plans", limit=200, include_agent_plans=True)
     for slug in arc.plans[:: max(1, len(arc.plans) // 10)]:
         await call("get_plan", codename=slug, max_chars=rng.choice((100, 12_000)))
-    await call("list_memory_files")
-    for cwd in arc.projects:
-        for name in ("MEMORY.md", "topic-3.md"):
-            r = await client.call_tool("get_memory_file", {"project": cwd, "filename": name,
-                                                           "max_chars": 100})
-            if not r.is_error:
-                ex.show("mcp.get_memory_file", r.structured_content)
+    files = (await call("list_memory_files"))["files"]
+    for f in files[:: max(1, len(files) // 15)]:
+        await call("get_memory_file", project=f["project"], filename=f["filename"],
+                   max_chars=rng.choice((100, 12_000)))
     await call("search_history", limit=200)
     for plant in arc.plants:
         if plant.place.startswith("history") and rng.random() < share:
