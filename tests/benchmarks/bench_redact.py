@@ -23,8 +23,9 @@ Measured (2-core shared container, CPython 3.11, this file's defaults; see the r
                                2 redactions, both `secret_key_base: "dev-only-secret-..."`
                                literals of a Phoenix config (by design: a SECRET-named
                                literal is redacted; judged not real secrets)
-    the index's cuts:          563 texts cut (head | tail), 13 pieces redacted at the cut,
-                               all uuid, hash or path pieces (no secret there to find)
+    the index's cuts:          563 texts cut (head | tail), 31 pieces redacted at the cut,
+                               none a secret: pieces of CamelCase names (SequenceEditors,
+                               rmissionError), uuids, hashes and paths
     a search page (demo):      p50 0.5 ms without redaction, 1.0 ms with (each hit's
                                stored text redacted whole), 0.55 ms for texts seen before
     mixed 5 MB:                ~22 MB/s; 13 redactions, docstring examples (pyjwt's

@@ -1010,6 +1010,8 @@ def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
     # the start of a format's prefix; a URL's password cut at its start
     ("Unauthorized for key github_p", None, "github_p"),
     ("t*LlFKwwi5Hj@db.internal:5432/app failed", 0, "t*LlFKwwi5Hj"),
+    ("r75Yn9Y.zDcP;Encrypt=True;", 0, "r75Yn9Y.zDcP"),
+    ("PIkusmbsxBt logging before", 0, "PIkusmbsxBt"),
     # a key's last lines, their END line cut off
     (f"$ tail -4 id_deploy {OPENSSH_BODY.splitlines()[1]} 8s", None,
      OPENSSH_BODY.splitlines()[1]),
@@ -1026,6 +1028,7 @@ def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gon
     "the long word internationali",  # a word cut in two stays
     "the key-value store and npm_config_cache, use github, see hooks, then curl",
     "johnsmith@example.com wrote",
+    "x86_64.tar.gz and os.path.join",
     "commit 3f786850e387550fdab836ed7e6dc881de23001b is the fix",
     "Configuration",
 ])
@@ -1064,6 +1067,12 @@ def test_a_putty_key_cut_inside_an_escape() -> None:
     text = f"Private-Lines: 14\\n{line}\\"  # cut between the backslash and its n
     assert line not in redact(text, cuts=(len(text),))
     assert line not in redact(text)
+
+
+def test_a_netrc_password_that_starts_with_equals() -> None:
+    text = f"machine api.heroku.com\n  login dev@example.com\n  password =={NETRC_PW}\n"
+    assert NETRC_PW not in redact(text)
+    assert redact("if password == other: pass") == "if password == other: pass"
 
 
 def test_an_xml_value_whose_closing_tag_was_cut() -> None:

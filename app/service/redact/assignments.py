@@ -58,6 +58,7 @@ _TAIL_RE = lazy(
     """,
     re.VERBOSE,
 )
+_NETRC_VALUE_RE = lazy(r"[ \t]+([^\s\\]{1,4096})")
 _XML_VALUE_RE = lazy(r">(?P<v>[^<\n]{1,4096})</")
 _AUTHZ_TAIL_RE = lazy(
     r"""\\?["']?[ \t]*[:=][ \t]*\\?["']?[ \t]*
@@ -180,6 +181,12 @@ def _assignment(
     text: str, name: str, name_start: int, name_end: int, tier: str, out: list, ends: tuple
 ) -> int:
     """Record the value assigned to ``name`` if it is a secret; return where it ends."""
+    if text[name_end : name_end + 1] in (" ", "\t") and _netrc(text, name, name_start):
+        n = _NETRC_VALUE_RE.match(text, name_end)  # "password ==x" is a value here
+        if n and literal_is_secret(n.group(1), tier, quoted=False):
+            out.append((n.start(1), n.end(1), "env", ASSIGNMENT))
+            return n.end(1)
+        return 0
     t = _TAIL_RE.match(text, name_end)
     if t is None:
         return 0

@@ -36,19 +36,22 @@ _LEADS = tuple(sorted(lead for lead in ({r.lead for r in TOKEN_RULES}
 
 def _piece(run: str) -> bool:
     """Could this run, cut at one end, be the piece of a secret? Random-looking, or a
-    single token of letters and digits (``paH16TYtv``, the end of a key) or of mixed-case
-    letters with a lone lower-case one; not a word, a number, a CamelCase name, nor a
-    path or a dotted name that does not look random."""
+    single token of letters and digits (``paH16TYtv``, the end of a key) or of letters of
+    both cases; not a word, a number, a capitalised word, nor a path or a dotted name
+    that does not look random."""
     if len(run) < 8:
         return False  # no 8 characters of anything survive
     if looks_random(run):
         return True
-    if "/" in run or "." in run:
+    if "/" in run:
         return False
+    if "." in run:  # a dotted name, unless a part of it is key-like (r75Yn9Y.zDcP)
+        return any(len(part) >= 6 and _KEYLIKE_RE.match(part) for part in run.split("."))
     if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
         return True
-    # letters only: a lower-case letter between capitals (wXeiXDjQcgBQjl), rare in names
-    return len(run) >= 10 and _LONE_LOWER_RE.search(run) is not None
+    # letters only: both cases past its first letter (wXeiXDjQcg, PIkusmbsxBt); a name
+    # cut in two (ationController) goes too, which costs a piece of a cut word
+    return any(c.isupper() for c in run[1:]) and any(c.islower() for c in run)
 
 
 def _lead_at(run: str) -> int:
@@ -89,7 +92,7 @@ def _userinfo_piece(run: str) -> int:
     return 0
 
 
-_LONE_LOWER_RE = re.compile(r"[A-Z][a-z][A-Z]")
+_KEYLIKE_RE = re.compile(r"(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])")
 _BREAK_RE = re.compile(r"(\s+|\\{1,8}[nr])")
 _B64_LINE_RE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _KEY_LINE_RE = re.compile(
