@@ -188,13 +188,14 @@ class SearchMixin(ServiceBase):
         kind = _first(doc, S.KIND)
         sid = _first(doc, S.SESSION)
         title, _ = self.session_title(sid) if sid and kind not in (S.PLAN, S.MEMORY) else \
-            (_first(doc, S.TITLE), "")
+            (self._red_title(_first(doc, S.TITLE)), "")
         snippet, spans = self._snippet(doc, gens, chars)
         return M.Hit(
             id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
             agent_id=_first(doc, S.AGENT), uuid=_first(doc, S.UUID),
             project=_first(doc, S.PROJECT), timestamp=_dt(doc.get_first(S.TS)),
-            title=title or self._red(_first(doc, S.TITLE)), snippet=snippet, highlights=spans,
+            title=title or self._red_title(_first(doc, S.TITLE)), snippet=snippet,
+            highlights=spans,
             score=round(score, 4), path=_first(doc, S.PATH), tool=_first(doc, S.TOOL),
             model=_first(doc, S.MODEL), branch=_first(doc, S.BRANCH),
             flags=_strs(doc, S.FLAGS),

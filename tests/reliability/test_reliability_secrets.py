@@ -206,3 +206,22 @@ def test_cli_output_is_redacted(planted) -> None:
     assert "[REDACTED:" in shown
     assert any(s in plain for s in SECRETS.values())  # --no-redact does show them
     assert KEEP[0] in shown
+
+
+def test_plan_and_memory_titles_in_hits_are_redacted(tmp_path: Path) -> None:
+    """A plan's or memory file's title is its first heading: a key pasted there showed in
+    every hit's title (they were not redacted), session results and single entries alike."""
+    key = "sk-ant-api03-" + "Zq7" * 30 + "AA"
+    root = tmp_path / "claude"
+    (root / "plans").mkdir(parents=True)
+    (root / "plans" / "quiet-rotating-otter.md").write_text(
+        f"# Rotate the gateway key {key}\n\nRotate the zebrafinch gateway key weekly.\n")
+    mem = root / "projects" / "-home-me-proj" / "memory"
+    mem.mkdir(parents=True)
+    (mem / "MEMORY.md").write_text(f"# Keys: {key}\n\n- zebrafinch gateway notes\n")
+    svc = build_index(root, tmp_path / "data")
+    for grouped in (True, False):
+        page = svc.search("zebrafinch gateway", group_by_session=grouped)
+        shown = json.dumps(to_jsonable(page))
+        assert page.hits and "zebrafinch" in shown.lower()
+        assert key[:20] not in shown and key[-12:] not in shown
