@@ -8,6 +8,9 @@ tests that append or delete get their own copy.
 from __future__ import annotations
 
 import shutil
+import socket
+import subprocess
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -101,3 +104,25 @@ def wait_for_workers():
             pass
 
     return wait
+
+
+def free_port() -> int:
+    """A free TCP port on loopback, for a server a test starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(proc: subprocess.Popen, port: int, *, timeout: float = 30,
+                  why=lambda: "") -> None:  # noqa: ANN001
+    """Wait until `proc` accepts connections on `port`; fail (with `why()`) if it exits
+    or the time runs out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            assert proc.poll() is None, why()
+            assert time.monotonic() < deadline, f"nothing listens on {port}: {why()}"
+            time.sleep(0.05)

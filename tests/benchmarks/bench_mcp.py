@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
@@ -34,7 +33,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from ccarchive.config import Settings
-from tests.conftest import MAKE_ARCHIVE
+from tests.conftest import MAKE_ARCHIVE, free_port, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 SEARCH_P99_MS = 20.0
@@ -135,26 +134,14 @@ def _print(transport: str, lat: dict[str, list[float]]) -> None:
         print("  " + _report(label, xs))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 @pytest.fixture(scope="module")
 def http_url(big: list[str]) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port),
                              "--read-only", *big], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            assert proc.poll() is None
-            time.sleep(0.1)
+    wait_for_port(proc, port, timeout=60)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

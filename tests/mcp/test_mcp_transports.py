@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import build_index
+from tests.conftest import build_index, free_port, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 TOKEN = "test-token-0123456789abcdef"
@@ -35,11 +34,6 @@ def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> l
     build_index(demo_archive_ro, data)
     return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _every_tool(c: Client) -> dict[str, Any]:
@@ -143,19 +137,12 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
 @pytest.fixture(scope="module")
 def http_server(served: list[str]) -> Iterator[str]:
     """A real `ccarchive serve --http` on a free loopback port; the token from the env."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "CCARCHIVE_TOKEN": TOKEN}
     proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), *served],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            time.sleep(0.05)
+    wait_for_port(proc, port, why=lambda: proc.stderr.read() if proc.stderr else "")
     try:
         yield url
     finally:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.conftest import build_index
+from tests.conftest import build_index, free_port, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -86,22 +85,13 @@ async def test_http_under_50_clients_and_bad_requests(demo_archive_ro: Path, tmp
                                                       seconds: int) -> None:
     data = tmp_path / "data"
     build_index(demo_archive_ro, data)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only",
                              "--archive", str(demo_archive_ro), "--data-dir", str(data)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline
-                await asyncio.sleep(0.05)
+        wait_for_port(proc, port)
         stats = {"ok": 0, "failed": 0, "bad_rejected": 0, "bad_accepted": 0}
         rss: list[float] = [_rss_mb(proc.pid)]
 

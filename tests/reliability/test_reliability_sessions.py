@@ -11,7 +11,6 @@ end after the idle timeout (a short one here), sessions in use do not.
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import build_index
+from tests.conftest import build_index, free_port, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
@@ -53,23 +52,13 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 @asynccontextmanager
 async def _server(indexed: list[str], tmp_path: Path, *options: str) -> AsyncIterator[
         tuple[str, subprocess.Popen[bytes]]]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     with (tmp_path / "serve.log").open("wb") as log:  # a file: a full pipe would block it
         proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--read-only", "--port",
                                  str(port), *options, *indexed],
                                 stdout=subprocess.DEVNULL, stderr=log)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-                assert time.monotonic() < deadline
-                await asyncio.sleep(0.05)
+        wait_for_port(proc, port, why=(tmp_path / "serve.log").read_text)
         yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
         proc.terminate()
