@@ -95,6 +95,8 @@ class CompiledQuery:
     dropped), with its phrases and `+words` required, AND the filters. `query` is the
     strict form, where every word must match."""
     rank_terms: list[tuple[str, tantivy.Query, bool]] = field(default_factory=list)
+    near: tantivy.Query | None = None
+    """The ranking words side by side (a phrase with slop 3), when there are several."""
     """The terms that rank, each (text as typed, its query, required): what the service
     scores turn by turn and session by session."""
 
@@ -170,13 +172,13 @@ class _Compiler:
         plain = text_node is not None and not self.explicit_and and _is_plain(text_node)
         rank_terms = self._rank_terms(plain)
         any_query = None
+        near = self._near(rank_terms)
         if plain and rank_terms:
             needed = [q for _t, q, req in rank_terms if req]
             may = [q for _t, q, req in rank_terms if not req]
-            near = self._near(rank_terms)
-            any_text = Query.boolean_query([(Occur.Must, q) for q in needed]
-                                           + [(Occur.Should, q) for q in may]
-                                           + ([(Occur.Should, near)] if near else []))
+            any_text = Query.boolean_query(
+                [(Occur.Must, q) for q in needed] + [(Occur.Should, q) for q in may]
+                + ([(Occur.Should, Query.boost_query(near, NEAR_BOOST))] if near else []))
             any_query = _conjunction([any_text, *fmust], fmust_not)
         return CompiledQuery(
             query=query,
@@ -188,18 +190,18 @@ class _Compiler:
             filters=applied,
             plain=plain,
             any_query=any_query,
+            near=near,
             rank_terms=rank_terms,
         )
 
     def _near(self, rank_terms: list[tuple[str, Query, bool]]) -> Query | None:
-        """The words of a plain query near each other (slop 3), boosted: an entry that
-        says them together ranks above one that repeats one of them."""
+        """The words of a plain query near each other (slop 3): boosted in `any_query`,
+        an entry that says them together ranks above one that repeats one of them."""
         words = [t for t, _q, _r in rank_terms if not t.endswith("*")]
         tokens = self.analyzer.analyze(" ".join(words)) if len(words) > 1 else []
         if not 2 <= len(tokens) <= MAX_PHRASE_TOKENS:
             return None
-        return Query.boost_query(Query.phrase_query(self.schema, S.TEXT, tokens, slop=3),
-                                 NEAR_BOOST)
+        return Query.phrase_query(self.schema, S.TEXT, tokens, slop=3)
 
     def _rank_terms(self, plain: bool) -> list[tuple[str, Query, bool]]:
         """The positive terms that rank: (text, query, required). In a plain query,

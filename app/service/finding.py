@@ -39,7 +39,6 @@ TURN_WEIGHT = 0.6
 """Share of the best turn in a session's score; the session's own evidence has the rest."""
 PROXIMITY_WEIGHT = 0.5
 """How much the query's words side by side (slop 3) add, as a share of one term."""
-PROXIMITY_SLOP = 3
 TITLE_WEIGHT = 1.0
 """A session title's match counts as much as one term's best entry."""
 PROMPT_CHARS = 300
@@ -84,9 +83,8 @@ class FindingMixin(ServiceBase):
         turns: dict[tuple[Any, int], _Turn] = {}
         sessions: dict[Any, _Session] = {}
         searches = [(i, q) for i, (_t, q, _r) in enumerate(terms)]
-        near = self._proximity_query(cq)
-        if near is not None:
-            searches.append((-1, near))
+        if cq.near is not None:
+            searches.append((-1, cq.near))
         for ti, q in searches:
             hits, skeys, tkeys, ranks = _term_hits(searcher, q, filt)
             if not hits:
@@ -165,13 +163,6 @@ class FindingMixin(ServiceBase):
             df = min(searcher.doc_freq(S.TEXT, tok) for tok in tokens[:4])
             out.append(math.log(1 + n / (df + 1)))
         return out
-
-    def _proximity_query(self, cq: CompiledQuery) -> Query | None:
-        words = [t for t, _q, _r in cq.rank_terms if not t.endswith("*")]
-        tokens = self.analyzer.analyze(" ".join(words)) if len(words) > 1 else []
-        if len(tokens) < 2 or len(tokens) > 12:
-            return None
-        return Query.phrase_query(self.schema, S.TEXT, tokens, slop=PROXIMITY_SLOP)
 
     def _title_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
                         sessions: dict[Any, _Session]) -> None:
