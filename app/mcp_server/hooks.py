@@ -21,19 +21,15 @@ from typing import Any
 import orjson
 
 from ccarchive.config import Settings
+from ccarchive.index.stopwords import STOPWORDS as FUNCTION_WORDS
 
-STOPWORDS = frozenset("""
-a about above after again all also am an and any are as at be because been before being
-below between both but by can could did do does doing done down during each else few for
-from further had has have having he her here hers him his how i if in into is it its itself
-just let like make me more most my no nor not now of off on once only or other our out over
-own please same she should so some such than that the their them then there these they this
-those through to too under until up use used using very want was we were what when where
-which while who why will with would you your yours yes ok okay thanks thank hi hello hey
-can't don't it's i'm let's lets need needs get got go going see look check try run add
-fix change update new one two first last next again still really maybe think know
-time times ago earlier remember recall
+STOPWORDS = FUNCTION_WORDS | frozenset("""
+like make use used using want yes ok okay thanks thank hi hello hey can't don't it's i'm
+let's needs go going see look check try run add fix change update new one two first last
+next still maybe think know time times
 """.split())
+"""The search's function words, and what a prompt to an assistant says around its
+subject ("can you fix", "thanks", "last time"): a prompt is not a query."""
 
 MIN_PROMPT_WORDS = 2
 MAX_TERMS = 12
