@@ -79,9 +79,9 @@ prompts that inject anything)."""
 
 
 def prompt_query(prompt: str) -> str:
-    """The prompt as a plain query: its words and identifiers, nothing the search
-    language would read as an operator or a filter."""
-    return " ".join(w.lower() if w in ("AND", "OR", "NOT") else w for w in keywords(prompt))
+    """The prompt as a plain query: its words and identifiers, lower-cased (so never an
+    operator) and without `:` (so never a filter)."""
+    return " ".join(keywords(prompt))
 
 
 def prompt_context(service: Any, event: dict[str, Any], *, limit: int,

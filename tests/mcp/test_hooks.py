@@ -134,3 +134,15 @@ def test_in_process_builders(demo_service) -> None:
     text = session_start_context(demo_service, {"cwd": flaky.project}, limit=1,
                                  max_chars=1000)
     assert sum(1 for line in text.splitlines() if line.startswith("- ")) == 1
+
+
+def test_a_prompt_becomes_a_plain_query() -> None:
+    """Operators and filters typed in a prompt are words there, never search syntax."""
+    from ccarchive.index import schema as S
+    from ccarchive.index.query import compile_query
+    from ccarchive.mcp_server.hooks import prompt_query
+
+    q = prompt_query('Fix project:billing AND the retry OR "backoff" NOT -flaky (src/app.py)')
+    cq = compile_query(q, S.build_schema(), S.code_analyzer())
+    assert cq.plain and not cq.filters and not cq.excluded and not cq.warnings
+    assert {"billing", "retry", "backoff", "flaky", "src/app.py"} <= set(q.split())
