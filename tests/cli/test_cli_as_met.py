@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ccarchive.cli import main
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
-from tests.service import shapes_archive as A
+from tests.support import shapes_archive as A
 
 
 @pytest.fixture(scope="module")

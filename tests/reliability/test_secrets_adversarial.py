@@ -30,9 +30,9 @@ from mcp import Client
 from ccarchive.config import Settings
 from ccarchive.mcp_server.server import build_server
 from tests.conftest import build_index
-from tests.reliability.secret_archive import PLACES, plant_archive
-from tests.reliability.secret_shapes import SHAPES
-from tests.reliability.secret_surfaces import (
+from tests.support.secret_archive import PLACES, plant_archive
+from tests.support.secret_shapes import SHAPES
+from tests.support.secret_surfaces import (
     Exposure,
     held_elsewhere,
     read_cli,

@@ -926,7 +926,7 @@ def test_every_generated_shape_is_redacted_whole() -> None:
     """The 55 shapes of the adversarial suite (provider tokens, credential files, PEM
     blocks, connection strings, passwords with symbols), in their random contexts, over
     many seeds: nothing of 8 characters of a secret is left."""
-    from tests.reliability.secret_shapes import SHAPES, Gen
+    from tests.support.secret_shapes import SHAPES, Gen
 
     for seed in range(40):
         gen = Gen(random.Random(seed))
@@ -954,7 +954,7 @@ def test_secret_spans_are_what_redact_replaces(parts) -> None:
 
 
 def _window_case(seed: int) -> tuple[str, list[str]]:
-    from tests.reliability.secret_shapes import SHAPES, Gen
+    from tests.support.secret_shapes import SHAPES, Gen
 
     rng = random.Random(seed)
     gen = Gen(rng)

@@ -1,4 +1,4 @@
-"""The app on an archive shaped like a real one (tests/service/shapes_archive): projects
+"""The app on an archive shaped like a real one (tests/support/shapes_archive): projects
 named apart in every pane, plan sessions by their heading, the full path in detail headers,
 recent activity one row per session, and a timeline that opens where the activity is."""
 
@@ -17,7 +17,7 @@ from ccarchive.tui.widgets.project_list import ProjectTable
 from ccarchive.tui.widgets.result_list import ResultList
 from ccarchive.tui.widgets.timeline_chart import ActivityChart
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
-from tests.service import shapes_archive as A
+from tests.support import shapes_archive as A
 from tests.tui.support import SIZE, settle
 
 

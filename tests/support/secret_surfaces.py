@@ -18,7 +18,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.reliability.secret_archive import Plant, PlantedArchive
+from tests.support.secret_archive import Plant, PlantedArchive
 
 WINDOW = 8
 _RUN_RE = re.compile(r"[^\s\"'\\<>\[\]{}(),;|`:]{8,}")

@@ -1,0 +1,3 @@
+"""What several test folders build on, so that no test module imports another: archives
+written as Claude Code writes them (`shapes_archive`; `secret_archive` with the credential
+shapes of `secret_shapes`) and the readers of every surface (`secret_surfaces`)."""
