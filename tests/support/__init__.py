@@ -1,4 +1,7 @@
-"""What several test folders build on, so that no test module imports another: archives
-written as Claude Code writes them (`shapes_archive`; `secret_archive` with the credential
-shapes of `secret_shapes`) the readers of every surface (`secret_surfaces`), and an MCP client for synchronous
-callers (`mcp_client`)."""
+"""What several test folders build on, so that no test module imports another.
+
+Archives written as Claude Code writes them: `shapes_archive` (shaped like a real one),
+`secret_archive` (fake credentials of the shapes in `secret_shapes` planted everywhere),
+`live_turns` (the demo's live session carried on). Readers: `secret_surfaces` (every
+surface, looking for a planted secret), `mcp_client` (an MCP client for synchronous
+callers)."""

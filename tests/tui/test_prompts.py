@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.widgets.prompt_list import PromptTable  # noqa: E402
+from tests.support.live_turns import append_turn
 from tests.tui.support import SIZE, settle
 
 
@@ -56,8 +57,6 @@ async def test_project_and_date_filters(app) -> None:  # noqa: ANN001
 
 
 async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> None:  # noqa: ANN001
-    from tests.tui.test_live_pane import append_turn
-
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
