@@ -22,7 +22,7 @@ from ccarchive.live.runtime import LiveArchive
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService, live_service
-from tests.live.test_live import _envelope, main_sessions, prompt_line, wait_for
+from tests.support.appends import envelope, main_sessions, prompt_line, wait_for
 
 SOURDOUGH = ("My sourdough starter smells like nail polish remover and barely rises anymore. "
              "What is going on?")
@@ -39,7 +39,7 @@ KAYAK_QUERY = "gear list for a wet canoe outing"
 
 def assistant_line(path: Path, text: str, session_id: str) -> bytes:
     """An assistant answer for this transcript, shaped as Claude Code writes it."""
-    env = _envelope(path)
+    env = envelope(path)
     obj = {k: copy.deepcopy(v) for k, v in env.items()
            if k in ("isSidechain", "userType", "cwd", "version", "gitBranch")}
     obj.update({
