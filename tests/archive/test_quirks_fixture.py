@@ -13,8 +13,8 @@ import pytest
 import tantivy
 
 from ccarchive.index import schema as S
-from tests.archive.test_real_corpus import indexed_kinds
 from tests.conftest import FIXTURES, build_index
+from tests.support.expected_kinds import indexed_kinds
 
 QUIRKS = FIXTURES / "quirks"
 EXPECTED = json.loads((QUIRKS / "EXPECTED.json").read_text())
