@@ -6,9 +6,7 @@ redaction, the active-session exclusion and each kind of bad call.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,34 +15,15 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from ccarchive.mcp_server.server import INSTRUCTIONS, build_server
+from ccarchive.mcp_server.server import INSTRUCTIONS
 from tests.conftest import DEMO_NOW, build_index
+from tests.support.mcp_client import call, connect
 
 TOOLS = {"search", "context", "get_entries", "get_session", "list_projects", "list_sessions",
          "timeline", "list_plans", "get_plan", "list_memory_files", "get_memory_file",
          "search_history", "status"}
 FAKE_KEY = "sk-ant-api03-DEMO"
 DB_PASSWORD = "s3cret-demo"
-
-
-@contextlib.asynccontextmanager
-async def connect(service: Any, mode: str = "auto", **options: Any) -> AsyncIterator[Client]:
-    options.setdefault("clock", lambda: DEMO_NOW)
-    async with Client(build_server(service, **options), mode=mode) as client:
-        yield client
-
-
-async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    """Call a tool that must succeed; check the text copy matches the structured one."""
-    r = await client.call_tool(tool, args)
-    assert not r.is_error, r.content[0].text
-    data = r.structured_content
-    assert data is not None
-    text = json.loads(r.content[0].text)
-    # the text copy is the structured one without its empty fields
-    for key, value in text.items():
-        assert data[key] == value or isinstance(value, (dict, list)), key
-    return data
 
 
 async def fails(client: Client, tool: str, **args: Any) -> str:

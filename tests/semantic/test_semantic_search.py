@@ -181,7 +181,7 @@ def test_the_command_line_embeds_searches_and_reports(demo_archive: Path, tmp_pa
 
 async def test_the_mcp_status_tool_says_whether_it_is_on(demo_service, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.mcp.test_mcp_server import call, connect
+    from tests.support.mcp_client import call, connect
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
     async with connect(demo_service) as c:

@@ -1,12 +1,39 @@
-"""An in-process MCP client for synchronous callers (hypothesis tests)."""
+"""In-process MCP clients over the real server: `connect` and `call` for async tests,
+`SyncClient` for synchronous callers (hypothesis tests)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
+from mcp import Client
+
+from ccarchive.mcp_server.server import build_server
 from tests.conftest import DEMO_NOW
+
+
+@contextlib.asynccontextmanager
+async def connect(service: Any, mode: str = "auto", **options: Any) -> AsyncIterator[Client]:
+    options.setdefault("clock", lambda: DEMO_NOW)
+    async with Client(build_server(service, **options), mode=mode) as client:
+        yield client
+
+
+async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; check the text copy matches the structured one."""
+    r = await client.call_tool(tool, args)
+    assert not r.is_error, r.content[0].text
+    data = r.structured_content
+    assert data is not None
+    text = json.loads(r.content[0].text)
+    # the text copy is the structured one without its empty fields
+    for key, value in text.items():
+        assert data[key] == value or isinstance(value, (dict, list)), key
+    return data
 
 
 class SyncClient:
@@ -26,10 +53,6 @@ class SyncClient:
         assert self.ready.wait(30)
 
     async def _main(self, service: Any) -> None:
-        from mcp import Client
-
-        from ccarchive.mcp_server.server import build_server
-
         self.stop = asyncio.Event()
         async with Client(build_server(service, clock=lambda: DEMO_NOW)) as c:
             self.client = c
