@@ -1,6 +1,6 @@
 """Regenerate screenshots/{timeline,plans,memory,prompts,live}.svg from the demo archive.
 
-Run with `pytest -m screenshots tests/tui/test_screenshots_part2.py`.
+Run with `pytest -m screenshots tests/tui/test_screenshots_browse_panes.py`.
 """
 
 from __future__ import annotations
