@@ -22,12 +22,12 @@ def main_sessions(root: Path) -> list[Path]:
     files = [
         p
         for p in (root / "projects").glob("*/*.jsonl")
-        if not p.name.startswith("agent-") and len(p.stem) == 36 and _hasenvelope(p)
+        if not p.name.startswith("agent-") and len(p.stem) == 36 and _has_envelope(p)
     ]
     return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
 
 
-def _hasenvelope(path: Path) -> bool:
+def _has_envelope(path: Path) -> bool:
     try:
         envelope(path)
     except AssertionError:
