@@ -1,7 +1,9 @@
 # tantivy-py 0.27's own stub (tantivy/tantivy.pyi, MIT licence), with what the binding has
-# and the stub leaves out: SearchResult.count. A stub on mypy's path replaces the installed
-# one whole, hence the copy. Drop this folder once the installed stub declares `count`
-# (tests/test_static_checks.py says when it does).
+# and the stub leaves out: SearchResult.count; and the phrase queries' words as any sequence
+# (the binding takes a list or a tuple; a list[str] was refused, list being invariant). A
+# stub on mypy's path replaces the installed one whole, hence the copy.
+# tests/test_static_checks.py checks that it is the installed stub with these edits only,
+# and says when the installed stub declares `count` (then drop this folder).
 import datetime
 from enum import Enum
 from types import TracebackType
@@ -297,7 +299,7 @@ class Query:
     def phrase_query(
         schema: Schema,
         field_name: str,
-        words: list[Union[str, tuple[int, str]]],
+        words: Sequence[Union[str, tuple[int, str]]],
         slop: int = 0,
     ) -> Query:
         """Construct a PhraseQuery. `field_name` accepts a JSON subpath the
@@ -309,7 +311,7 @@ class Query:
     def phrase_prefix_query(
         schema: Schema,
         field_name: str,
-        words: list[Union[str, tuple[int, str]]],
+        words: Sequence[Union[str, tuple[int, str]]],
     ) -> Query:
         """Construct a PhrasePrefixQuery. `field_name` accepts a JSON subpath
         the same way `term_query` does; on a JSON subpath every word must be a
@@ -320,7 +322,7 @@ class Query:
     def regex_phrase_query(
         schema: Schema,
         field_name: str,
-        words: list[Union[str, tuple[int, str]]],
+        words: Sequence[Union[str, tuple[int, str]]],
         slop: int = 0,
     ) -> Query:
         pass

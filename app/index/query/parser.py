@@ -16,6 +16,9 @@ class Word(_Value):
     `required` when typed with a leading `+` (it matters where plain words only rank)."""
 
     __slots__ = __match_args__ = ("text", "prefix", "required")
+    text: str
+    prefix: bool
+    required: bool
 
     def __init__(self, text: str, prefix: bool = False, required: bool = False) -> None:
         _set(self, "text", text)
@@ -27,6 +30,8 @@ class Phrase(_Value):
     """A quoted phrase: its analysed tokens must occur in order."""
 
     __slots__ = __match_args__ = ("text", "required")
+    text: str
+    required: bool
 
     def __init__(self, text: str, required: bool = False) -> None:
         _set(self, "text", text)
@@ -37,6 +42,9 @@ class Filter(_Value):
     """`field:value`; `raw` is how it was typed, for messages and display."""
 
     __slots__ = __match_args__ = ("field", "value", "raw")
+    field: str
+    value: str
+    raw: str
 
     def __init__(self, field: str, value: str, raw: str) -> None:
         _set(self, "field", field)
@@ -46,6 +54,7 @@ class Filter(_Value):
 
 class Not(_Value):
     __slots__ = __match_args__ = ("child",)
+    child: Node
 
     def __init__(self, child: Node) -> None:
         _set(self, "child", child)
@@ -53,6 +62,7 @@ class Not(_Value):
 
 class And(_Value):
     __slots__ = __match_args__ = ("children",)
+    children: tuple[Node, ...]
 
     def __init__(self, children: tuple[Node, ...]) -> None:
         _set(self, "children", children)
@@ -60,6 +70,7 @@ class And(_Value):
 
 class Or(_Value):
     __slots__ = __match_args__ = ("children",)
+    children: tuple[Node, ...]
 
     def __init__(self, children: tuple[Node, ...]) -> None:
         _set(self, "children", children)

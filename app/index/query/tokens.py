@@ -54,15 +54,16 @@ _FIELD_RE = re.compile(r"([A-Za-z]+):")
 
 
 class _Value:
-    """An immutable value: compared, hashed and shown by its fields (its `__slots__`),
-    like a frozen dataclass (`Word(text='a', prefix=False)`).
+    """An immutable value: compared, hashed and shown by its fields (its `__slots__`,
+    each also annotated in the class body for type checkers), like a frozen dataclass
+    (`Word(text='a', prefix=False)`).
 
     The tokens and AST nodes were frozen dataclasses; creating those seven classes cost
     ~4 ms at import (each generated method is compiled from source), on the path of every
     `ccarchive search`.
     """
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def _fields(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -70,7 +71,7 @@ class _Value:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return self._fields() == other._fields()
 
     def __hash__(self) -> int:
         return hash(self._fields())
@@ -98,14 +99,23 @@ class Token(_Value):
     PLUS."""
 
     __slots__ = __match_args__ = ("kind", "text", "field", "quoted", "raw")
+    kind: str
+    text: str
+    """The word as typed, the phrase's content, or the filter's value."""
+    field: str
+    """FIELD: the filter name, lower-cased."""
+    quoted: bool
+    """FIELD: the value was in quotes."""
+    raw: str
+    """As typed, for messages."""
 
     def __init__(self, kind: str, text: str = "", field: str = "", quoted: bool = False,
                  raw: str = "") -> None:
         _set(self, "kind", kind)
-        _set(self, "text", text)  # word as typed, phrase content, or filter value
-        _set(self, "field", field)  # FIELD: the filter name, lower-cased
-        _set(self, "quoted", quoted)  # FIELD: the value was in quotes
-        _set(self, "raw", raw)  # as typed, for messages
+        _set(self, "text", text)
+        _set(self, "field", field)
+        _set(self, "quoted", quoted)
+        _set(self, "raw", raw)
 
 
 def tokenize(text: str, warnings: list[str]) -> list[Token]:
