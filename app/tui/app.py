@@ -23,6 +23,7 @@ import gc
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -33,8 +34,10 @@ from textual.worker import Worker, WorkerState
 from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, open_service
+from ccarchive.tui import textual_tuning as tuning
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
+from ccarchive.tui.screens.pane import PaneHost
 from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.projects import ProjectsScreen
 from ccarchive.tui.screens.prompts import PromptsScreen
@@ -191,9 +194,9 @@ class ArchiveApp(App[None]):
         holds its data (`first_frame_complete`), has nothing to hide: holding it back
         only drew its first screen twice (~20 ms a full frame on the 1 GB archive)."""
         mode = getattr(self, "_switching_to", None)
-        if mode is not None and (mode in self._screen_stacks
-                                 or getattr(self.MODES.get(mode), "first_frame_complete",
-                                            False)):
+        if tuning.ENABLED and mode is not None and (
+                tuning.mode_opened(self, mode)
+                or getattr(self.MODES.get(mode), "first_frame_complete", False)):
             return
         super().delay_update(delay)
 
@@ -207,8 +210,7 @@ class ArchiveApp(App[None]):
             screen.post_message(copy)
 
     def _mode_screens(self) -> Iterable[Screen[object]]:
-        for stack in getattr(self, "_screen_stacks", {}).values():
-            yield from stack
+        return tuning.mode_screens(self)
 
     # ---- the way back --------------------------------------------------------------
     def go_back(self) -> None:
@@ -245,17 +247,13 @@ class ArchiveApp(App[None]):
 
     def _watch_workers(self) -> None:
         # Worker.StateChanged does not bubble: a pane's worker tells its pane only. So
-        # the one central error path hooks the worker manager's "done" callback, which
-        # sees every worker of every pane (the other panes need no handler of their own).
-        manager = self.workers
-        done = manager._remove_worker
-
+        # the one central error path hears of every worker of every pane as it is done
+        # (the other panes need no handler of their own).
         def removed(worker: Worker[object]) -> None:
             if worker.state == WorkerState.ERROR:
                 self.call_later(self._worker_failed, worker)
-            done(worker)
 
-        manager._remove_worker = removed  # type: ignore[method-assign]
+        tuning.on_worker_removed(self, removed)
 
     def _worker_failed(self, worker: Worker[object]) -> None:
         """One place turns a failed worker into a notice: a query error never crashes."""
@@ -302,6 +300,10 @@ class ArchiveApp(App[None]):
         for command in super().get_system_commands(screen):
             if command.title in PALETTE_EXTRAS and command.title not in titles:
                 yield command
+
+
+if TYPE_CHECKING:
+    _panes_host: type[PaneHost] = ArchiveApp  # what the panes use of the app, it has
 
 
 def make_app(settings: Settings, *, live: LiveArchive | None = None,

@@ -160,7 +160,9 @@ def test_hook_and_export(planted, tmp_path: Path) -> None:
 
 
 def _screen_text(app) -> str:  # noqa: ANN001
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    from ccarchive.tui.textual_tuning import screen_text
+
+    return screen_text(app.screen)
 
 
 async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,20 +18,20 @@ async def settle(app, pilot) -> None:  # noqa: ANN001
 
 async def first_frames(app, pilot, mode: str, probe) -> list:  # noqa: ANN001
     """Switch to `mode` as its key does; for every frame then drawn of that pane:
-    (Textual's batch count (non-zero: a frame drawn while a mode switch is held back,
-    then thrown away), `probe(screen)`)."""
+    (1 for a frame drawn while Textual holds a mode switch back, then thrown away, else 0;
+    `probe(screen)`)."""
+    from ccarchive.tui.textual_tuning import frames_drawn
+
     seen: list = []
     await settle(app, pilot)
-    display = app._display
 
-    def drawn(screen, update) -> None:  # noqa: ANN001
-        if update is not None and screen is app.screen and app.current_mode == mode:
-            seen.append((app._batch_count, probe(screen)))
-        display(screen, update)
+    def drawn(screen, held: bool) -> None:  # noqa: ANN001
+        if screen is app.screen and app.current_mode == mode:
+            seen.append((int(held), probe(screen)))
 
-    app._display = drawn
-    await app.run_action(f"switch_mode({mode!r})")
-    await settle(app, pilot)
+    with frames_drawn(app, drawn):
+        await app.run_action(f"switch_mode({mode!r})")
+        await settle(app, pilot)
     return seen
 
 

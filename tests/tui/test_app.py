@@ -134,14 +134,6 @@ async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> No
         again.stop()
 
 
-def test_a_pane_knows_where_textual_asks_a_mounted_screen_for_layout() -> None:
-    """PaneScreen's first frame waits for that layout: if Textual stopped asking for it
-    from AwaitMount, the wait must be off rather than run to its timeout."""
-    from ccarchive.tui.screens.pane import MOUNT_LAYOUT_CALLER
-
-    assert MOUNT_LAYOUT_CALLER == "await_mount"
-
-
 def _timeline_data(screen) -> bool:  # noqa: ANN001
     from ccarchive.tui.widgets.timeline_chart import ActivityChart
     from ccarchive.tui.widgets.timeline_sessions import DaySessions

@@ -83,6 +83,6 @@ async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:  # no
         seen = await first_frames(app, pilot, "plans", probe)  # as F4 does
         # the first frame waited for the layout Textual asks for once the screen is
         # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
-        assert not app.screen._mount_layout and not app.screen._holding
+        assert app.screen.released_by == "layout"
     assert seen, "the pane was drawn"
     assert seen[0] == (0, (4, 0, True))

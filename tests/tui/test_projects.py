@@ -75,6 +75,6 @@ async def test_first_frame_holds_the_lists_and_the_file(app) -> None:  # noqa: A
         seen = await first_frames(app, pilot, "projects", probe)  # as F5 does
         # the first frame waited for the layout Textual asks for once the screen is
         # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
-        assert not app.screen._mount_layout and not app.screen._holding
+        assert app.screen.released_by == "layout"
     assert seen, "the pane was drawn"
     assert seen[0] == (0, (4, 2, True))
