@@ -57,7 +57,7 @@ def print_search(console: Console, page: M.SearchPage, name: Namer = last_part) 
         console.print(f"no results for [bold]{page.query}[/]")
         return
     console.print(f"[dim]{page.total:,} matches, {page.elapsed_ms:.0f} ms[/]")
-    rows = page.groups or [None]
+    rows: list[M.SessionGroup | None] = list(page.groups or []) or [None]
     for group in rows:
         hits = group.hits if group is not None else page.hits
         if group is not None:

@@ -114,7 +114,7 @@ def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS) -> Iterator[Chu
                 length = line.length
             elif task.open_tail and at == first and not line:
                 length = 0  # the newline that completes a line already read
-            elif not history and _is_noise(line):
+            elif isinstance(builder, _UnitDocs) and _is_noise(line):  # not history
                 stats.lines += 1
                 stats.objects += 1
                 builder.extractor.note_unparsed(line)

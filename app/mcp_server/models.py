@@ -106,7 +106,7 @@ class ContextResult(BaseModel):
 class EntriesResult(BaseModel):
     entries: list[Entry] = Field(default_factory=list)
     budget_exhausted: bool = Field(
-        False, description="The call's character budget ran out: some texts were cut "
+        default=False, description="The call's character budget ran out: some texts were cut "
                            "shorter than max_chars (see each entry's next_char).")
 
 

@@ -38,7 +38,7 @@ NO_REDACT_KEYS = frozenset({"id", "session_id", "agent_id", "next_cursor", "tool
                             "subagent_id", "codename", "filename", "project", "path"})
 """Keys whose values are handles the caller passes back: redacting one would break it."""
 
-_PRUNE = (None, "", [], {}, False)
+_PRUNE: tuple[object, ...] = (None, "", [], {}, False)
 
 
 def _prune(obj: Any) -> Any:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ccarchive.mcp_server import models as O
 from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _errors, _size
@@ -82,7 +82,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             used, kept = 0, 0
             for row in rows:
                 if isinstance(row, M.SessionGroup):
-                    item: BaseModel = O.SessionHits(
+                    item: O.SessionHits | O.Hit = O.SessionHits(
                         session_id=row.session_id, title=O.clip(row.title, O.TITLE_CHARS),
                         project=row.project, timestamp=row.timestamp,
                         hit_count=row.hit_count, relevance=row.relevance,

@@ -19,6 +19,7 @@ import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -30,6 +31,12 @@ log = logging.getLogger(__name__)
 SAVE_EVERY = 256
 """Texts embedded between two saves during a long build."""
 ENCODE_BATCH = 32
+
+
+class TextEncoder(Protocol):
+    """What the builder needs of an encoder (`ccarchive.semantic.encoder.Encoder`)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass
@@ -56,7 +63,7 @@ class VectorBuilder:
         encoder: returns the encoder, loading it on first call (it may download).
     """
 
-    def __init__(self, index_store, encoder: Callable[[], object]) -> None:  # noqa: ANN001
+    def __init__(self, index_store, encoder: Callable[[], TextEncoder]) -> None:  # noqa: ANN001
         self.index = index_store
         self.vectors = VectorStore(index_store.path)
         self._encoder = encoder

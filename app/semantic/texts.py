@@ -90,7 +90,7 @@ def changed_turns(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
         q = _all(Query.term_query(schema, S.PATH, path), new)
         seen: set[int] = set()
         for addrs in _pages(searcher, q):
-            seen.update(S.turn_prompt_seq(tk or 0)
+            seen.update(S.turn_prompt_seq(int(tk or 0))
                         for tk in searcher.fast_field_values(S.TURN, addrs))
         out += [(path, seq) for seq in sorted(seen)]
     return out

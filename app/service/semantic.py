@@ -282,7 +282,7 @@ class SemanticMixin(ServiceBase):
         return _vectors_line(dense, getattr(self.live, "vectors", None))
 
     def status(self) -> M.Status:
-        st = super().status()  # type: ignore[safe-super]
+        st = super().status()
         st.semantic = self.semantic_status()
         return st
 

@@ -181,7 +181,7 @@ class ArchiveApp(App[None]):
 
     # ---- switching panes ----------------------------------------------------------
     def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)
-        self._switching_to = mode
+        self._switching_to: str | None = mode
         try:
             return super().switch_mode(mode)
         finally:

@@ -29,6 +29,7 @@ from importlib.metadata import version
 from types import CodeType
 from typing import Any, Self
 
+from rich.console import RenderableType
 from textual import events, messages
 from textual.app import App
 from textual.geometry import Region
@@ -285,12 +286,12 @@ def frames_drawn(app: App[Any], on_frame: Callable[[Screen[Any], bool], None]) -
     when Textual draws it while it holds a mode switch back (then throws it away)."""
     display = app._display
 
-    def drawn(screen: Screen[Any], update: Any) -> None:
+    def drawn(screen: Screen[Any], update: RenderableType | None) -> None:
         if update is not None:
             on_frame(screen, app._batch_count != 0)
         display(screen, update)
 
-    app._display = drawn  # type: ignore[method-assign]
+    app._display = drawn  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -26,6 +26,7 @@ Below 100 columns the facets are out of the way until ctrl+f brings them in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -116,7 +117,7 @@ class SearchScreen(HitOpening, PaneScreen):
         self._facets_key: object = None
         self._preview_timer: Timer | None = None
         self._facets_timer: Timer | None = None
-        self._search_args: tuple[int, tuple[object, ...]] = (0, ())
+        self._search_args: tuple[int, tuple[Any, ...]] = (0, ())
         """The token and the arguments of the last search started (for its facets)."""
         self._server_groups = True
         self._status_lines = 1
@@ -186,9 +187,10 @@ class SearchScreen(HitOpening, PaneScreen):
     def _search_now(self, token: int, text: str, project: str | None, kinds: list[str],
                     since: str | None, grouped: bool, all_kinds: bool,
                     facets: bool = True) -> None:
-        service = self.app.service  # type: ignore[attr-defined]
-        args = {"project": project, "kind": kinds or None, "since": since, "facets": facets,
-                "include_tool_results": all_kinds, "include_thinking": all_kinds}
+        service = self.app.service
+        args: dict[str, Any] = {
+            "project": project, "kind": kinds or None, "since": since, "facets": facets,
+            "include_tool_results": all_kinds, "include_thinking": all_kinds}
         try:
             groups = None
             if grouped and not text.strip():  # recent activity: one row per session
@@ -264,17 +266,17 @@ class SearchScreen(HitOpening, PaneScreen):
         if token != self._token or started != token:
             return  # a newer search is on its way: its results ask again
         text, project, kinds, since, _grouped, all_kinds = args
-        left_out = self._left_out(kinds, all_kinds)  # type: ignore[arg-type]
+        left_out = self._left_out(kinds, all_kinds)
         if left_out:  # count what the results hold (the service counts every kind)
             text = " ".join([str(text), *(f"-kind:{k}" for k in left_out)])
         self._run_facets(token, text, project, kinds, since, all_kinds)
 
     @work(thread=True, group="facets", exclusive=True, exit_on_error=False,
           description="Counting the facets")
-    def _run_facets(self, token: int, text: object, project: object, kinds: object,
-                    since: object, all_kinds: object) -> None:
+    def _run_facets(self, token: int, text: str, project: str | None, kinds: list[str],
+                    since: str | None, all_kinds: bool) -> None:
         try:  # the counts do not depend on grouping, the kinds asked for or the limit
-            page = self.app.service.search(  # type: ignore[attr-defined]
+            page = self.app.service.search(
                 text, limit=1, project=project, kind=kinds or None, since=since,
                 facets=True, include_tool_results=all_kinds, include_thinking=all_kinds)
         except ServiceError:
@@ -336,7 +338,7 @@ class SearchScreen(HitOpening, PaneScreen):
           description="Reading the preview")
     def _run_preview(self, hit: Hit) -> None:
         try:
-            ctx = self.app.service.context(hit.id, before=2, after=3,  # type: ignore[attr-defined]
+            ctx = self.app.service.context(hit.id, before=2, after=3,
                                            max_chars=700)
         except ServiceError:
             ctx = None

@@ -174,10 +174,10 @@ class LineTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self._rows)
 
-    def set_rows(self, rows: list[tuple[Cell, ...]], cursor: int = 0) -> None:
+    def set_rows(self, rows: Sequence[tuple[Cell, ...]], cursor: int = 0) -> None:
         """Replace the rows, put the cursor on row `cursor` and scroll to the top, as
         DataTable's `clear` and `add_row` do (no message: the owner knows what it showed)."""
-        self._rows = rows
+        self._rows = list(rows)
         self._cursor = max(0, min(cursor, len(rows) - 1))
         self._hover = None
         self._changed()
@@ -253,7 +253,7 @@ class LineTable(ScrollView, can_focus=True):
 
     def _scroll_to_row(self, row: int, animate: bool = False) -> None:
         # below the header, which stays put (DataTable's spacing)
-        self.scroll_to_region(Region(self.scroll_x, row + 1, 1, 1), animate=animate,
+        self.scroll_to_region(Region(int(self.scroll_x), row + 1, 1, 1), animate=animate,
                               spacing=Spacing(1, 0, 0, 0), force=True, immediate=True)
 
     # ---- drawing -------------------------------------------------------------------

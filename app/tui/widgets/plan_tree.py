@@ -140,7 +140,8 @@ class PlanTree(Tree[NodeKey]):
         # for every line of every rebuild: ~350 lines, ~5 ms of the first screen
         icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) \
             if node.allow_expand else ""
-        return cell_len(icon) + node.label.cell_len
+        label = node.label
+        return cell_len(icon) + (cell_len(label) if isinstance(label, str) else label.cell_len)
 
     def _on_resize(self, event: events.Resize) -> None:
         # Tree rebuilds its lines on every resize, but its lines are measured by their

@@ -79,7 +79,9 @@ class MemoryList(OptionList):
         self._drawn_width = self.scrollable_content_region.width
         return super().render_lines(crop)
 
-    def _on_resize(self, event: events.Resize) -> None:
+    # Textual calls the handler of each class in turn, each with the event if it takes it:
+    # OptionList's own (which takes none) still runs after this one.
+    def _on_resize(self, event: events.Resize) -> None:  # type: ignore[override]
         # OptionList drops its drawn options on every Resize, though they only depend
         # on the width (a taller or shorter pane, or the Resize that shows the list
         # after a frame drew it, would draw them all again)

@@ -46,7 +46,7 @@ class TimeJump(ReplayPart):
                    when: When) -> None:
         """Binary search on entry times, one single-entry read per step (~17 for 100k),
         and the first and last times, so that a time outside the transcript says so."""
-        service = self.app.service  # type: ignore[attr-defined]
+        service = self.app.service
 
         def stamps(start: int, limit: int) -> list[datetime]:
             page = service.transcript(session_id, agent_id=agent_id or None,

@@ -14,7 +14,7 @@ from ccarchive.service.naming import home_path
 from ccarchive.tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from ccarchive.tui.screens.pane import PaneScreen
 
 
 @dataclass
@@ -91,17 +91,20 @@ def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
     return out
 
 
-class ReplayPart:
+if TYPE_CHECKING:
+    _Screen = PaneScreen  # what a part reads of the screen it is mixed into
+else:
+    _Screen = object
+
+
+class ReplayPart(_Screen):
     """A part of the replay screen mixed into it (the time jump, resume and export): what
     it reads from the screen, declared once for type checkers."""
 
     if TYPE_CHECKING:
         stack: list[Place]
-        app: App[None]
 
         @property
         def place(self) -> Place | None: ...
         @property
         def view(self) -> TranscriptView: ...
-        def notify(self, message: str, *, title: str = "", severity: str = "information",
-                   timeout: float | None = None, markup: bool = True) -> None: ...

@@ -60,7 +60,7 @@ class ResumeAndExport(ReplayPart):
             subprocess.run([claude, "--resume", place.session_id], cwd=cwd, check=False)
 
     def _archive_root(self) -> Path:
-        return Path(self.app.service.root)  # type: ignore[attr-defined]
+        return Path(self.app.service.root)
 
     def action_export(self) -> None:
         place = self.place
@@ -96,7 +96,7 @@ class ResumeAndExport(ReplayPart):
           description="Exporting the transcript")
     def _run_export(self, path: Path, info: SessionInfo, agent_id: str, title: str) -> None:
         try:
-            n = export_markdown(self.app.service, info, agent_id, title, path,  # type: ignore
+            n = export_markdown(self.app.service, info, agent_id, title, path,
                                 archive_root=self._archive_root())
         except (ExportRefused, OSError) as exc:
             self.app.call_from_thread(self.notify, str(exc), title="Not exported",

@@ -140,7 +140,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
           description="Opening the transcript")
     def _run_open(self, key: int, session_id: str, agent_id: str, entry_id: str | None,
                   index: int) -> None:
-        service = self.app.service  # type: ignore[attr-defined]
+        service = self.app.service
         try:
             if entry_id:
                 sid, agent, index = service.entry_position(entry_id)
@@ -158,7 +158,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
     @work(thread=True, exclusive=True, group="transcript-open", exit_on_error=False,
           description="Finding the latest session")
     def _open_latest(self) -> None:
-        sessions = self.app.service.sessions(limit=1).sessions  # type: ignore[attr-defined]
+        sessions = self.app.service.sessions(limit=1).sessions
         if sessions:
             self.app.call_from_thread(self._open_if_empty, sessions[0].session_id)
 
@@ -209,7 +209,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
     @work(thread=True, group="transcript-pages", exit_on_error=False,
           description="Reading transcript entries")
     def _load_page(self, key: int, session_id: str, agent_id: str, page_no: int) -> None:
-        service = self.app.service  # type: ignore[attr-defined]
+        service = self.app.service
         page = service.transcript(session_id, agent_id=agent_id or None, start=page_no * PAGE,
                                   limit=PAGE)
         self.post_message(self.PageLoaded(key, page_no, page,
@@ -229,7 +229,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
     @work(thread=True, exclusive=True, group="transcript-hits", exit_on_error=False,
           description="Finding the search hits in this session")
     def _find_hits(self, key: int, session_id: str, agent_id: str, query: str) -> None:
-        service = self.app.service  # type: ignore[attr-defined]
+        service = self.app.service
         page = service.search(query, session_id=session_id, limit=200,
                               include_tool_results=True, include_thinking=True)
         positions = []
@@ -371,7 +371,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
             place = self.stack.pop()
             self._push(place, index=place.cursor)
         else:
-            self.app.go_back()  # type: ignore[attr-defined]
+            self.app.go_back()
 
     # ---- drawing -------------------------------------------------------------------
     def _render_title(self) -> None:
@@ -390,7 +390,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         if place is None or place.info is None:
             return
         info = message.info
-        sessions = getattr(info, "sessions", frozenset())
+        sessions: frozenset[str] = getattr(info, "sessions", frozenset())
         if sessions and place.session_id not in sessions:
             return
         self.view.forget_pages()
