@@ -131,7 +131,7 @@ def wait_for_workers():
     """Wait until an app's workers are done (cancelled exclusive workers included)."""
     from textual.worker import WorkerCancelled
 
-    async def wait(app) -> None:  # noqa: ANN001
+    async def wait(app) -> None:
         try:
             await app.workers.wait_for_complete()
         except WorkerCancelled:
@@ -148,7 +148,7 @@ def free_port() -> int:
 
 
 def wait_for_port(proc: subprocess.Popen, port: int, *, timeout: float = 30,
-                  why=lambda: "") -> None:  # noqa: ANN001
+                  why=lambda: "") -> None:
     """Wait until `proc` accepts connections on `port`; fail (with `why()`) if it exits
     or the time runs out."""
     deadline = time.monotonic() + timeout

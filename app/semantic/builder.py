@@ -63,7 +63,7 @@ class VectorBuilder:
         encoder: returns the encoder, loading it on first call (it may download).
     """
 
-    def __init__(self, index_store, encoder: Callable[[], TextEncoder]) -> None:  # noqa: ANN001
+    def __init__(self, index_store, encoder: Callable[[], TextEncoder]) -> None:
         self.index = index_store
         self.vectors = VectorStore(index_store.path)
         self._encoder = encoder
@@ -114,7 +114,7 @@ class VectorBuilder:
             finally:
                 self.state.running = False
 
-    def _changed(self, searcher, schema, gen: int, top: int,  # noqa: ANN001
+    def _changed(self, searcher, schema, gen: int, top: int,
                  hashes: dict[tuple[int, int], int]) -> list[T.Text]:
         out = []
         for path, seq in T.changed_turns(searcher, schema, gen, top):
@@ -203,7 +203,7 @@ class BackgroundBuilder:
                 log.warning("semantic vectors: %s", exc)
 
 
-def background_builder(index_store, settings, ready: Callable[[], bool]  # noqa: ANN001
+def background_builder(index_store, settings, ready: Callable[[], bool]
                        ) -> BackgroundBuilder:
     """The builder a live writer runs, its encoder loaded (or downloaded) on first need."""
     from ccarchive.semantic import load_encoder

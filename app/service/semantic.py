@@ -304,7 +304,7 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
                      "`ccarchive index --semantic`)")
     try:
         found = find_model(dense.settings.model_dir, dense.settings.data_dir)
-    except Exception as exc:  # noqa: BLE001 (a bad --semantic-model folder: say so)
+    except Exception as exc:  # a bad --semantic-model folder: say so
         found, parts = None, [*parts, f"model: {exc}"]
     if found is not None:
         parts.append(f"model from the {found[1]}")

@@ -180,7 +180,7 @@ class ArchiveApp(App[None]):
         self.post_message(IndexUpdated(info))  # type: ignore[arg-type]
 
     # ---- switching panes ----------------------------------------------------------
-    def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)
+    def switch_mode(self, mode: str):  # returns Textual's AwaitMount
         self._switching_to: str | None = mode
         try:
             return super().switch_mode(mode)

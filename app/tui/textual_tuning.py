@@ -113,7 +113,7 @@ class TunedScreen(Screen[None]):
     def __init__(
         self,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002
+        id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)

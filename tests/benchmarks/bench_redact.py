@@ -74,7 +74,7 @@ def corpus_texts(root: Path = REAL_CORPUS) -> list[str]:
     return texts
 
 
-def _cpu(fn, *args, rounds: int = 3) -> float:  # noqa: ANN001
+def _cpu(fn, *args, rounds: int = 3) -> float:
     best = float("inf")
     for _ in range(rounds):
         t0 = time.process_time()

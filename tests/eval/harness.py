@@ -123,7 +123,7 @@ def load_queries(manifest: Path, answers: Path) -> list[Query]:
     return queries
 
 
-def run_query(service, q: Query) -> Outcome:  # noqa: ANN001 (ArchiveService)
+def run_query(service, q: Query) -> Outcome:  # service: an ArchiveService
     page = service.search(q.q, limit=K, group_by_session=True)
     rank = None
     turn_found = False if q.turn else None
@@ -139,7 +139,7 @@ def run_query(service, q: Query) -> Outcome:  # noqa: ANN001 (ArchiveService)
     return Outcome(rank, turn_found)
 
 
-def evaluate(service, queries: list[Query]) -> Report:  # noqa: ANN001
+def evaluate(service, queries: list[Query]) -> Report:
     report = Report()
     for q in queries:
         report.add(q.cat, run_query(service, q))
@@ -171,7 +171,7 @@ def evaluate_seed(seed: int, workdir: Path, verbose: bool = False, size_mb: int 
     return report, _scored(service, queries, verbose), costs
 
 
-def _scored(service, queries: list[Query], verbose: bool) -> Report:  # noqa: ANN001
+def _scored(service, queries: list[Query], verbose: bool) -> Report:
     report = Report()
     for q in queries:
         o = run_query(service, q)
@@ -181,7 +181,7 @@ def _scored(service, queries: list[Query], verbose: bool) -> Report:  # noqa: AN
     return report
 
 
-def enable_semantic(service, root: Path, data: Path) -> dict:  # noqa: ANN001
+def enable_semantic(service, root: Path, data: Path) -> dict:
     """Build the vectors of `service`'s index and turn semantic search on; returns the
     costs: embedding time, texts, query encode time, memory, store size."""
     import time

@@ -57,7 +57,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory):
 _HELD: dict[int, set[str]] = {}
 
 
-def exposure(arc) -> Exposure:  # noqa: ANN001
+def exposure(arc) -> Exposure:
     """A checker of everything shown for the secrets planted in ``arc``."""
     ex = Exposure(arc.plants)
     if id(arc) not in _HELD:
@@ -159,7 +159,7 @@ def test_hook_and_export(planted, tmp_path: Path) -> None:
     _finish(ex, "hook+export")
 
 
-def _screen_text(app) -> str:  # noqa: ANN001
+def _screen_text(app) -> str:
     from ccarchive.tui.textual_tuning import screen_text
 
     return screen_text(app.screen)

@@ -876,7 +876,7 @@ def test_every_generated_shape_is_redacted_whole() -> None:
                 assert not left, (seed, name, planted.text, out)
 
 
-def _apply_spans(text: str, spans) -> str:  # noqa: ANN001
+def _apply_spans(text: str, spans) -> str:
     for s, e, kind in reversed(spans):
         text = text[:s] + marker(kind) + text[e:]
     return text

@@ -85,12 +85,12 @@ def append(path: Path, data: bytes) -> None:
         f.write(data)
 
 
-def found(service, word: str) -> int:  # noqa: ANN001
+def found(service, word: str) -> int:
     """How many entries a search for `word` finds."""
     return service.search(word, limit=50).total
 
 
-def all_ids(store) -> list[str]:  # noqa: ANN001
+def all_ids(store) -> list[str]:
     """The `id` of every document in the index (checkpoints and session docs included)."""
     store.reload()
     searcher = store.searcher()
@@ -99,14 +99,14 @@ def all_ids(store) -> list[str]:  # noqa: ANN001
     return [S.doc_id(searcher.doc(addr)) for _s, addr in res.hits]
 
 
-def assert_no_doubles(store) -> list[str]:  # noqa: ANN001
+def assert_no_doubles(store) -> list[str]:
     ids = all_ids(store)
     doubled = {k: n for k, n in Counter(ids).items() if n > 1}
     assert not doubled, f"documents indexed twice: {list(doubled.items())[:5]}"
     return ids
 
 
-def wait_for(cond, timeout: float = 15.0, every: float = 0.05) -> bool:  # noqa: ANN001
+def wait_for(cond, timeout: float = 15.0, every: float = 0.05) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():

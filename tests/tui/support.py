@@ -8,7 +8,7 @@ FOLLOWUP_SESSION = "f26dbc60-c2ae-4dc0-9c85-506dc31423a4"
 """Demo session "Parallelize tally directory walk" (it has a subagent)."""
 
 
-async def settle(app, pilot) -> None:  # noqa: ANN001
+async def settle(app, pilot) -> None:
     """Let workers finish and their messages land (three rounds: work begets work)."""
     for _ in range(3):
         await pilot.pause()
@@ -16,7 +16,7 @@ async def settle(app, pilot) -> None:  # noqa: ANN001
     await pilot.pause()
 
 
-async def first_frames(app, pilot, mode: str, probe) -> list:  # noqa: ANN001
+async def first_frames(app, pilot, mode: str, probe) -> list:
     """Switch to `mode` as its key does; for every frame then drawn of that pane:
     (1 for a frame drawn while Textual holds a mode switch back, then thrown away, else 0;
     `probe(screen)`)."""
@@ -25,7 +25,7 @@ async def first_frames(app, pilot, mode: str, probe) -> list:  # noqa: ANN001
     seen: list = []
     await settle(app, pilot)
 
-    def drawn(screen, held: bool) -> None:  # noqa: ANN001
+    def drawn(screen, held: bool) -> None:
         if screen is app.screen and app.current_mode == mode:
             seen.append((int(held), probe(screen)))
 
@@ -35,7 +35,7 @@ async def first_frames(app, pilot, mode: str, probe) -> list:  # noqa: ANN001
     return seen
 
 
-async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:  # noqa: ANN001
+async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:
     """Wait until the search pane shows the results of `query` and nothing is pending
     (on a loaded machine keystrokes collapse into follow-up searches that land later)."""
     import time

@@ -9,7 +9,7 @@ from tests.support.live_turns import NEW_SESSION, SESSION, append_turn, start_ne
 from tests.tui.support import SIZE, settle
 
 
-async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive) -> None:  # noqa: ANN001
+async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -42,7 +42,7 @@ async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive
         assert table.items[0].text.startswith("follow-up number 1")
 
 
-async def test_scrolling_up_pauses_and_end_resumes(app, live, demo_archive) -> None:  # noqa: ANN001
+async def test_scrolling_up_pauses_and_end_resumes(app, live, demo_archive) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("live")
         await settle(app, pilot)
@@ -64,8 +64,8 @@ async def test_scrolling_up_pauses_and_end_resumes(app, live, demo_archive) -> N
         assert "following" in str(marker.render())
 
 
-def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_snapshot(snap_compare, app) -> None:
+    async def run_before(pilot) -> None:
         await pilot.app.switch_mode("live")
         await settle(pilot.app, pilot)
 

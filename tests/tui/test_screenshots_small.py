@@ -23,7 +23,7 @@ SIZE = (80, 24)
     ("timeline", "timeline", ()),
     ("plans", "plans", ("down", "down", "enter")),
 ])
-async def test_small_screenshot(app, name: str, mode: str, keys: tuple[str, ...]) -> None:  # noqa: ANN001
+async def test_small_screenshot(app, name: str, mode: str, keys: tuple[str, ...]) -> None:
     SHOTS.mkdir(exist_ok=True)
     app.live.state.role = "writer"
     async with app.run_test(size=SIZE) as pilot:

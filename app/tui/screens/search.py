@@ -100,7 +100,7 @@ class SearchScreen(HitOpening, PaneScreen):
         hit_id: str
         context: ContextResult | None
 
-    def __init__(self, name: str | None = None, id: str | None = None,  # noqa: A002
+    def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.filters = Filters()
@@ -204,7 +204,7 @@ class SearchScreen(HitOpening, PaneScreen):
                     groups = page.groups
                 except ServiceError:
                     raise
-                except Exception:  # noqa: BLE001 - grouping failed in the service: do it here
+                except Exception:  # grouping failed in the service: do it here
                     self._server_groups = False
             if not grouped or not self._server_groups:
                 page = service.search(text, limit=RESULT_LIMIT, **args)

@@ -37,7 +37,7 @@ class HitPreview(ScrollView, can_focus=False):
     }
     """Styled from styles/search.tcss."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._source: tuple[Hit, ContextResult | None, tuple[str, ...]] | Text | None = None
         self._lines: list[Strip] = []
@@ -110,7 +110,7 @@ class HitPreview(ScrollView, can_focus=False):
 
     def _render_hit(self, hit: Hit, ctx: ContextResult | None,
                     terms: tuple[str, ...], *, width: int) -> RenderableType:
-        def st(name: str):  # noqa: ANN202
+        def st(name: str):
             return self.get_component_rich_style(f"hit-preview--{name}", partial=True)
 
         width = max(20, width - 2)

@@ -75,7 +75,7 @@ class KeyFooter(Widget, can_focus=False):
         "key-footer--separator",
     }
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._keys: tuple[_Key, ...] | None = None
         """Shown keys (left to right), None until read; the palette key is last."""

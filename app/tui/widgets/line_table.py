@@ -155,7 +155,7 @@ class LineTable(ScrollView, can_focus=True):
             return self.table
 
     def __init__(self, columns: Sequence[Column], *, zebra_stripes: bool = True,
-                 id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.columns = list(columns)
         self.zebra_stripes = zebra_stripes

@@ -28,7 +28,7 @@ from ccarchive.tui.widgets.line_table import Column, LineTable
 class ProjectTable(LineTable):
     """Project, sessions, last used, size and tokens; the cursor picks the project."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__([Column("project", 18), Column(Text("sessions", justify="right"), 8),
                           Column("last used", 9), Column(Text("size", justify="right"), 7),
                           Column(Text("tokens", justify="right"), 6)], id=id)
@@ -69,7 +69,7 @@ class MemoryList(OptionList):
     class OpenSummarySession(Message):
         session_id: str
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.files: list[MemoryFileInfo] = []
         self._drawn_width = -1

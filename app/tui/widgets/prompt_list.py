@@ -32,7 +32,7 @@ class PromptTable(LineTable):
     class NearEnd(Message):
         """The cursor is close to the last loaded row: load the next page."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         # the prompt takes the rest of the width: the cells cut themselves to it
         super().__init__([*(Column(label, width, drop=drop) for label, width, drop in FIXED),
                           Column("prompt", 60, flexible=True)], id=id)

@@ -152,7 +152,7 @@ class ResultList(ScrollView, can_focus=True):
 
         hit: Hit
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hits: list[Hit] = []
         """The hit behind each card (the best hit of a group in grouped mode)."""

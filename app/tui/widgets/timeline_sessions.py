@@ -44,7 +44,7 @@ class DaySessions(LineTable):
 
         session_id: str
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         # the title takes whatever width the other columns leave
         super().__init__([Column(label, width, flexible=key == "title", drop=DROP.get(key, 0))
                           for label, key, width in COLUMNS], id=id, classes=classes)

@@ -115,7 +115,7 @@ class TranscriptView(Widget, can_focus=True):
 
         index: int
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.total = 0
         """Entries in the transcript."""

@@ -86,7 +86,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         key: int
         hits: list[int]
 
-    def __init__(self, name: str | None = None, id: str | None = None,  # noqa: A002
+    def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.stack: list[Place] = []
