@@ -391,10 +391,10 @@ def bucket_window(end: date, kind: str, n: int) -> tuple[datetime, datetime]:
         lo = monday - timedelta(weeks=n - 1)
         return lo, monday + timedelta(weeks=1)
     first = end.replace(day=1)
-    lo = first
+    start = first
     for _ in range(n - 1):
-        lo = (lo - timedelta(days=1)).replace(day=1)
-    return datetime.combine(lo, time(), tzinfo=UTC), next_bucket(
+        start = (start - timedelta(days=1)).replace(day=1)
+    return datetime.combine(start, time(), tzinfo=UTC), next_bucket(
         datetime.combine(first, time(), tzinfo=UTC), "month")
 
 

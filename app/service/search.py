@@ -212,6 +212,7 @@ class SearchMixin(ServiceBase):
         groups: dict[object, list[tuple[float, Any]]] = {}
         # grouped by the session key column: only the hits shown are read from the store
         keys = searcher.fast_field_values(S.SKEY, [a for _, a in rows]) if rows else []
+        key: object  # a session key, or the document's address where there is none
         for (score, addr), key in zip(rows, keys, strict=True):
             key = key or (addr.segment_ord, addr.doc)  # no session: a group of its own
             if key not in groups:
@@ -260,8 +261,8 @@ class SearchMixin(ServiceBase):
             v = agg.get(name, {}).get("value")
             return datetime.fromtimestamp(v / 1e9, tz=UTC) if v else None
 
-        kinds = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
-        return M.Facets(projects=counts("projects"), kinds=kinds, first=when("first"),
+        by_kind = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
+        return M.Facets(projects=counts("projects"), kinds=by_kind, first=when("first"),
                         last=when("last"))
 
 

@@ -270,7 +270,7 @@ class SessionsMixin(ServiceBase):
         epoch = datetime.min.replace(tzinfo=UTC)
         groups.sort(key=lambda g: g.timestamp or epoch, reverse=True)
         page = M.SearchPage(query="", total=total, groups=groups[:limit])
-        page.hits = [g.hits[0] for g in page.groups]
+        page.hits = [g.hits[0] for g in groups[:limit]]
         if facets:
             page.facets = self.search("", limit=1, facets=True, **args).facets
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
