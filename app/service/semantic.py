@@ -282,7 +282,7 @@ class SemanticMixin(ServiceBase):
         return _vectors_line(dense, getattr(self.live, "vectors", None))
 
     def status(self) -> M.Status:
-        st = super().status()
+        st = super().status()  # SessionsMixin's, by the MRO
         st.semantic = self.semantic_status()
         return st
 
