@@ -12,6 +12,7 @@ import re
 from dataclasses import FrozenInstanceError
 
 from ccarchive.index import schema as S
+from ccarchive.text import clip
 
 # ---- limits ------------------------------------------------------------------------
 MAX_QUERY_CHARS = 4000
@@ -24,6 +25,9 @@ MAX_DEPTH = 16
 """Nesting of parentheses; deeper ones are flattened (keeps recursion and the query small)."""
 MAX_FILTER_CHARS = 100
 """Filter values compile to regexes, which Tantivy caps at 1000 automaton states."""
+
+QUOTED_CHARS = 40
+"""A piece of the query quoted in a warning is cut to this many characters."""
 
 # ---- field filters -----------------------------------------------------------------
 FILTER_FIELDS = (
@@ -53,7 +57,7 @@ _OPERATORS = {"AND", "OR", "NOT"}
 _FIELD_RE = re.compile(r"([A-Za-z]+):")
 
 
-class _Value:
+class Value:
     """An immutable value: compared, hashed and shown by its fields (its `__slots__`,
     each also annotated in the class body for type checkers), like a frozen dataclass
     (`Word(text='a', prefix=False)`).
@@ -90,11 +94,11 @@ class _Value:
         return self.__class__, self._fields()  # copy and pickle (setattr would refuse)
 
 
-_set = object.__setattr__
+set_field = object.__setattr__
 
 
 # ---- stage 1a: tokens --------------------------------------------------------------
-class Token(_Value):
+class Token(Value):
     """A lexical token. `kind` is one of WORD PHRASE FIELD LPAREN RPAREN AND OR NOT MINUS
     PLUS."""
 
@@ -111,11 +115,11 @@ class Token(_Value):
 
     def __init__(self, kind: str, text: str = "", field: str = "", quoted: bool = False,
                  raw: str = "") -> None:
-        _set(self, "kind", kind)
-        _set(self, "text", text)
-        _set(self, "field", field)
-        _set(self, "quoted", quoted)
-        _set(self, "raw", raw)
+        set_field(self, "kind", kind)
+        set_field(self, "text", text)
+        set_field(self, "field", field)
+        set_field(self, "quoted", quoted)
+        set_field(self, "raw", raw)
 
 
 def tokenize(text: str, warnings: list[str]) -> list[Token]:
@@ -209,8 +213,8 @@ def _read_phrase(text: str, i: int, warnings: list[str]) -> tuple[str, int]:
     if end < 0:
         value = text[i + 1:]
         warnings.append(
-            f'the quote before "{_clip(value)}" is never closed; the rest of the query '
-            "was read as one phrase"
+            f'the quote before "{clip(value, QUOTED_CHARS)}" is never closed; the rest of the '
+            "query was read as one phrase"
         )
         return value, len(text)
     return text[i + 1:end], end + 1
@@ -233,8 +237,3 @@ def _read_word(text: str, i: int) -> tuple[str, int]:
             local -= 1
         i += 1
     return text[start:i], i
-
-
-
-def _clip(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
