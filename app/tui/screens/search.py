@@ -39,12 +39,11 @@ from textual.widgets import Input, Static
 
 from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
-from ccarchive.tui.messages import IndexUpdated
+from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
-from ccarchive.tui.screens.search_open import HitOpening
 from ccarchive.tui.screens.search_status import left_out_kinds, status_text
 from ccarchive.tui.widgets.facet_list import FacetList, Filters
-from ccarchive.tui.widgets.hit_preview import HitPreview
+from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
 from ccarchive.tui.widgets.status_header import ArchiveHeader
@@ -55,7 +54,7 @@ GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
 
 
-class SearchScreen(HitOpening, PaneScreen):
+class SearchScreen(PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
     BINDINGS = [
@@ -438,3 +437,33 @@ class SearchScreen(HitOpening, PaneScreen):
     def _index_updated(self, message: IndexUpdated) -> None:
         message.stop()
         self._search()  # ResultList.show keeps the cursor on the same hit
+
+    # ---- where a hit opens ---------------------------------------------------------
+    # A transcript entry in Replay at that entry, a typed prompt at the prompt entry it
+    # became in its session, a plan or a memory file selected in its pane.
+    def open_hit(self, hit: Hit) -> None:
+        """Open a hit where it lives."""
+        query = self.query_text or None
+        if hit.kind in TRANSCRIPT_KINDS and hit.session_id:
+            self.post_message(OpenSession(hit.session_id, entry_id=hit.id,
+                                          agent_id=hit.agent_id or None, query=query))
+        elif hit.kind == "history" and hit.session_id:
+            self._open_history(hit, query)
+        elif hit.kind == "plan" and hit.path:
+            self.post_message(OpenItem("plans", hit.path, hit.project))
+        elif hit.kind == "memory" and hit.path:
+            self.post_message(OpenItem("projects", hit.path, hit.project))
+        else:
+            self.notify("This hit has no transcript to open.", severity="warning")
+
+    @work(thread=True, group="open-history", exclusive=True, exit_on_error=False,
+          description="Finding the prompt in its session")
+    def _open_history(self, hit: Hit, query: str | None) -> None:
+        """A typed prompt opens its session at the prompt entry it became."""
+        service = self.app.service
+        try:
+            text = service.entries([hit.id], max_chars=2_000)[0].text
+        except ServiceError:
+            text = hit.snippet
+        entry = service.prompt_entry(hit.session_id, text, hit.timestamp)
+        self.post_message(OpenSession(hit.session_id, entry_id=entry, query=query))

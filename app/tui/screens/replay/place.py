@@ -5,16 +5,12 @@ status (playing or paused, speed, entry, time, search hits)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from ccarchive.service.models import SessionInfo
 from ccarchive.service.naming import home_path
 from ccarchive.tui.widgets.transcript_view import TranscriptView
-
-if TYPE_CHECKING:
-    from ccarchive.tui.screens.pane import PaneScreen
 
 
 @dataclass
@@ -89,22 +85,3 @@ def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
         out.append(f"  ·  {label} ", "bold yellow")
         out.append(f"for “{place.query}” (n/N)", "dim")
     return out
-
-
-if TYPE_CHECKING:
-    _Screen = PaneScreen  # what a part reads of the screen it is mixed into
-else:
-    _Screen = object
-
-
-class ReplayPart(_Screen):
-    """A part of the replay screen mixed into it (the time jump, resume and export): what
-    it reads from the screen, declared once for type checkers."""
-
-    if TYPE_CHECKING:
-        stack: list[Place]
-
-        @property
-        def place(self) -> Place | None: ...
-        @property
-        def view(self) -> TranscriptView: ...

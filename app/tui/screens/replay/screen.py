@@ -3,19 +3,23 @@
 The screen is thin: `TranscriptView` draws (virtualised), this screen fetches pages of
 entries (with the structured inputs of their tool calls) in thread workers, runs the
 replay clock, and keeps a stack of open transcripts so that a subagent opens on top of
-its session and Escape goes back. Jumping to a time (`jump`), resuming and
-exporting (`resume_export`) are mixed in from their own modules; the title
-and status lines are drawn by `place`.
+its session and Escape goes back. It also jumps to a time, resumes the session in
+Claude Code and exports it as Markdown; the title and status lines are drawn by `place`.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.markup import escape
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
@@ -25,16 +29,29 @@ from ccarchive.service.models import SessionInfo, TranscriptPage
 from ccarchive.service.tool_calls import SUBAGENT_TOOLS
 from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
-from ccarchive.tui.screens.replay.jump import TimeJump
 from ccarchive.tui.screens.replay.place import Place, status_text, title_text
-from ccarchive.tui.screens.replay.resume_export import ResumeAndExport
-from ccarchive.tui.screens.replay.time_jump import SPEEDS, replay_delay
+from ccarchive.tui.screens.replay.time_jump import (
+    SPEEDS,
+    JumpOutcome,
+    When,
+    jump_outcome,
+    parse_jump,
+    replay_delay,
+)
+from ccarchive.tui.transcript_export import (
+    ExportRefused,
+    default_export_dir,
+    export_markdown,
+    export_name,
+    export_target,
+)
+from ccarchive.tui.widgets.ask_dialog import AskDialog
 from ccarchive.tui.widgets.key_footer import KeyFooter
-from ccarchive.tui.widgets.status_header import ArchiveHeader
+from ccarchive.tui.widgets.status_header import ArchiveHeader, short_path
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 
 
-class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
+class ReplayScreen(PaneScreen):
     """Replay one session (or one of its subagents).
 
     Its way back out of the first transcript is the pane that opened it
@@ -394,3 +411,137 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         if sessions and place.session_id not in sessions:
             return
         self.view.forget_pages()
+
+    # ---- jumping to a time (`t`): the parsing and the wording are in `time_jump` -----
+    def action_jump_time(self) -> None:
+        self.app.push_screen(AskDialog(
+            "Jump to a time", placeholder="14:05   +10m   2026-11-14 14:05",
+            help="A clock time (local, on the current entry's day), a time after the "
+                 "start (+10m, +1h30m), or a date and time."), self._jump_answered)
+
+    def _jump_answered(self, answer: str | None) -> None:
+        place = self.place
+        if not answer or place is None or place.info is None:
+            return
+        cur = self.view.entry(self.view.cursor)
+        first = self.view.entry(0)
+        start = (first.timestamp if first and first.timestamp else None) \
+            or place.info.first_activity
+        try:
+            when = parse_jump(answer, cur.timestamp if cur else None, start)
+        except ValueError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self._find_time(place.key, place.session_id, place.agent_id, self.view.total, when)
+
+    @work(thread=True, exclusive=True, group="transcript-jump", exit_on_error=False,
+          description="Finding the time in the transcript")
+    def _find_time(self, key: int, session_id: str, agent_id: str, total: int,
+                   when: When) -> None:
+        """Binary search on entry times, one single-entry read per step (~17 for 100k),
+        and the first and last times, so that a time outside the transcript says so."""
+        service = self.app.service
+
+        def stamps(start: int, limit: int) -> list[datetime]:
+            page = service.transcript(session_id, agent_id=agent_id or None,
+                                      start=max(0, start), limit=max(1, limit), max_chars=1)
+            return [e.timestamp for e in page.entries if e.timestamp is not None]
+
+        lo, hi = 0, max(0, total - 1)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            ts = stamps(mid, 1)
+            if ts and ts[0] < when.at:
+                lo = mid + 1
+            else:
+                hi = mid
+        head, tail, found = stamps(0, 20), stamps(total - 20, 20), stamps(lo, 1)
+        outcome = jump_outcome(when, lo, found[0] if found else None, total,
+                               head[0] if head else None, tail[-1] if tail else None)
+        self.app.call_from_thread(self._time_found, key, outcome)
+
+    def _time_found(self, key: int, outcome: JumpOutcome) -> None:
+        place = self.place
+        if place is not None and key == place.key:  # still the transcript it was asked in
+            self.view.move_cursor(outcome.index)
+            self.notify(outcome.message, severity="warning" if outcome.moved_to_end
+                        else "information", timeout=6 if outcome.moved_to_end else 3,
+                        markup=False)
+
+    # ---- resuming in Claude Code (`c`, `R`) and exporting as Markdown (`e`) ---------
+    # An export path is checked before anything is written (`export_target`): one inside
+    # the archive is refused with the reason, and the dialog comes back with the default
+    # place outside it.
+    def _resume_command(self) -> str | None:
+        place = self.place
+        return f"claude --resume {place.session_id}" if place else None
+
+    def action_copy_resume(self) -> None:
+        cmd = self._resume_command()
+        if cmd is None:
+            return
+        self.app.copy_to_clipboard(cmd)
+        where = self.place.info.project if self.place and self.place.info else ""
+        self.notify(f"Copied: {cmd}" + (f"\nRun it in {short_path(where)} (R does)."
+                                        if where else ""), title="Resume", timeout=6,
+                    markup=False)
+
+    def action_run_resume(self) -> None:
+        place = self.place
+        if place is None or place.info is None:
+            return
+        claude = shutil.which("claude")
+        if claude is None:
+            self.notify("`claude` is not on PATH; c copies the command instead.",
+                        severity="error")
+            return
+        cwd = place.info.project if place.info.project and Path(place.info.project).is_dir() \
+            else None
+        with self.app.suspend():
+            subprocess.run([claude, "--resume", place.session_id], cwd=cwd, check=False)
+
+    def _archive_root(self) -> Path:
+        return Path(self.app.service.root)
+
+    def action_export(self) -> None:
+        place = self.place
+        if place is None or place.info is None:
+            return
+        self._ask_export(str(default_export_dir(self._archive_root())
+                             / export_name(place.info, place.agent_id)))
+
+    def _ask_export(self, value: str, refused: str = "") -> None:
+        help_text = "The whole transcript, full texts (read back from the archive). " \
+                    "Never inside the archive."
+        self.app.push_screen(AskDialog(
+            "Export as Markdown to", value=value,
+            help=f"⚠ {escape(refused)}\nHere instead?" if refused else help_text),
+            self._export_answered)
+
+    def _export_answered(self, answer: str | None) -> None:
+        place = self.place
+        if not answer or place is None or place.info is None:
+            return
+        root = self._archive_root()
+        name = export_name(place.info, place.agent_id)
+        try:
+            path = export_target(answer, root, name)
+        except ExportRefused as exc:  # say why, and offer the default place
+            self.notify(str(exc), title="Not exported", severity="error", timeout=8,
+                        markup=False)
+            self._ask_export(str(default_export_dir(root) / name), refused=str(exc))
+            return
+        self._run_export(path, place.info, place.agent_id, place.title)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False,
+          description="Exporting the transcript")
+    def _run_export(self, path: Path, info: SessionInfo, agent_id: str, title: str) -> None:
+        try:
+            n = export_markdown(self.app.service, info, agent_id, title, path,
+                                archive_root=self._archive_root())
+        except (ExportRefused, OSError) as exc:
+            self.app.call_from_thread(self.notify, str(exc), title="Not exported",
+                                      severity="error", markup=False)
+            return
+        self.app.call_from_thread(self.notify, f"{n:,} entries written to {path}",
+                                  title="Exported", markup=False)
