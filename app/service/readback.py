@@ -32,7 +32,7 @@ class ReadbackMixin(ServiceBase):
     """Entries by id, context, transcripts, positions and the live tail."""
     def _subagent_links(self, sid: str) -> dict[str, str]:
         """Spawning tool_use id -> subagent id of a session, cached until the next commit:
-        the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""
+        the Task/Agent call is indexed before its subagent is known (docs/format.md §9.2)."""
         with self._lock:
             if self._links_gen != self.generation:
                 self._links = {}
