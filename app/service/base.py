@@ -1,10 +1,10 @@
 """What every part of the query service stands on: the index handle and its query helpers.
 
-`ArchiveService` is composed of one mixin per kind of question (`search`, `excerpts`,
-`readback`, `sessions`, `browse`); each subclasses `ServiceBase`, which holds the state they
-share (the store, the archive root, redaction, the caches and their lock) and the small
-helpers that build tantivy queries and read stored values. Names with a leading underscore
-here are private to the `ccarchive.service` package, not to this module.
+`ArchiveService` is composed of one mixin per kind of question (`search`, `finding`,
+`semantic`, `excerpts`, `readback`, `sessions`, `browse`); each subclasses `ServiceBase`,
+which holds the state they share (the store, the archive root, redaction, the caches and
+their lock) and the small helpers that build tantivy queries and read stored values. Names
+with a leading underscore here are private to the `ccarchive.service` package, not to this module.
 """
 
 from __future__ import annotations

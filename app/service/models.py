@@ -1,18 +1,18 @@
 """Typed results of the query service: what the TUI shows, the CLI prints and MCP serves.
 
-One set of models for all three front ends, so they cannot drift apart; MCP turns them
-into output schemas as they are. Every text that can be huge carries `truncated` and a
-way to read on (`next_char` / a cursor), because outputs are bounded.
+One set of models for all three front ends, so they cannot drift apart; MCP builds its
+compact views (`ccarchive.mcp_server.models`) from them. Every text that can be huge
+carries `truncated` and a way to read on (`next_char` / a cursor), because outputs are bounded.
 
 They are plain dataclasses, not pydantic models: building ~25 pydantic classes costs
 ~200 ms at import, which alone would break the 100 ms budget of `ccarchive search
 --json`; orjson serialises dataclasses and datetimes natively, and the MCP server
-(where pydantic is loaded anyway) derives its output schemas from them.
+(where pydantic is loaded anyway) declares its own compact pydantic views of them.
 
 Only the search results are defined here. The models of the other calls (sessions,
 transcripts, plans, memory files, history, timeline, status) live in
 `ccarchive.service.browse_models` and are imported from here as usual (`from
-app.service.models import Entry`, `M.SessionInfo`): that module is loaded on first use.
+ccarchive.service.models import Entry`, `M.SessionInfo`): that module is loaded on first use.
 Creating a dataclass costs ~0.5 ms on CPython 3.11 (each generated method is compiled
 from source), so the 18 models that `ccarchive search` never builds would add ~9 ms to
 its start.

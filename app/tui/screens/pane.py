@@ -1,4 +1,4 @@
-"""What the part-2 panes (timeline, plans, projects, prompts, live) share as screens."""
+"""What every pane (search, replay, timeline, plans, projects, prompts, live) shares as a screen."""
 
 from __future__ import annotations
 
