@@ -222,3 +222,48 @@ def test_slug_follows_github() -> None:
 def test_section_refs_parse_ranges_and_forms() -> None:
     text = "see docs/format.md §4–§9 and (FORMAT.md §6.2) or format.md §15 reports; not §7 alone"
     assert _section_refs(text) == ["4", "9", "6.2", "15"]
+
+
+# In ARCHITECTURE.md a paragraph that opens with **`app/<folder>/`** names its modules
+# relative to that folder (`store.py`, `screens/pane.py`, `redact/engine.py`).
+FOLDER_PARAGRAPH = re.compile(r"^\*\*`((?:app|tests|styles)(?:/[\w.-]+)*/?)`\*\*")
+MODULE_PATH = re.compile(r"`([\w./-]+(?:\.(?:py|tcss|toml|md|json|typed)|/))`")
+
+
+def _architecture_paths() -> list[tuple[str, Path]]:
+    """Each path ARCHITECTURE.md names, with the folder it is named relative to."""
+    text = _without_code_blocks(ARCHITECTURE.read_text(encoding="utf-8"))
+    named, base = [], ROOT / "app"
+    for paragraph in re.split(r"\n\s*\n", text):
+        m = FOLDER_PARAGRAPH.match(paragraph.strip())
+        base = ROOT / m.group(1) if m else ROOT / "app"
+        named.extend((token, base) for token in MODULE_PATH.findall(paragraph))
+    return named
+
+
+def _architecture_path_exists(token: str, base: Path) -> bool:
+    rel = token.rstrip("/")
+    if (ROOT / rel).exists() or (base / rel).exists():
+        return True
+    # a module of a subpackage named by its own name (`engine.py` under `redact/`)
+    return any(p.as_posix().endswith("/" + rel) for p in base.rglob(Path(rel).name))
+
+
+def test_architecture_names_only_what_exists() -> None:
+    named = _architecture_paths()
+    assert len(named) > 40, "ARCHITECTURE.md should name the modules it describes"
+    missing = [
+        f"{token} (under {base.relative_to(ROOT)})"
+        for token, base in named
+        if not _architecture_path_exists(token, base)
+    ]
+    assert not missing, "ARCHITECTURE.md names paths that do not exist:\n" + "\n".join(missing)
+
+
+def test_architecture_where_a_new_thing_goes_is_true() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Where a new thing goes", 1)[1].split("\n## ", 1)[0]
+    tokens = [t for t in MODULE_PATH.findall(section) if "<" not in t]
+    assert len(tokens) >= 8, "the section should name the files a new thing touches"
+    missing = [t for t in tokens if not _architecture_path_exists(t, ROOT / "app")]
+    assert not missing, f"'Where a new thing goes' names paths that do not exist: {missing}"
