@@ -493,7 +493,8 @@ def hook() -> None:
 
     Each reads the hook's JSON on stdin and prints hook output on stdout. They only
     read the existing index (never index, never wait): with no index they print
-    nothing. Install them in ~/.claude/settings.json (see the README).
+    nothing. Install them with the plugin, or in ~/.claude/settings.json
+    (docs/hooks-and-plugin.md).
     """
 
 

@@ -1,9 +1,9 @@
 """What every part of the query service stands on: the index handle and its query helpers.
 
-`ArchiveService` is composed of one mixin per kind of question (`search`, `excerpts`,
-`readback`, `sessions`, `browse`); each subclasses `ServiceBase`, which holds the state they
-share (the store, the archive root, redaction, the caches and their lock) and the small
-helpers that build tantivy queries and read stored values.
+`ArchiveService` is composed of one mixin per kind of question (`search`, `session_ranking`,
+`semantic`, `excerpts`, `readback`, `sessions`, `browse`); each subclasses `ServiceBase`,
+which holds the state they share (the store, the archive root, redaction, the caches and
+their lock) and the small helpers that build tantivy queries and read stored values.
 """
 
 from __future__ import annotations

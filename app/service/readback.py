@@ -46,7 +46,7 @@ class ReadbackMixin(ServiceBase):
         return tool_summaries(calls, self.tool_inputs(calls) if calls else {})
     def _subagent_links(self, sid: str) -> dict[str, str]:
         """Spawning tool_use id -> subagent id of a session, cached until the next commit:
-        the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""
+        the Task/Agent call is indexed before its subagent is known (docs/format.md §9.2)."""
         with self._lock:
             if self._links_gen != self.generation:
                 self._links = {}

@@ -1,4 +1,4 @@
-"""Short human figures for the part-2 panes (tokens, durations, ages, projects, models).
+"""Short human figures for the panes (tokens, durations, ages, projects, models).
 
 Also the panes' clock: relative times and "active in the last minutes" read `now()`,
 which tests pin to the demo archive's fixed "now" so snapshots never depend on the day.

@@ -1,6 +1,6 @@
 """Export a transcript as Markdown, never into the archive.
 
-ccarchive promises never to write under the archive (README, "Read-only"). An export path
+ccarchive promises never to write under the archive (docs/reliability.md). An export path
 is typed by a person, often relative to a working directory that may be the archive
 itself (`cd ~/.claude && ccarchive`), or through a symlink into it. So every path is
 resolved (symlinks too) and refused when it lands under the archive root, and the

@@ -1,6 +1,6 @@
 """The demo archive is what newcomers see first and what screenshots are made from, so it
 must be stable (same `now`, same bytes) and faithful to the on-disk format: these tests
-check the structural rules a real `~/.claude` follows (docs FORMAT.md) on the generated
+check the structural rules a real `~/.claude` follows (docs/format.md) on the generated
 files, independently of the indexer. Its stories are package data (app/demo/data), so the
 last tests check that an installed package finds them and that the script format refuses
 what it does not understand.

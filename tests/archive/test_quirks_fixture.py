@@ -1,5 +1,5 @@
 """The hand-written quirks archive (tests/archive/fixtures/quirks): one file per record type and
-on-disk quirk of FORMAT.md, each with the counts a correct reader must produce
+on-disk quirk of docs/format.md, each with the counts a correct reader must produce
 (EXPECTED.json, written by hand beside each file)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Benchmark: each part-2 pane's first screen on a large archive (target <= 150 ms).
+"""Benchmark: each browsing pane's first screen on a large archive (target <= 150 ms).
 
 Not a timed test: it measures and prints. Point it at an indexed archive:
 

@@ -1,6 +1,6 @@
 """Navigation that lands where it says: hits open their item (not the pane's first), Replay
 goes back to the pane it came from, typed prompts open at that prompt, keys typed in a
-list reach the query, and every key the README lists for Prompts and Timeline works."""
+list reach the query, and every key docs/app.md lists for Prompts and Timeline works."""
 
 from __future__ import annotations
 
