@@ -43,6 +43,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.eval.blind import (
+    ArchiveKey,
+    BlindReport,
+    evaluate_blind,
+    format_blind,
+    load_blind,
+)
+
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "queries.jsonl"
 SHARED = HERE.parents[2] / "shared"
@@ -223,6 +231,45 @@ def enable_semantic(service, root: Path, data: Path) -> dict:  # noqa: ANN001
             "store_mb": round(sum(p.stat().st_size for p in store.iterdir()) / 1e6, 2)}
 
 
+def blind_seed(seed: int, workdir: Path, size_mb: int, semantic: bool,
+               verbose: bool = False) -> tuple[BlindReport, BlindReport | None, dict]:
+    """The blind set (`blind.py`) on one seed's archive, words only and, with `semantic`,
+    with the vectors built and semantic search on; and what the vectors cost."""
+    from tests.conftest import build_index
+
+    root, manifest, _answers = build_archive(seed, workdir / f"s{seed}", size_mb)
+    service = build_index(root, workdir / f"s{seed}" / "data")
+    key = ArchiveKey(root, manifest)
+    queries = load_blind()
+    words = evaluate_blind(service, key, queries, verbose)
+    if not semantic:
+        return words, None, {}
+    costs = enable_semantic(service, root, workdir / f"s{seed}" / "data")
+    return words, evaluate_blind(service, key, queries, verbose), costs
+
+
+def main_blind(args: argparse.Namespace, workdir: Path) -> None:
+    total, total_sem, costs = BlindReport(), BlindReport(), []
+    for seed in args.seeds:
+        words, sem, cost = blind_seed(seed, workdir, args.size_mb, args.semantic,
+                                      args.verbose)
+        total.extend(words)
+        if sem is not None:
+            total_sem.extend(sem)
+        costs.append(cost)
+        if not args.json:
+            print(f"seed {seed}, words only\n{format_blind(words.table())}\n")
+            if sem is not None:
+                print(f"seed {seed}, semantic\n{format_blind(sem.table())}\n{cost}\n")
+    if args.json:
+        print(json.dumps({"words": total.table(), "semantic": total_sem.table(),
+                          "costs": costs}, indent=1))
+        return
+    print(f"all seeds {args.seeds}, words only\n{format_blind(total.table())}")
+    if args.semantic:
+        print(f"\nall seeds {args.seeds}, semantic\n{format_blind(total_sem.table())}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
@@ -232,8 +279,13 @@ def main() -> None:
     ap.add_argument("--size-mb", type=int, default=50)
     ap.add_argument("--semantic", action="store_true",
                     help="Also score with semantic search on, and print what it costs.")
+    ap.add_argument("--blind", action="store_true",
+                    help="Score the blind set (blind_queries.jsonl) instead, by turn.")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ccarchive-eval-"))
+    if args.blind:
+        main_blind(args, workdir)
+        return
     total, total_sem, costs = Report(), Report(), []
     for seed in args.seeds:
         rep, sem, cost = evaluate_seed(seed, workdir, args.verbose, args.size_mb,
