@@ -43,6 +43,14 @@ TITLE_WEIGHT = 1.0
 """A session title's match counts as much as one term's best entry."""
 PROMPT_CHARS = 300
 """How much of a turn's prompt a result shows."""
+SPARE_TURNS = 2
+"""Turns read beyond those shown, so that one answering can move up past one that does
+not (`_answering_first`)."""
+ASIDE_KINDS = frozenset({S.HISTORY, S.PLAN, S.MEMORY, S.SUMMARY})
+"""Kinds outside the conversation's turns: a history line repeats a prompt the session
+has, a plan or a summary retells it."""
+COMMAND_OUTPUT = ("<bash-stdout>", "<bash-input>", "<bash-stderr>", "<local-command-stdout>")
+"""How a prompt that is a command's output, not a question, begins (`!cmd`, `/cmd`)."""
 
 
 @dataclass
@@ -127,14 +135,17 @@ class FindingMixin(ServiceBase):
             self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
+        keep = max(1, per_group)
         picked = [(score, s, [(t, self._answer_doc(searcher, t))
                               for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
-                              [:max(1, per_group)] if t.best[1] is not None])
+                              [:keep + SPARE_TURNS] if t.best[1] is not None])
                   for score, s in shown]
-        self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
-                              if rows)
         prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
                                                 for _sc, _s, rows in picked for t, doc in rows])
+        picked = [(score, s, _answering_first(rows, prompts)[:keep])
+                  for score, s, rows in picked]
+        self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
+                              if rows)
         page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
                        for score, s, rows in picked]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
@@ -263,6 +274,29 @@ class FindingMixin(ServiceBase):
     def _clip_prompt(self, text: str) -> str:
         flat = " ".join(self._red(text).split())
         return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS - 1] + "…"
+
+
+def _answering_first(rows: list[tuple[_Turn, tantivy.Document]],
+                     prompts: dict[tuple[str, int], tantivy.Document]
+                     ) -> list[tuple[_Turn, tantivy.Document]]:
+    """A session's turns in the order shown: by score, but a turn shown by something
+    outside the conversation (a history line, a plan, a summary) or opened by a command's
+    output (bash mode, a local command: no question, nothing answered) after the turns
+    that asked and were answered, when there are such turns."""
+    def aside(row: tuple[_Turn, tantivy.Document]) -> bool:
+        t, doc = row
+        if _first(doc, S.KIND) in ASIDE_KINDS:
+            return True
+        pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
+            prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+        text = _first(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
+        return text.startswith(COMMAND_OUTPUT)
+
+    marks = [aside(r) for r in rows]
+    if all(marks):
+        return rows
+    return [r for r, m in zip(rows, marks, strict=True) if not m] + \
+        [r for r, m in zip(rows, marks, strict=True) if m]
 
 
 def _term_hits(searcher: tantivy.Searcher, q: Query,

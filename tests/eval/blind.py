@@ -12,7 +12,9 @@ shared with the session: `blind_words.py`, checked by `test_blind_set.py`).
 A generated archive clones each source several times with new ids, so an answer is
 found in the archive through the manifest (`out` file -> `src` file) and through line
 numbers: a clone keeps its source's lines one for one, so the answering turn is a range
-of lines, from the turn's prompt to the answering entry. A session shown in the top 10
+of lines, from the prompt a person typed that opened it (a compaction summary, a
+command's expansion or a skill's body opens no turn: the typed prompt before it does) to
+the answering entry. A session shown in the top 10
 counts when it is a clone of an answering source; its turn counts when a turn shown for
 it starts inside that range (the index may open a turn at an entry after the human
 prompt, such as a task notification, before the answer).
@@ -112,8 +114,28 @@ def load_blind(path: Path = BLIND) -> list[BlindQuery]:
     return out
 
 
-def _line_of_uuid(path: Path) -> dict[str, int]:
-    out: dict[str, int] = {}
+def _typed_by_a_person(entry: dict) -> bool:
+    """A user entry a person typed: not a tool result, not injected by the harness (a
+    slash command's expansion, a skill's body: `isMeta`; a background task's
+    notification), not a compaction summary, not the note of an interruption."""
+    if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
+        return False
+    content = (entry.get("message") or {}).get("content")
+    if isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return False
+        content = " ".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return isinstance(content, str) and not content.lstrip().startswith(_NOT_TYPED)
+
+
+_NOT_TYPED = ("This session is being continued from a previous conversation",
+              "<task-notification>", "[Request interrupted by user")
+
+
+def _read_source(path: Path) -> tuple[dict[str, int], list[int]]:
+    """A source transcript's line of each uuid, and the lines of its typed prompts."""
+    lines: dict[str, int] = {}
+    typed: list[int] = []
     with path.open(encoding="utf-8", errors="replace") as handle:
         for i, line in enumerate(handle):
             try:
@@ -121,8 +143,10 @@ def _line_of_uuid(path: Path) -> dict[str, int]:
             except ValueError:
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("uuid"), str):
-                out.setdefault(entry["uuid"], i)
-    return out
+                lines.setdefault(entry["uuid"], i)
+                if _typed_by_a_person(entry):
+                    typed.append(i)
+    return lines, typed
 
 
 class ArchiveKey:
@@ -141,7 +165,7 @@ class ArchiveKey:
             if row.get("role") == "main" and row.get("sessionId"):
                 self.session_src[row["sessionId"]] = src
         self._starts: dict[str, list[int]] = {}
-        self._uuids: dict[str, dict[str, int]] = {}
+        self._sources: dict[str, tuple[dict[str, int], list[int]]] = {}
 
     def sources(self) -> set[str]:
         return set(self.session_src.values())
@@ -160,11 +184,16 @@ class ArchiveKey:
         return bisect.bisect_right(starts, offset) - 1
 
     def span(self, a: Answer) -> tuple[int, int]:
-        """The answering turn as source lines: its prompt's to its answer's."""
-        lines = self._uuids.get(a.src)
-        if lines is None:
-            lines = self._uuids[a.src] = _line_of_uuid(REAL / a.src)
-        return lines[a.turn], lines[a.answer]
+        """The answering turn as source lines: from the prompt a person typed that opened
+        it (the one named, or the last typed before it when the one named is a
+        compaction summary or a command's expansion) to the answering entry."""
+        got = self._sources.get(a.src)
+        if got is None:
+            got = self._sources[a.src] = _read_source(REAL / a.src)
+        lines, typed = got
+        start = lines[a.turn]
+        opened = [t for t in typed if t <= start]
+        return (opened[-1] if opened else start), lines[a.answer]
 
 
 def _hit_line(key: ArchiveKey, hit) -> tuple[str, int] | None:  # noqa: ANN001 (Hit)
