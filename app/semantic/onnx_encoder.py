@@ -35,14 +35,15 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def graph_path(data_dir: Path) -> Path:
+def graph_path(data_dir: Path, quantized: bool = False) -> Path:
     """Where the graph is kept: named by the pinned weights it is written from (those of
     any folder the model is found in, once checked) and the graph's version."""
     from ccarchive.semantic.model_files import cache_dir
     from ccarchive.semantic.onnx_graph import GRAPH_VERSION
 
     weights = FILES["model.safetensors"][:16]
-    return cache_dir(data_dir) / "onnx" / f"minilm-{weights}-g{GRAPH_VERSION}.onnx"
+    name = f"minilm-{weights}-g{GRAPH_VERSION}{'-int8' if quantized else ''}.onnx"
+    return cache_dir(data_dir) / "onnx" / name
 
 
 def _stamp(path: Path) -> str:
@@ -62,23 +63,36 @@ def _recorded(path: Path, sidecar: Path) -> bool:
         return False
 
 
-def ensure_graph(model_dir: Path, data_dir: Path) -> Path:
+def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Path:
     """The graph's file, written first if it is missing or is not the file recorded
-    beside it (its sha256; its size and time, to skip the hash)."""
-    path = graph_path(data_dir)
+    beside it (its sha256; its size and time, to skip the hash). The int8 graph is
+    quantized from the float one (onnxruntime's dynamic quantization)."""
+    path = graph_path(data_dir, quantized)
     sidecar = path.with_suffix(".sha256")
     if path.is_file() and _recorded(path, sidecar):
         return path
-    weights = model_dir / "model.safetensors"
-    got = _sha256(weights)
-    if got != FILES["model.safetensors"]:
-        raise ModelError(f"{weights} is not the pinned all-MiniLM-L6-v2 weights (sha256 "
-                         f"{got}, expected {FILES['model.safetensors']}): not used")
-    from ccarchive.semantic.onnx_graph import build_model
-
-    data = build_model(model_dir).SerializeToString()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    if quantized:
+        from onnx import TensorProto
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        source = ensure_graph(model_dir, data_dir)
+        try:
+            quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8,
+                             extra_options={"DefaultTensorType": TensorProto.FLOAT})
+            data = tmp.read_bytes()
+        finally:
+            tmp.unlink(missing_ok=True)
+    else:
+        weights = model_dir / "model.safetensors"
+        got = _sha256(weights)
+        if got != FILES["model.safetensors"]:
+            raise ModelError(f"{weights} is not the pinned all-MiniLM-L6-v2 weights (sha256 "
+                             f"{got}, expected {FILES['model.safetensors']}): not used")
+        from ccarchive.semantic.onnx_graph import build_model
+
+        data = build_model(model_dir).SerializeToString()
     tmp.write_bytes(data)
     os.replace(tmp, path)
     side_tmp = sidecar.with_name(f".{sidecar.name}.tmp{os.getpid()}")
@@ -90,12 +104,13 @@ def ensure_graph(model_dir: Path, data_dir: Path) -> Path:
 class OnnxEncoder:
     """all-MiniLM-L6-v2 on onnxruntime (thread-safe, as `Encoder`)."""
 
-    def __init__(self, model_dir: Path, data_dir: Path, threads: int = THREADS) -> None:
+    def __init__(self, model_dir: Path, data_dir: Path, threads: int = THREADS,
+                 quantized: bool = False) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.model_dir = Path(model_dir)
-        self.path = ensure_graph(self.model_dir, data_dir)
+        self.path = ensure_graph(self.model_dir, data_dir, quantized)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, min(threads, os.cpu_count() or 1))
         opts.inter_op_num_threads = 1

@@ -26,6 +26,7 @@ the first turn shown), all over every query of the category.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -132,6 +133,7 @@ _NOT_TYPED = ("This session is being continued from a previous conversation",
               "<task-notification>", "[Request interrupted by user")
 
 
+@functools.lru_cache(maxsize=64)
 def _read_source(path: Path) -> tuple[dict[str, int], list[int]]:
     """A source transcript's line of each uuid, and the lines of its typed prompts."""
     lines: dict[str, int] = {}
