@@ -79,8 +79,12 @@ def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Pa
 
         source = ensure_graph(model_dir, data_dir)
         try:
-            quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8,
-                             extra_options={"DefaultTensorType": TensorProto.FLOAT})
+            quantize_dynamic(
+                str(source),
+                str(tmp),
+                weight_type=QuantType.QInt8,
+                extra_options={"DefaultTensorType": TensorProto.FLOAT},
+            )
             data = tmp.read_bytes()
         finally:
             tmp.unlink(missing_ok=True)
@@ -88,8 +92,10 @@ def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Pa
         weights = model_dir / "model.safetensors"
         got = _sha256(weights)
         if got != FILES["model.safetensors"]:
-            raise ModelError(f"{weights} is not the pinned all-MiniLM-L6-v2 weights (sha256 "
-                             f"{got}, expected {FILES['model.safetensors']}): not used")
+            raise ModelError(
+                f"{weights} is not the pinned all-MiniLM-L6-v2 weights (sha256 "
+                f"{got}, expected {FILES['model.safetensors']}): not used"
+            )
         from ccarchive.semantic.onnx_graph import build_model
 
         data = build_model(model_dir).SerializeToString()
@@ -104,8 +110,9 @@ def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Pa
 class OnnxEncoder:
     """all-MiniLM-L6-v2 on onnxruntime (thread-safe, as `Encoder`)."""
 
-    def __init__(self, model_dir: Path, data_dir: Path, threads: int = THREADS,
-                 quantized: bool = False) -> None:
+    def __init__(
+        self, model_dir: Path, data_dir: Path, threads: int = THREADS, quantized: bool = False
+    ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -115,8 +122,9 @@ class OnnxEncoder:
         opts.intra_op_num_threads = max(1, min(threads, os.cpu_count() or 1))
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(self.path), opts,
-                                            providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(
+            str(self.path), opts, providers=["CPUExecutionProvider"]
+        )
         tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         tok.no_padding()
         tok.enable_truncation(MAX_TOKENS)
@@ -149,7 +157,6 @@ class OnnxEncoder:
         ids = np.zeros((len(batch), n), dtype=np.int32)
         mask = np.zeros((len(batch), n), dtype=np.int32)
         for i, t in enumerate(batch):
-            ids[i, :len(t)] = t
-            mask[i, :len(t)] = 1
+            ids[i, : len(t)] = t
+            mask[i, : len(t)] = 1
         return self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
-

@@ -15,9 +15,6 @@ quantization: weights int8, activations quantized per batch); `quantize` says wh
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -49,54 +46,102 @@ def build_model(model_dir: Path):  # -> onnx.ModelProto
         inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
         return name
 
-    def node(op: str, inputs: list[str], outputs: list[str], domain: str = "",
-             **attrs: object) -> None:
-        nodes.append(helper.make_node(op, inputs, outputs, name=f"{op}_{len(nodes)}",
-                                      domain=domain, **attrs))
+    def node(
+        op: str, inputs: list[str], outputs: list[str], domain: str = "", **attrs: object
+    ) -> None:
+        nodes.append(
+            helper.make_node(op, inputs, outputs, name=f"{op}_{len(nodes)}", domain=domain, **attrs)
+        )
 
     ms = "com.microsoft"
-    node("EmbedLayerNormalization",
-         ["input_ids", "", const("word", w["embeddings.word_embeddings.weight"]),
-          # every token is of type 0: its embedding is folded into the positions' (the
-          # operator's segment input would need a tensor of zeros from the caller)
-          const("pos", w["embeddings.position_embeddings.weight"] +
-                w["embeddings.token_type_embeddings.weight"][0]), "",
-          const("emb_g", w["embeddings.LayerNorm.weight"]),
-          const("emb_b", w["embeddings.LayerNorm.bias"]), "attention_mask"],
-         ["h0", "mask_index"], domain=ms, epsilon=EPS)
+    node(
+        "EmbedLayerNormalization",
+        [
+            "input_ids",
+            "",
+            const("word", w["embeddings.word_embeddings.weight"]),
+            # every token is of type 0: its embedding is folded into the positions' (the
+            # operator's segment input would need a tensor of zeros from the caller)
+            const(
+                "pos",
+                w["embeddings.position_embeddings.weight"]
+                + w["embeddings.token_type_embeddings.weight"][0],
+            ),
+            "",
+            const("emb_g", w["embeddings.LayerNorm.weight"]),
+            const("emb_b", w["embeddings.LayerNorm.bias"]),
+            "attention_mask",
+        ],
+        ["h0", "mask_index"],
+        domain=ms,
+        epsilon=EPS,
+    )
     x = "h0"
     layers = 1 + max(int(k.split(".")[2]) for k in w if k.startswith("encoder.layer."))
     for i in range(layers):
         p, a = f"encoder.layer.{i}.", f"encoder.layer.{i}.attention."
         qkv_w = np.concatenate([w[a + f"self.{n}.weight"] for n in ("query", "key", "value")]).T
         qkv_b = np.concatenate([w[a + f"self.{n}.bias"] for n in ("query", "key", "value")])
-        node("Attention", [x, const(f"l{i}_qkv_w", qkv_w), const(f"l{i}_qkv_b", qkv_b),
-                           "mask_index"], [f"l{i}_ctx"], domain=ms, num_heads=HEADS)
-        node("MatMul", [f"l{i}_ctx", const(f"l{i}_out_w", w[a + "output.dense.weight"].T)],
-             [f"l{i}_att"])
-        node("SkipLayerNormalization",
-             [f"l{i}_att", x, const(f"l{i}_ln1_g", w[a + "output.LayerNorm.weight"]),
-              const(f"l{i}_ln1_b", w[a + "output.LayerNorm.bias"]),
-              const(f"l{i}_out_b", w[a + "output.dense.bias"])], [f"l{i}_x1"],
-             domain=ms, epsilon=EPS)
-        node("MatMul", [f"l{i}_x1", const(f"l{i}_ff_w", w[p + "intermediate.dense.weight"].T)],
-             [f"l{i}_ff"])
-        node("BiasGelu", [f"l{i}_ff", const(f"l{i}_ff_b", w[p + "intermediate.dense.bias"])],
-             [f"l{i}_gelu"], domain=ms)
-        node("MatMul", [f"l{i}_gelu", const(f"l{i}_ff2_w", w[p + "output.dense.weight"].T)],
-             [f"l{i}_ff2"])
-        node("SkipLayerNormalization",
-             [f"l{i}_ff2", f"l{i}_x1", const(f"l{i}_ln2_g", w[p + "output.LayerNorm.weight"]),
-              const(f"l{i}_ln2_b", w[p + "output.LayerNorm.bias"]),
-              const(f"l{i}_ff2_b", w[p + "output.dense.bias"])], [f"l{i}_out"],
-             domain=ms, epsilon=EPS)
+        node(
+            "Attention",
+            [x, const(f"l{i}_qkv_w", qkv_w), const(f"l{i}_qkv_b", qkv_b), "mask_index"],
+            [f"l{i}_ctx"],
+            domain=ms,
+            num_heads=HEADS,
+        )
+        node(
+            "MatMul",
+            [f"l{i}_ctx", const(f"l{i}_out_w", w[a + "output.dense.weight"].T)],
+            [f"l{i}_att"],
+        )
+        node(
+            "SkipLayerNormalization",
+            [
+                f"l{i}_att",
+                x,
+                const(f"l{i}_ln1_g", w[a + "output.LayerNorm.weight"]),
+                const(f"l{i}_ln1_b", w[a + "output.LayerNorm.bias"]),
+                const(f"l{i}_out_b", w[a + "output.dense.bias"]),
+            ],
+            [f"l{i}_x1"],
+            domain=ms,
+            epsilon=EPS,
+        )
+        node(
+            "MatMul",
+            [f"l{i}_x1", const(f"l{i}_ff_w", w[p + "intermediate.dense.weight"].T)],
+            [f"l{i}_ff"],
+        )
+        node(
+            "BiasGelu",
+            [f"l{i}_ff", const(f"l{i}_ff_b", w[p + "intermediate.dense.bias"])],
+            [f"l{i}_gelu"],
+            domain=ms,
+        )
+        node(
+            "MatMul",
+            [f"l{i}_gelu", const(f"l{i}_ff2_w", w[p + "output.dense.weight"].T)],
+            [f"l{i}_ff2"],
+        )
+        node(
+            "SkipLayerNormalization",
+            [
+                f"l{i}_ff2",
+                f"l{i}_x1",
+                const(f"l{i}_ln2_g", w[p + "output.LayerNorm.weight"]),
+                const(f"l{i}_ln2_b", w[p + "output.LayerNorm.bias"]),
+                const(f"l{i}_ff2_b", w[p + "output.dense.bias"]),
+            ],
+            [f"l{i}_out"],
+            domain=ms,
+            epsilon=EPS,
+        )
         x = f"l{i}_out"
     # masked mean over the tokens, then L2 normalisation
     node("Cast", ["attention_mask"], ["mask_f"], to=TensorProto.FLOAT)
     node("Unsqueeze", ["mask_f", const("axis2", np.array([2], np.int64))], ["mask_3d"])
     node("Mul", [x, "mask_3d"], ["masked"])
-    node("ReduceSum", ["masked", const("axis1", np.array([1], np.int64))], ["summed"],
-         keepdims=0)
+    node("ReduceSum", ["masked", const("axis1", np.array([1], np.int64))], ["summed"], keepdims=0)
     node("ReduceSum", ["mask_f", "axis1"], ["count"], keepdims=1)
     node("Max", ["count", const("one", np.array(1e-9, np.float32))], ["count_pos"])
     node("Div", ["summed", "count_pos"], ["mean"])
@@ -105,15 +150,20 @@ def build_model(model_dir: Path):  # -> onnx.ModelProto
     node("Div", ["mean", "norm_pos"], ["sentence_embedding"])
     dim = w["embeddings.word_embeddings.weight"].shape[1]
     graph = helper.make_graph(
-        nodes, "all-MiniLM-L6-v2",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT32, ["batch", "tokens"]),
-         helper.make_tensor_value_info("attention_mask", TensorProto.INT32,
-                                       ["batch", "tokens"])],
-        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT,
-                                       ["batch", dim])],
-        inits)
-    model = helper.make_model(graph, producer_name="ccarchive", producer_version=str(
-        GRAPH_VERSION), opset_imports=[helper.make_opsetid("", OPSET),
-                                       helper.make_opsetid(ms, 1)])
+        nodes,
+        "all-MiniLM-L6-v2",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT32, ["batch", "tokens"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT32, ["batch", "tokens"]),
+        ],
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", dim])],
+        inits,
+    )
+    model = helper.make_model(
+        graph,
+        producer_name="ccarchive",
+        producer_version=str(GRAPH_VERSION),
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(ms, 1)],
+    )
     model.ir_version = 8
     return model

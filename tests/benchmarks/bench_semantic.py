@@ -36,8 +36,7 @@ from tests.eval import harness
 
 pytestmark = pytest.mark.benchmark
 
-BUDGET = {"texts_per_s": 40, "load_ms": 300, "query_ms": 5, "build_peak_mb": 500,
-          "cli_ratio": 1.5}
+BUDGET = {"texts_per_s": 40, "load_ms": 300, "query_ms": 5, "build_peak_mb": 500, "cli_ratio": 1.5}
 
 
 def _texts(n: int = 96) -> list[str]:
@@ -54,9 +53,13 @@ def _texts(n: int = 96) -> list[str]:
                 continue
             msg = e.get("message") if isinstance(e, dict) else None
             content = msg.get("content") if isinstance(msg, dict) else None
-            text = content if isinstance(content, str) else " ".join(
-                b.get("text", "") for b in content or [] if isinstance(b, dict)) \
-                if isinstance(content, list) else ""
+            text = (
+                content
+                if isinstance(content, str)
+                else " ".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+                if isinstance(content, list)
+                else ""
+            )
             if e.get("type") == "user" and text.strip():
                 prompt = " ".join(text.split())[:700]
             elif e.get("type") == "assistant" and len(text) > 400 and prompt:
@@ -72,10 +75,11 @@ def _encoders(model_dir: Path, data_dir: Path) -> dict:
     from ccarchive.semantic.onnx_encoder import OnnxEncoder
 
     made = {}
-    for name, make in (("numpy", lambda: Encoder(model_dir)),
-                       ("onnxruntime", lambda: OnnxEncoder(model_dir, data_dir)),
-                       ("onnxruntime-int8", lambda: OnnxEncoder(model_dir, data_dir,
-                                                                 quantized=True))):
+    for name, make in (
+        ("numpy", lambda: Encoder(model_dir)),
+        ("onnxruntime", lambda: OnnxEncoder(model_dir, data_dir)),
+        ("onnxruntime-int8", lambda: OnnxEncoder(model_dir, data_dir, quantized=True)),
+    ):
         make()  # the graph written once (cached in the data dir), not timed
         t = time.perf_counter()
         enc = make()
@@ -84,9 +88,17 @@ def _encoders(model_dir: Path, data_dir: Path) -> dict:
 
 
 def _peak_mb(code: str) -> float:
-    out = subprocess.run([sys.executable, "-c", code + "\nimport resource, sys\n"
-                          "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code + "\nimport resource, sys\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return int(out.stdout.split()[-1]) / 1024
 
 
@@ -113,28 +125,51 @@ def test_semantic_budgets(tmp_path: Path) -> None:
             t = time.perf_counter()
             enc.encode([w])
             q.append((time.perf_counter() - t) * 1000)
-        report[name] = {"texts_per_s": round(rate, 1), "load_ms": round(load_ms),
-                        "query_ms": round(statistics.median(q), 2),
-                        "tokens_mean": round(statistics.mean(len(i) for i in ids)),
-                        "cos_to_numpy_min": round(float((vecs * ref).sum(1).min()), 4)}
+        report[name] = {
+            "texts_per_s": round(rate, 1),
+            "load_ms": round(load_ms),
+            "query_ms": round(statistics.median(q), 2),
+            "tokens_mean": round(statistics.mean(len(i) for i in ids)),
+            "cos_to_numpy_min": round(float((vecs * ref).sum(1).min()), 4),
+        }
     size = int(os.environ.get("CCARCHIVE_BENCH_SEM_MB", "30"))
     base = Path(os.environ.get("CCARCHIVE_BENCH_DIR", "/tmp/ccarchive-bench")) / f"sem{size}"
     root, _manifest, _answers = harness.build_archive(3, base, size)
-    index = (f"from pathlib import Path\nfrom tests.conftest import build_index\n"
-             f"svc = build_index(Path({str(root)!r}), Path({str(base / 'data')!r}))")
+    index = (
+        f"from pathlib import Path\nfrom tests.conftest import build_index\n"
+        f"svc = build_index(Path({str(root)!r}), Path({str(base / 'data')!r}))"
+    )
     report["index_only_peak_mb"] = round(_peak_mb(index))
     build = index + (
         "\nfrom ccarchive.config import Settings\nfrom ccarchive.semantic import load_encoder\n"
         "from ccarchive.semantic.builder import VectorBuilder\nimport time\n"
         f"s = Settings(Path({str(root)!r}), Path({str(base / 'data')!r}), semantic=True)\n"
         "t = time.perf_counter(); n = VectorBuilder(svc.store, lambda: load_encoder(s))"
-        ".update(); print(n, time.perf_counter() - t)")
+        ".update(); print(n, time.perf_counter() - t)"
+    )
     report["build_peak_mb"] = round(_peak_mb(build))
-    exe = [sys.executable, "-m", "ccarchive", "search", "--archive", str(root),
-           "--data-dir", str(base / "data"), "--json", "--limit", "10"]
+    exe = [
+        sys.executable,
+        "-m",
+        "ccarchive",
+        "search",
+        "--archive",
+        str(root),
+        "--data-dir",
+        str(base / "data"),
+        "--json",
+        "--limit",
+        "10",
+    ]
     words, sem = [], []
-    for q in ["why did the browser tests fail", "tokenizer on vercel", "install with uv",
-              "dialyzer false positive", "timeline group colour", "cache version tests"]:
+    for q in [
+        "why did the browser tests fail",
+        "tokenizer on vercel",
+        "install with uv",
+        "dialyzer false positive",
+        "timeline group colour",
+        "cache version tests",
+    ]:
         for flag, out in (([], words), (["--semantic"], sem)):
             t = time.perf_counter()
             subprocess.run([*exe, *flag, q], check=True, capture_output=True)

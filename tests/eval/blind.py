@@ -78,30 +78,37 @@ class BlindReport:
 
     def table(self) -> list[dict]:
         cats = [c for c in CATEGORIES if c in self.rows] + sorted(
-            c for c in self.rows if c not in CATEGORIES)
+            c for c in self.rows if c not in CATEGORIES
+        )
         everything = [o for c in cats for o in self.rows[c]]
         out = []
         for cat, rows in [*((c, self.rows[c]) for c in cats), ("ALL", everything)]:
             found = [o for o in rows if o.rank is not None]
             n = len(rows) or 1
-            out.append({
-                "category": cat, "n": len(rows),
-                "recall@10": sum(o.rank is not None for o in rows) / n,
-                "mrr@10": sum(1 / o.rank for o in found) / n,
-                "hit@1": sum(o.rank == 1 for o in rows) / n,
-                "turn@10": sum(o.turn_shown for o in found) / n,
-                "turn@1st": sum(o.turn_first for o in found) / n,
-            })
+            out.append(
+                {
+                    "category": cat,
+                    "n": len(rows),
+                    "recall@10": sum(o.rank is not None for o in rows) / n,
+                    "mrr@10": sum(1 / o.rank for o in found) / n,
+                    "hit@1": sum(o.rank == 1 for o in rows) / n,
+                    "turn@10": sum(o.turn_shown for o in found) / n,
+                    "turn@1st": sum(o.turn_first for o in found) / n,
+                }
+            )
         return out
 
 
 def format_blind(table: list[dict]) -> str:
-    lines = [f"{'category':<10} {'n':>4} {'R@10':>6} {'MRR@10':>7} {'hit@1':>6} "
-             f"{'Turn@10':>8} {'Turn@1st':>9}"]
-    for r in table:
-        lines.append(f"{r['category']:<10} {r['n']:>4} {r['recall@10']:>6.2f} "
-                     f"{r['mrr@10']:>7.2f} {r['hit@1']:>6.2f} {r['turn@10']:>8.2f} "
-                     f"{r['turn@1st']:>9.2f}")
+    lines = [
+        f"{'category':<10} {'n':>4} {'R@10':>6} {'MRR@10':>7} {'hit@1':>6} "
+        f"{'Turn@10':>8} {'Turn@1st':>9}"
+    ]
+    lines += [
+        f"{r['category']:<10} {r['n']:>4} {r['recall@10']:>6.2f} {r['mrr@10']:>7.2f} "
+        f"{r['hit@1']:>6.2f} {r['turn@10']:>8.2f} {r['turn@1st']:>9.2f}"
+        for r in table
+    ]
     return "\n".join(lines)
 
 
@@ -110,8 +117,7 @@ def load_blind(path: Path = BLIND) -> list[BlindQuery]:
     for line in path.read_text().splitlines():
         if line.strip():
             d = json.loads(line)
-            out.append(BlindQuery(d["id"], d["cat"], d["q"],
-                                  [Answer(**a) for a in d["answers"]]))
+            out.append(BlindQuery(d["id"], d["cat"], d["q"], [Answer(**a) for a in d["answers"]]))
     return out
 
 
@@ -129,8 +135,11 @@ def _typed_by_a_person(entry: dict) -> bool:
     return isinstance(content, str) and not content.lstrip().startswith(_NOT_TYPED)
 
 
-_NOT_TYPED = ("This session is being continued from a previous conversation",
-              "<task-notification>", "[Request interrupted by user")
+_NOT_TYPED = (
+    "This session is being continued from a previous conversation",
+    "<task-notification>",
+    "[Request interrupted by user",
+)
 
 
 @functools.lru_cache(maxsize=64)
@@ -219,19 +228,24 @@ def run_blind(service, key: ArchiveKey, q: BlindQuery) -> BlindOutcome:  # noqa:
             continue
         spans = [key.span(a) for a in q.answers if a.src == src]
         shown = [_hit_line(key, h) for h in group.hits]
-        ok = [s is not None and s[0] == src and any(lo <= s[1] <= hi for lo, hi in spans)
-              for s in shown]
+        ok = [
+            s is not None and s[0] == src and any(lo <= s[1] <= hi for lo, hi in spans)
+            for s in shown
+        ]
         return BlindOutcome(i, any(ok), bool(ok) and ok[0])
     return BlindOutcome(None, False, False)
 
 
-def evaluate_blind(service, key: ArchiveKey, queries: list[BlindQuery],  # noqa: ANN001
-                   verbose: bool = False) -> BlindReport:
+def evaluate_blind(
+    service,
+    key: ArchiveKey,
+    queries: list[BlindQuery],  # noqa: ANN001
+    verbose: bool = False,
+) -> BlindReport:
     report = BlindReport()
     for q in queries:
         o = run_blind(service, key, q)
         report.add(q, o)
         if verbose and (o.rank != 1 or not o.turn_first):
-            print(f"  {q.id:<4} rank={o.rank} turn_shown={o.turn_shown} "
-                  f"first={o.turn_first} {q.q}")
+            print(f"  {q.id:<4} rank={o.rank} turn_shown={o.turn_shown} first={o.turn_first} {q.q}")
     return report

@@ -14,14 +14,15 @@ from pathlib import Path
 
 FUNCTION_WORDS = frozenset(
     """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing don down during each even ever every few for
-    from further get got had has have having he her here hers him his how i if in into is it its itself
-    just let like made make many may me might more most much must my no nor not now of off on once one
-    only or other our ours out over own same she should so some such than that the their theirs them
-    then there these they this those through to too under until up upon us very via was we were what
-    when where which while who whom why will with within without would yet you your yours instead
-    rather just each every thing things something anything way ways really still already again whether
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing don down during each
+    even ever every few for from further get got had has have having he her here hers him
+    his how i if in into is it its itself just let like made make many may me might more
+    most much must my no nor not now of off on once one only or other our ours out over own
+    same she should so some such than that the their theirs them then there these they this
+    those through to too under until up upon us very via was we were what when where which
+    while who whom why will with within without would yet you your yours instead rather just
+    each every thing things something anything way ways really still already again whether
     """.split()
 )
 
@@ -37,9 +38,7 @@ def stem(word: str) -> str:
 
 
 def content_stems(text: str) -> set[str]:
-    return {
-        stem(w) for w in _WORD.findall(text.lower()) if len(w) > 3 and w not in FUNCTION_WORDS
-    }
+    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) > 3 and w not in FUNCTION_WORDS}
 
 
 def _strings(value, out: list[str]) -> None:

@@ -14,8 +14,9 @@ from tests.conftest import MAKE_ARCHIVE, build_index
 from tests.eval import blind, harness
 from tests.eval.blind_words import shared_content_words
 
-pytestmark = pytest.mark.skipif(not MAKE_ARCHIVE.exists() or not blind.REAL.exists(),
-                                reason="needs ../shared/corpus")
+pytestmark = pytest.mark.skipif(
+    not MAKE_ARCHIVE.exists() or not blind.REAL.exists(), reason="needs ../shared/corpus"
+)
 
 QUERIES = blind.load_blind()
 
@@ -76,9 +77,13 @@ def scored(tmp_path_factory: pytest.TempPathFactory):
 def test_every_category_clears_its_floor(scored: blind.BlindReport) -> None:
     table = {r["category"]: r for r in scored.table()}
     print("\n" + blind.format_blind(list(table.values())))
-    low = {cat: (round(table[cat]["recall@10"], 2), round(table[cat]["mrr@10"], 2),
-                 round(table[cat]["turn@10"], 2))
-           for cat, (r, m, t) in FLOORS.items()
-           if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m
-           or table[cat]["turn@10"] < t}
+    low = {
+        cat: (
+            round(table[cat]["recall@10"], 2),
+            round(table[cat]["mrr@10"], 2),
+            round(table[cat]["turn@10"], 2),
+        )
+        for cat, (r, m, t) in FLOORS.items()
+        if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m or table[cat]["turn@10"] < t
+    }
     assert not low, f"below the floor: {low}"

@@ -36,7 +36,7 @@ def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:  # noqa:
     np.testing.assert_allclose((got * want).sum(1), 1.0, atol=1e-4)
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     for vec, ref in zip(onnx_encoder.encode(list(REFERENCE)), REFERENCE.values(), strict=True):
-        np.testing.assert_allclose(vec[:len(ref)], ref, atol=5e-5)
+        np.testing.assert_allclose(vec[: len(ref)], ref, atol=5e-5)
 
 
 def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:  # noqa: ANN001
@@ -47,7 +47,8 @@ def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:  # noqa
 
 
 def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
-        model_dir: Path, tmp_path: Path) -> None:
+    model_dir: Path, tmp_path: Path
+) -> None:
     first = ensure_graph(model_dir, tmp_path / "a")
     again = ensure_graph(model_dir, tmp_path / "b")
     assert first.read_bytes() == again.read_bytes()  # deterministic
@@ -59,8 +60,7 @@ def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
     assert ensure_graph(model_dir, tmp_path / "a").read_bytes() == again.read_bytes()
 
 
-def test_weights_that_are_not_the_pinned_ones_are_refused(model_dir: Path,
-                                                          tmp_path: Path) -> None:
+def test_weights_that_are_not_the_pinned_ones_are_refused(model_dir: Path, tmp_path: Path) -> None:
     fake = tmp_path / "model"
     shutil.copytree(model_dir, fake)
     with (fake / "model.safetensors").open("r+b") as f:
