@@ -30,7 +30,7 @@ from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import encode_cursor
-from ccarchive.service.semantic import Dense, mix
+from ccarchive.service.semantic import Dense, dense_weight, mix
 
 TERM_POOL = 200
 """Best hits read per term. A rare term's hits all fit; a common term's best few hundred
@@ -129,6 +129,8 @@ class FindingMixin(ServiceBase):
         if dense is not None:  # sessions found by meaning alone, shown by their best turn
             for key, turn, addr in dense.entrants:
                 sessions[key] = _Session(key, turns=[_Turn(key, turn, best=(0.0, addr))])
+        if dense is not None:
+            dense.weight = dense_weight(dense.weight, word_coverage(sessions, weights))
         ranked = _rank(sessions, dense)
         shown = ranked[offset:offset + limit]
         if dense is not None:  # each session shown also shows its turn closest in meaning
@@ -309,6 +311,21 @@ def _term_hits(searcher: tantivy.Searcher, q: Query,
     addrs = [a for _s, a in hits]
     return (hits, searcher.fast_field_values(S.SKEY, addrs),
             searcher.fast_field_values(S.TURN, addrs), searcher.fast_field_values(S.RANK, addrs))
+
+
+def word_coverage(sessions: dict[Any, _Session], weights: list[float]) -> float:
+    """How much of the query the words found at best: the largest share of the query's
+    term weights (idf) that one session's best turn holds. A question asked with its own
+    words is covered well somewhere; a reworded one is matched in a few common words."""
+    total = sum(weights)
+    if not total or not sessions:
+        return 0.0
+    best = 0.0
+    for s in sessions.values():
+        for t in s.turns:
+            got = sum(weights[i] for i in t.per_term if 0 <= i < len(weights))
+            best = max(best, got)
+    return best / total
 
 
 def _rank(sessions: dict[Any, _Session],
