@@ -250,8 +250,9 @@ class SemanticMixin(ServiceBase):
                      new_turn: Any) -> None:
         """Each session shown also shows its turn closest in meaning, when its words found
         another: that turn's evidence is its cosine times the session's best turn's score
-        (`DENSE_TERM`), so it comes after a turn the words found well. `new_turn` is the
-        finder's turn record."""
+        times the search's semantic share (`DENSE_TERM`), so it comes after a turn the
+        words found well, unless the words barely cover the query (`dense_weight`).
+        `new_turn` is the finder's turn record."""
         for s in shown:
             best = dense.found.best_turn(s.key) if isinstance(s.key, int) else None
             if best is None or best[2] < ENTRANT_FLOOR:
@@ -265,7 +266,8 @@ class SemanticMixin(ServiceBase):
                     continue
                 turn = new_turn(s.key, tkey, best=(0.0, entrant[2]))
                 s.turns.append(turn)
-            turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), top * best[2])
+            lift = top * best[2] * dense.weight
+            turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), lift)
 
     def _entrant(self, searcher: tantivy.Searcher, filters: tantivy.Query,
                  found: SessionScores, skey: int) -> tuple[int, int, tantivy.DocAddress] | None:
