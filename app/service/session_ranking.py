@@ -27,10 +27,12 @@ from tantivy import Occur, Query
 
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import CompiledQuery
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _first
-from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.arguments import encode_cursor
+from ccarchive.service.base import ServiceBase
 from ccarchive.service.semantic import Dense, dense_weight, mix
+from ccarchive.text import clip
 
 TERM_POOL = 200
 """Best hits read per term. A rare term's hits all fit; a common term's best few hundred
@@ -146,7 +148,7 @@ class FindingMixin(ServiceBase):
                                                 for _sc, _s, rows in picked for t, doc in rows])
         picked = [(score, s, _answering_first(rows, prompts)[:keep])
                   for score, s, rows in picked]
-        self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
+        self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
                               if rows)
         page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
                        for score, s, rows in picked]
@@ -207,10 +209,10 @@ class FindingMixin(ServiceBase):
         hits = []
         for t, doc in rows:
             hit = self._hit(doc, t.score, snip, chars)
-            pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
-                prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+            pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
+                prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
             if pdoc is not None:
-                hit.prompt, hit.turn_id = self._clip_prompt(_first(pdoc, S.TEXT)), \
+                hit.prompt, hit.turn_id = self._clip_prompt(first_value(pdoc, S.TEXT)), \
                     S.doc_id(pdoc)
             hits.append(hit)
         first = hits[0]
@@ -238,11 +240,11 @@ class FindingMixin(ServiceBase):
         (shown beside it anyway) and another entry of the turn holds evidence too, so a
         result reads as the question and a snippet of what answered it."""
         doc = searcher.doc(t.best[1])
-        if _first(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
+        if first_value(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
             return doc
         for _e, addr in sorted(t.entries.values(), key=lambda row: -row[0])[1:4]:
             other = searcher.doc(addr)
-            if _first(other, S.KIND) != S.PROMPT:
+            if first_value(other, S.KIND) != S.PROMPT:
                 return other
         return doc
 
@@ -250,8 +252,8 @@ class FindingMixin(ServiceBase):
                                                                            int]]
                       ) -> dict[tuple[str, int], tantivy.Document]:
         """The prompts that opened the turns shown, by (path, seq): one search for all."""
-        keys = {(_first(doc, S.PATH), turn) for doc, turn in wanted
-                if turn and _first(doc, S.KIND) != S.PROMPT}
+        keys = {(first_value(doc, S.PATH), turn) for doc, turn in wanted
+                if turn and first_value(doc, S.KIND) != S.PROMPT}
         if not keys:
             return {}
         # by the files' prompts, then the seq column: a range clause per turn made the
@@ -268,17 +270,17 @@ class FindingMixin(ServiceBase):
         for (_score, addr), seq in zip(hits, seqs, strict=True):
             if seq in want_seqs:
                 doc = searcher.doc(addr)
-                key = (_first(doc, S.PATH), int(seq))
+                key = (first_value(doc, S.PATH), int(seq))
                 if key in keys:
                     out[key] = doc
         return out
 
     def _clip_prompt(self, text: str) -> str:
         flat = " ".join(self._red(text).split())
-        return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS - 1] + "…"
+        return clip(flat, PROMPT_CHARS)
 
 
-def _answering_first(rows: list[tuple[_Turn, tantivy.Document]],
+def _answeringfirst_value(rows: list[tuple[_Turn, tantivy.Document]],
                      prompts: dict[tuple[str, int], tantivy.Document]
                      ) -> list[tuple[_Turn, tantivy.Document]]:
     """A session's turns in the order shown: by score, but a turn shown by something
@@ -287,11 +289,11 @@ def _answering_first(rows: list[tuple[_Turn, tantivy.Document]],
     that asked and were answered, when there are such turns."""
     def aside(row: tuple[_Turn, tantivy.Document]) -> bool:
         t, doc = row
-        if _first(doc, S.KIND) in ASIDE_KINDS:
+        if first_value(doc, S.KIND) in ASIDE_KINDS:
             return True
-        pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
-            prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
-        text = _first(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
+        pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
+            prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+        text = first_value(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
         return text.startswith(COMMAND_OUTPUT)
 
     marks = [aside(r) for r in rows]
