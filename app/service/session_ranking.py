@@ -280,7 +280,7 @@ class FindingMixin(ServiceBase):
         return clip(flat, PROMPT_CHARS)
 
 
-def _answeringfirst_value(rows: list[tuple[_Turn, tantivy.Document]],
+def _answering_first(rows: list[tuple[_Turn, tantivy.Document]],
                      prompts: dict[tuple[str, int], tantivy.Document]
                      ) -> list[tuple[_Turn, tantivy.Document]]:
     """A session's turns in the order shown: by score, but a turn shown by something
