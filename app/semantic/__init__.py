@@ -6,10 +6,12 @@ its answer) and every session (its title) also has a vector of all-MiniLM-L6-v2,
 finder mixes each session's best cosine with its word evidence (`ccarchive.service.
 semantic`).
 
-Off by default: it needs `pip install 'ccarchive[semantic]'` (numpy, tokenizers,
-safetensors: no torch) and `--semantic` or `CCARCHIVE_SEMANTIC=1`. The parts:
+Off by default: it needs `pip install 'ccarchive[semantic]'` (onnxruntime, onnx, numpy,
+tokenizers, safetensors: no torch) and `--semantic` or `CCARCHIVE_SEMANTIC=1`. The parts:
 
-* `encoder`: the model's forward pass in numpy;
+* `onnx_graph`, `onnx_encoder`: the model as an ONNX graph written from its verified
+  weights, run on onnxruntime (used when onnxruntime and onnx are installed);
+* `encoder`: the model's forward pass in numpy (otherwise);
 * `model_files`: where its files come from (a folder, a package, the cache, the hub);
 * `texts`: what is embedded, read from the index;
 * `store`: the vectors on disk (`<index>/vectors/`);

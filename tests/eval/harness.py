@@ -29,7 +29,15 @@ first, as `ccarchive index --semantic` does), and what that costs is printed: th
 embed the archive's turns, the query encoding time, the memory of the vectors and the
 encoder, the size of the vector store on disk.
 
-`tests/eval/test_eval.py` runs one seed in CI against a floor.
+With `--blind`, the blind set is scored instead (`blind.py`: queries written from the
+transcripts alone, graded by their answering turn), words only and with `--semantic`:
+
+    .venv/bin/python -m tests.eval.harness --blind --semantic --seeds 7 8 --size-mb 80
+
+A `--workdir` keeps the archives, indexes and vectors of a run: the next run with the
+same seeds (and size) reuses them.
+
+`tests/eval/test_eval.py` and `test_blind_set.py` run one seed in CI against floors.
 """
 
 from __future__ import annotations
