@@ -24,7 +24,7 @@ text = prompt_context(svc, {"prompt": "why is the flaky test expiring"}, limit=3
 print(json.dumps({"wanted": settings.semantic, "semantic": svc.semantic is not None,
                   "context": bool(text),
                   "loaded": sorted(m for m in sys.modules if m.startswith(
-                      ("ccarchive.semantic", "onnxruntime", "tokenizers")))}))
+                      ("ccarchive.semantic.", "onnxruntime", "tokenizers")))}))
 """
 
 
@@ -39,4 +39,5 @@ def test_a_hook_with_semantic_on_searches_by_words_and_loads_no_encoder(
     assert got["wanted"] is True  # semantic search is switched on...
     assert got["semantic"] is False  # ...and the hook's service does not use it
     assert got["context"] is True  # it still answers, by words
-    assert got["loaded"] == [], got["loaded"]  # nothing of the encoder was even imported
+    # nothing of the encoder was even imported (the package's light `__init__` may be)
+    assert got["loaded"] == [], got["loaded"]
