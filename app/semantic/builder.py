@@ -118,9 +118,8 @@ class VectorBuilder:
                  hashes: dict[tuple[int, int], int]) -> list[T.Text]:
         out = []
         for path, seq in T.changed_turns(searcher, schema, gen, top):
-            t = T.turn_text(searcher, schema, path, seq)
-            if t is not None and hashes.get((t.skey, t.turn)) != t.digest:
-                out.append(t)
+            out += [t for t in T.turn_texts(searcher, schema, path, seq)
+                    if hashes.get((t.skey, t.turn)) != t.digest]
         for sid in T.changed_sessions(searcher, schema, gen, top):
             t = T.session_text(searcher, schema, sid)
             if t is not None and hashes.get((t.skey, t.turn)) != t.digest:

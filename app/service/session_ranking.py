@@ -31,7 +31,7 @@ from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import encode_cursor
 from ccarchive.service.base import ServiceBase
-from ccarchive.service.semantic import Dense, mix
+from ccarchive.service.semantic import Dense, dense_weight, mix
 from ccarchive.text import clip
 
 TERM_POOL = 200
@@ -45,6 +45,14 @@ TITLE_WEIGHT = 1.0
 """A session title's match counts as much as one term's best entry."""
 PROMPT_CHARS = 300
 """How much of a turn's prompt a result shows."""
+SPARE_TURNS = 2
+"""Turns read beyond those shown, so that one answering can move up past one that does
+not (`_answering_first`)."""
+ASIDE_KINDS = frozenset({S.HISTORY, S.PLAN, S.MEMORY, S.SUMMARY})
+"""Kinds outside the conversation's turns: a history line repeats a prompt the session
+has, a plan or a summary retells it."""
+COMMAND_OUTPUT = ("<bash-stdout>", "<bash-input>", "<bash-stderr>", "<local-command-stdout>")
+"""How a prompt that is a command's output, not a question, begins (`!cmd`, `/cmd`)."""
 
 
 @dataclass
@@ -123,20 +131,25 @@ class FindingMixin(ServiceBase):
         if dense is not None:  # sessions found by meaning alone, shown by their best turn
             for key, turn, addr in dense.entrants:
                 sessions[key] = _Session(key, turns=[_Turn(key, turn, best=(0.0, addr))])
+        if dense is not None:
+            dense.weight = dense_weight(dense.weight, word_coverage(sessions, weights))
         ranked = _rank(sessions, dense)
         shown = ranked[offset:offset + limit]
         if dense is not None:  # each session shown also shows its turn closest in meaning
             self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
+        keep = max(1, per_group)
         picked = [(score, s, [(t, self._answer_doc(searcher, t))
                               for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
-                              [:max(1, per_group)] if t.best[1] is not None])
+                              [:keep + SPARE_TURNS] if t.best[1] is not None])
                   for score, s in shown]
-        self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
-                              if rows)
         prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
                                                 for _sc, _s, rows in picked for t, doc in rows])
+        picked = [(score, s, _answering_first(rows, prompts)[:keep])
+                  for score, s, rows in picked]
+        self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
+                              if rows)
         page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
                        for score, s, rows in picked]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
@@ -267,6 +280,29 @@ class FindingMixin(ServiceBase):
         return clip(flat, PROMPT_CHARS)
 
 
+def _answering_first(rows: list[tuple[_Turn, tantivy.Document]],
+                     prompts: dict[tuple[str, int], tantivy.Document]
+                     ) -> list[tuple[_Turn, tantivy.Document]]:
+    """A session's turns in the order shown: by score, but a turn shown by something
+    outside the conversation (a history line, a plan, a summary) or opened by a command's
+    output (bash mode, a local command: no question, nothing answered) after the turns
+    that asked and were answered, when there are such turns."""
+    def aside(row: tuple[_Turn, tantivy.Document]) -> bool:
+        t, doc = row
+        if first_value(doc, S.KIND) in ASIDE_KINDS:
+            return True
+        pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
+            prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+        text = first_value(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
+        return text.startswith(COMMAND_OUTPUT)
+
+    marks = [aside(r) for r in rows]
+    if all(marks):
+        return rows
+    return [r for r, m in zip(rows, marks, strict=True) if not m] + \
+        [r for r, m in zip(rows, marks, strict=True) if m]
+
+
 def _term_hits(searcher: tantivy.Searcher, q: Query,
                filt: Query) -> tuple[list, list, list, list]:
     """One term's best hits and the columns the ranking reads: session, turn, weight."""
@@ -277,6 +313,21 @@ def _term_hits(searcher: tantivy.Searcher, q: Query,
     addrs = [a for _s, a in hits]
     return (hits, searcher.fast_field_values(S.SKEY, addrs),
             searcher.fast_field_values(S.TURN, addrs), searcher.fast_field_values(S.RANK, addrs))
+
+
+def word_coverage(sessions: dict[Any, _Session], weights: list[float]) -> float:
+    """How much of the query the words found at best: the largest share of the query's
+    term weights (idf) that one session's best turn holds. A question asked with its own
+    words is covered well somewhere; a reworded one is matched in a few common words."""
+    total = sum(weights)
+    if not total or not sessions:
+        return 0.0
+    best = 0.0
+    for s in sessions.values():
+        for t in s.turns:
+            got = sum(weights[i] for i in t.per_term if 0 <= i < len(weights))
+            best = max(best, got)
+    return best / total
 
 
 def _rank(sessions: dict[Any, _Session],

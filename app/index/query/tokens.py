@@ -168,7 +168,8 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
             depth = max(0, depth - 1)
             tokens.append(Token("RPAREN", raw=")"))
             continue
-        if c == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "-)":
+        if c == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "-)" \
+                and not _short_flag(text, i):
             tokens.append(Token("MINUS", raw="-"))
             i += 1
             continue
@@ -237,3 +238,11 @@ def _read_word(text: str, i: int) -> tuple[str, int]:
             local -= 1
         i += 1
     return text[start:i], i
+
+
+def _short_flag(text: str, i: int) -> bool:
+    """Whether the `-` at `i` starts a one-letter command-line flag (`claude -p`, `ls -l`):
+    searched as a word like `--no-verify`, never read as leaving out a one-letter word."""
+    end = i + 2
+    return text[i + 1].isalnum() and (end == len(text) or text[end].isspace()
+                                      or text[end] == ")")
