@@ -23,6 +23,7 @@ from ccarchive.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from ccarchive.service.naming import home_path
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.screens.project_sessions import ProjectSessions
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
@@ -52,6 +53,8 @@ class ProjectsScreen(PaneScreen):
     first_frame_complete = True
 
     BINDINGS = [
+        Binding("enter", "project_sessions", "Sessions",
+                tooltip="The selected project's sessions, newest first (Enter opens one)"),
         Binding("o", "open_session", "Open session",
                 tooltip="Open the session of a session-memory summary (or the project's "
                         "latest session)"),
@@ -175,6 +178,7 @@ class ProjectsScreen(PaneScreen):
         project = self.query_one(ProjectTable).selected
         self._list_for = project
         files = self._memory.get(project or "", [])
+        self.set_class(not files, "-no-memory")  # narrow: no empty file view below
         self.query_one(MemoryList).show(files, self._titles)
         summaries = sum(1 for f in files if f.session_id)
         noun = "summary" if summaries == 1 else "summaries"
@@ -285,6 +289,20 @@ class ProjectsScreen(PaneScreen):
         project = self.query_one(ProjectTable).selected
         if project:
             self._open_latest(project)
+
+    @on(ProjectTable.RowSelected, "#projects-table")
+    def _project_selected(self, event: ProjectTable.RowSelected) -> None:
+        event.stop()
+        self.action_project_sessions()
+
+    def action_project_sessions(self) -> None:
+        """Projects → Enter: the project's sessions as a list, over the pane."""
+        if self.focused is not self.query_one(ProjectTable):
+            self.query_one(MemoryList).action_select()
+            return
+        project = self.query_one(ProjectTable).selected
+        if project:
+            self.app.push_screen(ProjectSessions(project, short_project(project)))
 
     @work(thread=True, group="projects-open", exclusive=True, exit_on_error=False)
     def _open_latest(self, project: str) -> None:

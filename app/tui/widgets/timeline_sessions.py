@@ -12,8 +12,10 @@ from ccarchive.service.models import SessionInfo
 from ccarchive.tui.widgets.line_table import Column, LineTable
 from ccarchive.tui.widgets.timeline_format import (
     human_count,
+    fit_name,
     human_duration,
     local,
+    name_width,
     one_line,
     short_model,
     short_project,
@@ -35,8 +37,15 @@ DROP = {"branch": 4, "models": 3, "agents": 2, "duration": 1}
 """Columns left out on a narrow terminal, the first first, so the title keeps its room."""
 
 
+PROJECT_CAP = 28
+"""The project column's widest: as wide as the longest name shown, up to this."""
+
+
 class DaySessions(LineTable):
     """Title, project, branch, models, duration, tokens and subagents of each session."""
+
+    WHEN_FORMAT = "%a %H:%M"
+    """How the first column shows when a session started (a day's list: the time)."""
 
     @dataclass
     class Opened(Message):
@@ -46,7 +55,8 @@ class DaySessions(LineTable):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         # the title takes whatever width the other columns leave
-        super().__init__([Column(label, width, flexible=key == "title", drop=DROP.get(key, 0))
+        super().__init__([Column(label, width, flexible=key == "title", drop=DROP.get(key, 0),
+                                 cut=fit_name if key == "project" else None)
                           for label, key, width in COLUMNS], id=id, classes=classes)
         self.sessions: list[SessionInfo] = []
         self._keys: list[str] = []
@@ -68,6 +78,9 @@ class DaySessions(LineTable):
     def _show(self, sessions: list[SessionInfo]) -> None:
         keep = self.selected_id
         self.sessions = sessions
+        names = [short_project(s.project) for s in sessions]
+        project = next(c for c in self.columns if c.cut is fit_name)
+        project.width = name_width(names, PROJECT_CAP)
         self.fit_columns(len(sessions) or 1)
         title_width = self._title_width = next(c.width for c in self.columns if c.flexible)
         if not sessions:
@@ -77,13 +90,19 @@ class DaySessions(LineTable):
                             "", "", "", "", "")])
             return
         rows = []
-        for s in sessions:
+        for s, name in zip(sessions, names, strict=True):
             models = ", ".join(dict.fromkeys(short_model(m) for m in s.models)) or "–"
             agents = Text(str(s.subagent_count) if s.subagent_count else "·", justify="right")
+            title = s.title or s.first_prompt or s.session_id
+            if not s.on_disk:  # the index keeps what the file held; the file went
+                title_cell = Text.assemble(("gone ", "bold red"),
+                                           one_line(title, max(1, title_width - 5)))
+            else:
+                title_cell = Text(one_line(title, title_width))
             rows.append((
-                local(s.first_activity, "%a %H:%M") if s.first_activity else "–",
-                one_line(s.title or s.first_prompt or s.session_id, title_width),
-                short_project(s.project),
+                local(s.first_activity, self.WHEN_FORMAT) if s.first_activity else "–",
+                title_cell,
+                name,
                 one_line(", ".join(s.branches) or "–", 18),
                 one_line(models, 14),
                 Text(human_duration(s.duration_s), justify="right"),
