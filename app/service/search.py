@@ -67,12 +67,16 @@ class SearchMixin(ServiceBase):
         full = self._with_kinds(base, kinds)
         scored = cq.text_query is not None
         page = M.SearchPage(query=query, warnings=warnings)
+        # one hit more a session than asked for: a history line that repeats the
+        # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
-            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group,
+            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
                                 snippet_chars, page, gen_max)
+            drop_echoes(page.groups, hits_per_group)
         elif group_by_session:
-            self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
-                          snippet_chars, page, gen_max)
+            self._grouped(searcher, cq, full, scored, recency, offset, limit,
+                          hits_per_group + 1, snippet_chars, page, gen_max)
+            drop_echoes(page.groups, hits_per_group)
         else:
             fetch = limit + offset
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
@@ -271,3 +275,25 @@ def narrows_to_entries(query: str, kind: object = None) -> bool:
     to sessions otherwise."""
     low = query.lower()
     return bool(kind) or any(f in low for f in ("kind:", "tool:", "file:", "role:"))
+
+
+def _said(text: str) -> str:
+    """A snippet's words for comparing (no cut marks, case or spacing)."""
+    return " ".join(text.replace("…", " ").lower().split())
+
+
+def drop_echoes(groups: list[M.SessionGroup], keep: int) -> None:
+    """Each session's hits without the `history` lines that repeat a prompt shown with
+    them (the prompt as typed is both a transcript entry and a history line: two rows of
+    the same words), cut to `keep` hits."""
+    for g in groups:
+        prompts = [_said(h.snippet) for h in g.hits if h.kind == S.PROMPT]
+        prompts += [_said(h.prompt) for h in g.hits if h.prompt]
+        prompts = [p for p in prompts if p]
+
+        def echo(h: M.Hit) -> bool:
+            said = _said(h.snippet)
+            return h.kind == S.HISTORY and bool(said) and any(
+                said in p or p in said for p in prompts)
+
+        g.hits = [h for h in g.hits if not echo(h)][:max(1, keep)]

@@ -114,8 +114,8 @@ class ResultList(ScrollView, can_focus=True):
     """Hits of a search. Highlighting one previews it; selecting opens it."""
 
     BINDINGS = [
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("home", "first", "First", show=False),
