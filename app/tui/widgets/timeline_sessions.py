@@ -80,7 +80,8 @@ class DaySessions(LineTable):
         self.sessions = sessions
         names = [short_project(s.project) for s in sessions]
         project = next(c for c in self.columns if c.cut is fit_name)
-        project.width = name_width(names, PROJECT_CAP)
+        width = self.size.width or self.app.size.width
+        project.width = name_width(names, min(PROJECT_CAP, max(12, width // 5)))
         self.fit_columns(len(sessions) or 1)
         title_width = self._title_width = next(c.width for c in self.columns if c.flexible)
         if not sessions:
