@@ -36,6 +36,7 @@ from ccarchive.config import Settings
 from ccarchive.index import schema as S
 from ccarchive.live.runtime import LiveArchive
 from ccarchive.service import ArchiveService, live_service
+from ccarchive.tui import preferences
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
 from ccarchive.tui.screens.plans import PlansScreen
@@ -157,8 +158,18 @@ class ArchiveApp(App[None]):
 
     # ---- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
+        self._restore_theme()
         if self._start_live:
             self._run_live()
+
+    def _restore_theme(self) -> None:
+        """The theme chosen in an earlier run (command palette → Theme), and from now
+        on each choice saved in the data dir (`preferences`)."""
+        theme = preferences.load(self.settings.data_dir).get("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(
+            self, lambda t: preferences.save(self.settings.data_dir, theme=t.name))
 
     def on_ready(self) -> None:
         # Once the first screen is up, the objects built so far (Textual, rich, the

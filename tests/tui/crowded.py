@@ -45,7 +45,7 @@ PROMPTS = (
     "will find the code that does it",
     "Wingman status notifications in the agent terminal are never shown after a resume",
     "Fix Gemini transcript parsing for checkpointing when the session has tool calls",
-    "Add unit tests for CLIVersion in metadata",
+    "CheckpointSummary",
 )
 """First prompts: long ones, titles that say nothing, words a redactor may mistake."""
 

@@ -54,6 +54,17 @@ GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
 
 
+class QueryInput(Input):
+    """The query line: `?` in an empty query opens the keys (the first screen's focus is
+    here, and a query of `?` alone searches for nothing); in a query with text it is a
+    character of the query (`why?`)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character == "?" and not self.value:
+            return False
+        return super().check_consume_key(key, character)
+
+
 class SearchScreen(HitOpening, PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
@@ -137,7 +148,7 @@ class SearchScreen(HitOpening, PaneScreen):
     def compose(self) -> ComposeResult:
         yield ArchiveHeader("Search")
         # no select-all on focus: keys typed in a list are appended (`/` and Esc select)
-        yield Input(placeholder="Search your archive…  e.g.  migration project:billing "
+        yield QueryInput(placeholder="Search your archive…  e.g.  migration project:billing "
                                 "after:7d  kind:prompt  \"exact phrase\"", id="query",
                     select_on_focus=False)
         yield Static(id="search-status")
