@@ -28,6 +28,8 @@ class ProjectSessionList(DaySessions):
     """The Timeline's session table with the day in its first column."""
 
     WHEN_FORMAT = "%d %b %Y"
+    WHEN_WIDTH = 11
+    KEYS = ("started", "title", "branch", "models", "duration", "tokens", "agents")
 
 
 class ProjectSessions(ModalScreen[None]):

@@ -46,6 +46,9 @@ class DaySessions(LineTable):
 
     WHEN_FORMAT = "%a %H:%M"
     """How the first column shows when a session started (a day's list: the time)."""
+    WHEN_WIDTH = 9
+    KEYS = tuple(key for _label, key, _width in COLUMNS)
+    """The columns shown (a project's own list leaves out the project)."""
 
     @dataclass
     class Opened(Message):
@@ -55,9 +58,11 @@ class DaySessions(LineTable):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
         # the title takes whatever width the other columns leave
-        super().__init__([Column(label, width, flexible=key == "title", drop=DROP.get(key, 0),
+        super().__init__([Column(label, self.WHEN_WIDTH if key == "started" else width,
+                                 flexible=key == "title", drop=DROP.get(key, 0),
                                  cut=fit_name if key == "project" else None)
-                          for label, key, width in COLUMNS], id=id, classes=classes)
+                          for label, key, width in COLUMNS if key in self.KEYS],
+                         id=id, classes=classes)
         self.sessions: list[SessionInfo] = []
         self._keys: list[str] = []
         self._title_width = -1
@@ -79,16 +84,18 @@ class DaySessions(LineTable):
         keep = self.selected_id
         self.sessions = sessions
         names = [short_project(s.project) for s in sessions]
-        project = next(c for c in self.columns if c.cut is fit_name)
+        project = next((c for c in self.columns if c.cut is fit_name), None)
         width = self.size.width or self.app.size.width
-        project.width = name_width(names, min(PROJECT_CAP, max(12, width // 5)))
+        if project is not None:
+            project.width = name_width(names, min(PROJECT_CAP, max(12, width // 5)))
         self.fit_columns(len(sessions) or 1)
         title_width = self._title_width = next(c.width for c in self.columns if c.flexible)
         if not sessions:
             self._keys = ["-"]
             # in the title column: the first one (9 cells) read `no sessio`
-            self.set_rows([("", Text("no sessions in this period", style="dim italic"), "",
-                            "", "", "", "", "")])
+            self.set_rows([self._shown_cells(("", Text("no sessions in this period",
+                                                 style="dim italic"), "", "", "", "", "",
+                                            ""))])
             return
         rows = []
         for s, name in zip(sessions, names, strict=True):
@@ -100,7 +107,7 @@ class DaySessions(LineTable):
                                            one_line(title, max(1, title_width - 5)))
             else:
                 title_cell = Text(one_line(title, title_width))
-            rows.append((
+            rows.append(self._shown_cells((
                 local(s.first_activity, self.WHEN_FORMAT) if s.first_activity else "–",
                 title_cell,
                 name,
@@ -109,11 +116,16 @@ class DaySessions(LineTable):
                 Text(human_duration(s.duration_s), justify="right"),
                 Text(human_count(s.tokens.total + s.tokens.subagents), justify="right"),
                 agents,
-            ))
+            )))
         self._keys = [s.session_id for s in sessions]
         self.set_rows(rows)
         if keep is not None and keep in self._keys:
             self.move_cursor(row=self._keys.index(keep), animate=False)
+
+    def _shown_cells(self, row: tuple[object, ...]) -> tuple[object, ...]:
+        """A row's cells for the columns shown (`KEYS`), from all of them."""
+        return tuple(c for (_l, key, _w), c in zip(COLUMNS, row, strict=True)
+                     if key in self.KEYS)
 
     def fit_columns(self, rows: int | None = None) -> None:
         super().fit_columns(rows)
