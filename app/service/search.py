@@ -16,7 +16,7 @@ from typing import Any
 import tantivy
 
 from ccarchive.index import schema as S
-from ccarchive.index.query import CompiledQuery, compile_query
+from ccarchive.index.query.compiler import CompiledQuery, compile_query
 from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first, _strs
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
@@ -291,9 +291,11 @@ def drop_echoes(groups: list[M.SessionGroup], keep: int) -> None:
         prompts += [_said(h.prompt) for h in g.hits if h.prompt]
         prompts = [p for p in prompts if p]
 
-        def echo(h: M.Hit) -> bool:
-            said = _said(h.snippet)
-            return h.kind == S.HISTORY and bool(said) and any(
-                said in p or p in said for p in prompts)
+        g.hits = [h for h in g.hits if not _echoes(h, prompts)][:max(1, keep)]
 
-        g.hits = [h for h in g.hits if not echo(h)][:max(1, keep)]
+
+def _echoes(hit: M.Hit, prompts: list[str]) -> bool:
+    """A history line with the words of one of `prompts` (or a piece of them)."""
+    said = _said(hit.snippet)
+    return hit.kind == S.HISTORY and bool(said) and any(
+        said in p or p in said for p in prompts)

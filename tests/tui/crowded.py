@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from ccarchive.demo.builder import ArchiveBuilder, Project
-from ccarchive.demo.conversation import Conversation
 from ccarchive.demo.conventions import seeded_rng
+from ccarchive.demo.conversation import Conversation
 
 HOME = "/home/alex"
 PROJECTS = (

@@ -12,10 +12,10 @@ import re
 import pytest
 
 from ccarchive.config import Settings
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
+from ccarchive.tui.format import fit_name
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.widgets.key_help import KeyHelp
-from ccarchive.tui.widgets.timeline_format import fit_name
 from tests.conftest import DEMO_NOW
 from tests.tui.crowded import PROJECTS, write_crowded_archive
 from tests.tui.support import settle
@@ -68,8 +68,8 @@ async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> No
 # ---- Projects ------------------------------------------------------------------------------
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
 async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size) -> None:  # noqa: ANN001
+    from ccarchive.tui.format import human_count
     from ccarchive.tui.widgets.project_list import ProjectTable
-    from ccarchive.tui.widgets.timeline_format import human_count
 
     app = crowded_app
     async with app.run_test(size=size) as pilot:
@@ -151,8 +151,8 @@ def test_fit_name_keeps_worktrees_apart(width: int) -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_prompts_and_timeline_tell_worktrees_apart(crowded_app, size) -> None:  # noqa: ANN001
+    from ccarchive.tui.format import short_project
     from ccarchive.tui.widgets.prompt_list import PromptTable
-    from ccarchive.tui.widgets.timeline_format import short_project
 
     app = crowded_app
     async with app.run_test(size=size) as pilot:

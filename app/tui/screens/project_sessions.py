@@ -16,8 +16,8 @@ from textual.widgets import Static
 
 from ccarchive.service.models import SessionInfo
 from ccarchive.service.naming import home_path
+from ccarchive.tui.format import plural
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.widgets.timeline_format import plural
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
 LIMIT = 500

@@ -23,7 +23,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ccarchive.service.models import PlanInfo
-from ccarchive.tui.widgets.timeline_format import fit_name, local, one_line, short_project
+from ccarchive.tui.format import fit_name, local, one_line, short_project
 
 PROJECT_CAP = 24
 """A plan line's project name, at most (cut from its middle)."""

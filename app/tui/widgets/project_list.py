@@ -15,8 +15,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ccarchive.service.models import MemoryFileInfo, ProjectInfo
-from ccarchive.tui.widgets.line_table import Column, LineTable
-from ccarchive.tui.widgets.timeline_format import (
+from ccarchive.tui.format import (
     ago,
     fit_name,
     human_bytes,
@@ -24,6 +23,7 @@ from ccarchive.tui.widgets.timeline_format import (
     one_line,
     short_project,
 )
+from ccarchive.tui.widgets.line_table import Column, LineTable
 
 
 class ProjectTable(LineTable):

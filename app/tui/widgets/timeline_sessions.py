@@ -9,10 +9,9 @@ from textual import on
 from textual.message import Message
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.tui.widgets.line_table import Column, LineTable
-from ccarchive.tui.widgets.timeline_format import (
-    human_count,
+from ccarchive.tui.format import (
     fit_name,
+    human_count,
     human_duration,
     local,
     name_width,
@@ -20,6 +19,7 @@ from ccarchive.tui.widgets.timeline_format import (
     short_model,
     short_project,
 )
+from ccarchive.tui.widgets.line_table import Column, LineTable
 
 COLUMNS = (
     ("started", "started", 9),
