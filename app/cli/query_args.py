@@ -7,7 +7,12 @@ know, and `-hash` for `-h`. `QueryCommand` leaves click only the command's own o
 
 from __future__ import annotations
 
+import difflib
+
 import click
+
+SIMILAR = 0.75
+"""How close a `--word` must be to an option's name to be taken for a misspelling of it."""
 
 
 class QueryCommand(click.Command):
@@ -40,5 +45,20 @@ class QueryCommand(click.Command):
                     if value is not None:
                         options.append(value)
             else:
+                misspelled(name, [n for n in takes_value if n.startswith("--")], ctx)
                 words.append(arg)
         return super().parse_args(ctx, [*options, "--", *words])
+
+
+def misspelled(word: str, options: list[str], ctx: click.Context) -> None:
+    """A `--word` that reads like one of the command's options (`--grup`, `--limt`) is
+    an error that names it: taken as query words, it changed the search silently. A
+    flag searched for on purpose (`--no-verify`) is like none of them; one that is can
+    still be searched, after a `--`."""
+    if not word.startswith("--") or len(word) < 4:
+        return
+    close = difflib.get_close_matches(word, options, n=1, cutoff=SIMILAR)
+    if close:
+        raise click.UsageError(
+            f"no such option: {word} (did you mean {close[0]}? to search for "
+            f"{word!r}, put it after --)", ctx)

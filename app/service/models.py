@@ -145,6 +145,9 @@ class SearchPage:
     warnings: list[str] = field(default_factory=list)
     facets: Facets | None = None
     elapsed_ms: float = 0.0
+    ignored: bool = False
+    """The query had text and all of it was ignored (`warnings` say why): it matched
+    everything, which is no answer to it."""
 
 
 _BROWSE_MODELS = frozenset(n for n in __all__ if n not in globals())

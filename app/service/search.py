@@ -66,7 +66,8 @@ class SearchMixin(ServiceBase):
         searcher = self._searcher()
         full = self._with_kinds(base, kinds)
         scored = cq.text_query is not None
-        page = M.SearchPage(query=query, warnings=warnings)
+        page = M.SearchPage(query=query, warnings=warnings,
+                            ignored=bool(query.strip()) and cq.is_empty())
         # one hit more a session than asked for: a history line that repeats the
         # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.service.naming import home_path
+from ccarchive.tui.format import short_project
 from ccarchive.tui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ class Place:
     info: SessionInfo | None = None
     query: str | None = None
     hits: list[int] = field(default_factory=list)
+    find_pending: bool = False
+    """A find (`/`) was asked: its first match after the cursor is gone to when found."""
 
 
 def duration(seconds: float) -> str:
@@ -39,18 +41,24 @@ def duration(seconds: float) -> str:
 
 
 def title_text(stack: list[Place]) -> Text:
-    """The session's title, the subagents opened from it, and its figures."""
+    """The session's title, the subagents opened from it, and its figures: two lines at
+    most, each cut to the width (a long first prompt took three and pushed the project
+    and branch off an 80x24 screen); the project by its short name, then the branch."""
     if not stack:
         return Text("No session open: pick a hit in Search (F1).", "italic")
     place = stack[-1]
     info = place.info
-    out = Text()
-    out.append(info.title if info and info.title else place.session_id, "bold")
+    out = Text(no_wrap=True, overflow="ellipsis")
     for sub in stack[1:]:
-        out.append("  ›  ", "dim")
         out.append(f"◈ subagent: {sub.title or sub.agent_id}", "bold magenta")
+        out.append("  ‹  ", "dim")
+    out.append(" ".join((info.title if info and info.title else place.session_id).split()),
+               "bold")
     if info is not None:
-        meta = [home_path(info.project) or "—"]  # the full path: lists show short names
+        meta = []
+        if not info.on_disk:
+            meta.append("gone from disk")
+        meta.append(short_project(info.project) if info.project else "—")
         if info.branches:
             meta.append(f"branch {info.branches[0]}")
         if info.first_activity:
@@ -64,7 +72,11 @@ def title_text(stack: list[Place]) -> Text:
             meta.append(f"{info.subagent_count} subagent"
                         f"{'s' if info.subagent_count != 1 else ''}")
         meta.append(place.session_id[:8])
-        out.append("\n" + " · ".join(meta), "dim")
+        out.append("\n")
+        if not info.on_disk:
+            out.append(meta.pop(0), "bold red")
+            out.append(" · ", "dim")
+        out.append(" · ".join(meta), "dim")
     return out
 
 
@@ -83,8 +95,10 @@ def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
             out.append("  ·  " + entry.timestamp.astimezone().strftime(
                 "%Y-%m-%d %H:%M:%S"), "dim")
     if place is not None and view.hits:
-        hits = sorted({view.pairs.shown(h) for h in view.hits})  # a result: at its call
-        before = sum(1 for h in hits if h <= view.cursor)
+        # the matching entries as the index found them: a total that does not change
+        # as pages load (a result drawn under its call is counted at the call)
+        hits = view.hits
+        before = sum(1 for h in hits if view.pairs.shown(h) <= view.cursor)
         label = f"hit {before}/{len(hits)}" if before else f"{len(hits)} hits"
         out.append(f"  ·  {label} ", "bold yellow")
         out.append(f"for “{place.query}” (n/N)", "dim")

@@ -26,6 +26,7 @@ from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.screens.replay.jump import TimeJump
 from ccarchive.tui.screens.replay.place import Place, status_text, title_text
+from ccarchive.tui.screens.replay.reading import ReadingTools
 from ccarchive.tui.screens.replay.resume_export import ResumeAndExport
 from ccarchive.tui.screens.replay.time_jump import SPEEDS, replay_delay
 from ccarchive.tui.tool_input import service_tool_inputs
@@ -35,7 +36,7 @@ from ccarchive.tui.widgets.tool_render import SUBAGENT_TOOLS
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 
 
-class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
+class ReplayScreen(TimeJump, ResumeAndExport, ReadingTools, PaneScreen):
     """Replay one session (or one of its subagents).
 
     Its way back out of the first transcript is the pane that opened it
@@ -51,6 +52,9 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         Binding("n", "hit(1)", "Next hit", tooltip="Next entry matching the search."),
         Binding("N", "hit(-1)", "Prev hit", show=False,
                 tooltip="Previous entry matching the search."),
+        Binding("slash", "find", "Find",
+                tooltip="Find in this session (its matches become the hits of n/N)."),
+        Binding("u", "outline", "Turns", tooltip="The prompts of this session: jump to one."),
         Binding("t", "jump_time", "Time", tooltip="Jump to a time (14:05, +10m, a date)."),
         Binding("o", "open_subagent", "Subagent", tooltip="Open the subagent this call ran."),
         Binding("escape,backspace", "back", "Back",
@@ -61,6 +65,17 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         Binding("R", "run_resume", "Resume", show=False,
                 tooltip="Run `claude --resume <id>` in the project's directory."),
         Binding("e", "export", "Export", tooltip="Export this transcript as Markdown."),
+        Binding("x", "export_turn", "Export turn", show=False,
+                tooltip="Export the turn under the cursor (its prompt and what answered "
+                        "it) as Markdown."),
+        Binding("y", "copy_entry", "Copy entry", show=False,
+                tooltip="Copy the text of the entry under the cursor, whole."),
+        Binding("Y", "copy_id", "Copy id", show=False,
+                tooltip="Copy the id of the entry under the cursor (ccarchive show <id>)."),
+        Binding("v", "pager", "Pager", show=False,
+                tooltip="Read the entry under the cursor in $PAGER (less)."),
+        Binding("E", "editor", "Editor", show=False,
+                tooltip="Open the entry under the cursor in $VISUAL / $EDITOR."),
     ]
 
     AUTO_FOCUS = "#transcript"
@@ -255,6 +270,13 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         view.terms = tuple(w.strip('"').lower() for w in (place.query or "").split()
                            if ":" not in w and w.upper() not in ("AND", "OR", "NOT"))
         view.set_hits(message.hits)
+        if place.find_pending:  # `/`: to the first match after the cursor
+            place.find_pending = False
+            if message.hits:
+                self.action_hit(1)
+            else:
+                self.notify(f"Nothing in this transcript matches “{place.query}”.",
+                            severity="warning", markup=False)
         self._render_status()
 
     def action_hit(self, direction: int) -> None:
