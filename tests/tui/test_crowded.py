@@ -340,3 +340,26 @@ async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) 
         listed = app.screen.query_one(ProjectSessionList)
         row = [s.session_id for s in listed.sessions].index(sid)
         assert not only_mark.fullmatch(row_text(listed, row).split("  ", 1)[1].strip()[:18])
+
+
+async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded_app) -> None:  # noqa: ANN001
+    from ccarchive.tui.format import short_project
+    from tests.tui.support import searched
+
+    app = crowded_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*"nolint formatter")
+        await searched(app, pilot, "nolint formatter")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        screen = app.screen
+        info = screen.place.info
+        assert len(info.title) > 80
+        title = screen.query_one("#tx-title")
+        assert title.region.height == 2
+        lines = ["".join(s.text for s in strip) for strip in
+                 title.render_lines(title.region.reset_offset)]
+        assert lines[0].rstrip().endswith("…")
+        assert lines[1].strip().startswith(short_project(info.project))
+        assert f"branch {info.branches[0]}"[:14] in lines[1]

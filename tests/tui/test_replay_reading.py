@@ -114,7 +114,7 @@ async def test_the_pager_gets_the_whole_entry(app, tmp_path, monkeypatch) -> Non
 
 async def test_export_the_turn_under_the_cursor(app, tmp_path) -> None:  # noqa: ANN001
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await opened(app, pilot)
+        await opened(app, pilot)
         turns = app.service.turns(FOLLOWUP_SESSION)
         await pilot.press("u", "down", "enter")
         await settle(app, pilot)
@@ -142,6 +142,6 @@ async def test_header_is_two_lines_with_project_and_branch_at_80x24(app) -> None
         info = screen.place.info
         lines = title.render_lines(title.region.reset_offset)
         second = "".join(s.text for s in lines[1])
-        assert second.startswith(short_project(info.project))
+        assert second.strip().startswith(short_project(info.project)), second
         if info.branches:
             assert f"branch {info.branches[0]}"[:12] in second
