@@ -363,3 +363,36 @@ async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded
         assert lines[0].rstrip().endswith("…")
         assert lines[1].strip().startswith(short_project(info.project))
         assert f"branch {info.branches[0]}"[:14] in lines[1]
+
+
+async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(crowded_app) -> None:  # noqa: ANN001
+    from ccarchive.tui.widgets.plan_tree import PlanTree
+
+    app = crowded_app
+    opened: list[OpenSession] = []
+    async with app.run_test(size=(80, 24), message_hook=lambda m: isinstance(m, OpenSession)
+                            and opened.append(m)) as pilot:
+        await app.switch_mode("plans")
+        await settle(app, pilot)
+        tree = app.screen.query_one(PlanTree)
+        await pilot.press(*["down"] * 6)
+        await settle(app, pilot)
+        shown = app.screen._shown
+        assert tree.cursor_node.data == shown and shown.kind == "plan"
+        await pilot.press("g")
+        await settle(app, pilot)
+        assert tree.cursor_node.data == shown
+        for _ in range(12):  # onto a project's line: the plan on show stays the same
+            await pilot.press("down")
+            await settle(app, pilot)
+            if tree.cursor_node.data.kind == "project":
+                break
+        assert tree.cursor_node.data.kind == "project"
+        shown = app.screen._shown
+        await pilot.press("g")
+        await settle(app, pilot)
+        assert tree.cursor_node.data == shown
+        await pilot.press("o")
+        await settle(app, pilot)
+        group = tree.group_of(tree._find(shown))
+        assert opened and opened[-1].session_id == group.sessions[0][0]

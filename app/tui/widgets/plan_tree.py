@@ -213,8 +213,11 @@ class PlanTree(Tree[NodeKey]):
     def _expanded(self, event: Tree.NodeExpanded[NodeKey]) -> None:
         self._fill(event.node)  # the event goes on to the screen
 
-    def show(self, groups: list[PlanGroup], by_project: bool) -> None:
-        """Rebuild the tree, keeping expanded plans and the cursor's node."""
+    def show(self, groups: list[PlanGroup], by_project: bool,
+             prefer: NodeKey | None = None) -> None:
+        """Rebuild the tree, keeping expanded plans and the cursor's node; when that
+        node is gone (a project's line, after `g` back to the flat list), the cursor goes
+        to `prefer` (the plan on show), not to whatever line took its place."""
         keep = self.cursor_node.data if self.cursor_node is not None else None
         expanded = {n.data for n in self._tree_nodes.values() if n.is_expanded and n.data}
         first = not self.groups
@@ -228,6 +231,8 @@ class PlanTree(Tree[NodeKey]):
             self._building = False
         self._invalidate()
         target = self._find(keep) if keep is not None else None
+        if target is None and prefer is not None:
+            target = self._find(prefer)
         if target is None and keep is None:
             plans = [n for n in self._tree_nodes.values() if n.data and n.data.kind == "plan"]
             target = plans[0] if plans else None
