@@ -321,6 +321,7 @@ class ArchiveApp(App[None]):
                 own[id(node)] = {b.action for b in own_bindings(node)}
             if binding.action in seen or binding.description in titles \
                     or not binding.description or node is self \
+                    or not (binding.tooltip or binding.show) \
                     or binding.action not in own[id(node)]:
                 continue
             seen.add(binding.action)
