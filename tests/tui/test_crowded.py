@@ -396,3 +396,21 @@ async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(cr
         await settle(app, pilot)
         group = tree.group_of(tree._find(shown))
         assert opened and opened[-1].session_id == group.sessions[0][0]
+
+
+async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowded_app) -> None:  # noqa: ANN001
+    from textual.widgets import Input
+
+    from ccarchive.tui.widgets.result_list import ResultList
+    from tests.tui.support import searched
+
+    app = crowded_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        recent = [c.group.session_id for c in app.screen.query_one(ResultList)._cards]
+        app.screen.query_one("#query", Input).value = "?? !!"
+        await searched(app, pilot, "?? !!")
+        status = str(app.screen.query_one("#search-status").render())
+        assert "nothing to search for" in status and "matching" not in status
+        shown = [c.group.session_id for c in app.screen.query_one(ResultList)._cards]
+        assert shown == recent

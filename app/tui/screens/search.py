@@ -228,6 +228,11 @@ class SearchScreen(HitOpening, PaneScreen):
                     for g in groups:  # named after the session, not its best hit
                         if g.session_id:
                             g.title = service.session_title(g.session_id)[0] or g.title
+            if grouped and page.ignored:  # every word ignored: the empty query's list
+                recent = service.recent_activity(limit=GROUP_LIMIT,
+                                                 hits_per_group=SNIPPETS_PER_GROUP, **args)
+                recent.query, recent.warnings, recent.ignored = page.query, page.warnings, True
+                page, groups = recent, recent.groups
         except ServiceError as exc:
             self.post_message(self.ResultsReady(token, None, None, str(exc)))
             return
