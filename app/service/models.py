@@ -115,6 +115,7 @@ class SessionGroup:
     hit_count: int = 0
     hits: list[Hit] = field(default_factory=list)  # its best turns, best first
     relevance: float = 0.0  # share of the query (by term rarity) its best turn holds
+    on_disk: bool = True  # False: its files are gone (Claude Code's sweep); kept indexed
 
 
 @dataclass(kw_only=True)

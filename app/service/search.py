@@ -74,10 +74,12 @@ class SearchMixin(ServiceBase):
             self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
                                 snippet_chars, page, gen_max)
             drop_echoes(page.groups, hits_per_group)
+            self._mark_gone(page.groups)
         elif group_by_session:
             self._grouped(searcher, cq, full, scored, recency, offset, limit,
                           hits_per_group + 1, snippet_chars, page, gen_max)
             drop_echoes(page.groups, hits_per_group)
+            self._mark_gone(page.groups)
         else:
             fetch = limit + offset
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
@@ -96,6 +98,18 @@ class SearchMixin(ServiceBase):
             page.facets = self._facets(searcher, every, full if kind else None)
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
+
+    def _mark_gone(self, groups: list[M.SessionGroup] | None) -> None:
+        """Mark the sessions whose files are gone from disk (one query for the page)."""
+        ids = [f"session:{g.session_id}" for g in groups or () if g.session_id]
+        if not ids:
+            return
+        searcher = self._searcher()
+        q = self._all(self._terms(S.ID, ids), self._term(S.STATE, "gone"))
+        gone = {_first(searcher.doc(a), S.ID)[len("session:"):]
+                for _s, a in searcher.search(q, len(ids), count=False).hits}
+        for g in groups or ():
+            g.on_disk = g.session_id not in gone
 
     def _kinds(self, cq: CompiledQuery, kind: str | Sequence[str] | None,
                include_tool_results: bool, include_thinking: bool,

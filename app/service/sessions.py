@@ -283,7 +283,9 @@ class SessionsMixin(ServiceBase):
                 self._title_cache().setdefault(sid, (title, _first(doc, S.PROJECT)))
             part = self.search("", session_id=sid, limit=hits_per_group, **args)
             if part.hits:
-                groups.append(_group(part.hits, part.total, sid, title))
+                group = _group(part.hits, part.total, sid, title)
+                group.on_disk = _first(doc, S.STATE, "on_disk") != "gone"
+                groups.append(group)
                 total += part.total
         # plans and memory files belong to no session: each is a row of its own
         asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))

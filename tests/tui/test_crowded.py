@@ -414,3 +414,59 @@ async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowde
         assert "nothing to search for" in status and "matching" not in status
         shown = [c.group.session_id for c in app.screen.query_one(ResultList)._cards]
         assert shown == recent
+
+
+async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
+        crowded_root, tmp_path, fixed_clock) -> None:  # noqa: ANN001
+    import shutil
+
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.screens.project_sessions import ProjectSessionList
+    from ccarchive.tui.widgets.result_list import ResultList
+    from tests.conftest import build_index
+    from tests.tui.support import searched
+
+    root = tmp_path / "claude"
+    shutil.copytree(crowded_root, root)
+    data = tmp_path / "data"
+    svc = build_index(root, data)
+    victim = svc.sessions(limit=1).sessions[0]
+    files = list(root.glob(f"projects/*/{victim.session_id}.jsonl"))
+    assert len(files) == 1
+    files[0].unlink()
+    svc = build_index(root, data)
+    assert not svc.session(victim.session_id).on_disk
+    settings = Settings(archive_root=root, data_dir=data)
+    live = LiveArchive(settings, watch=False).start()
+    for t in live._threads:
+        t.join(60)
+    app = make_app(settings, live=live, start_live=False)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            results = app.screen.query_one(ResultList)  # the recent activity: it is first
+            card = next(c for c in results._cards if c.group.session_id == victim.session_id)
+            assert not card.group.on_disk
+            line = results.render_line(results._starts[results._cards.index(card)]).text
+            assert line.strip().startswith("gone ")
+            words = " ".join(victim.title.split()[:3])
+            await pilot.press(*words)
+            await searched(app, pilot, words)
+            groups = {c.group.session_id: c.group for c in results._cards}
+            assert not groups[victim.session_id].on_disk
+            assert all(g.on_disk for sid, g in groups.items() if sid != victim.session_id)
+            app.post_message(OpenSession(victim.session_id))
+            await settle(app, pilot)
+            header = str(app.screen.query_one("#tx-title").render())
+            assert "gone from disk" in header
+            await app.switch_mode("projects")
+            await settle(app, pilot)
+            table = app.screen.query_one("#projects-table")
+            table.move_cursor(row=[p.path for p in table.projects].index(victim.project))
+            await pilot.press("enter")
+            await settle(app, pilot)
+            listed = app.screen.query_one(ProjectSessionList)
+            row = [s.session_id for s in listed.sessions].index(victim.session_id)
+            assert "gone " in row_text(listed, row)
+    finally:
+        live.stop()

@@ -307,6 +307,8 @@ class ResultList(ScrollView, can_focus=True):
             # output out), Replay counts the session's matching entries of every kind,
             # so "11 hits" here read as a promise that Replay's "hit 1/19" broke
             head = Text(group.title or hit.title or "(untitled)", self._style("title"))
+            if not group.on_disk:  # still searchable, its file swept away
+                head = Text.assemble(("gone ", "bold red"), head)
             head.truncate(max(1, width), overflow="ellipsis")
             lines.append(head)
             lines.append(Text(f"{project_name(group.project) or '—'} · "
