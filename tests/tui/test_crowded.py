@@ -115,7 +115,7 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None: 
         await pilot.press("down", "enter")
         await settle(app, pilot)
         assert opened and opened[-1].session_id == expected[1].session_id
-        assert app.current_mode == "transcript"
+        assert app.current_mode == "replay"
         await pilot.press("escape")  # back to the projects, the project still selected
         await settle(app, pilot)
         assert app.current_mode == "projects"

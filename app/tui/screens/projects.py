@@ -53,8 +53,6 @@ class ProjectsScreen(PaneScreen):
     first_frame_complete = True
 
     BINDINGS = [
-        Binding("enter", "project_sessions", "Sessions",
-                tooltip="The selected project's sessions, newest first (Enter opens one)"),
         Binding("o", "open_session", "Open session",
                 tooltip="Open the session of a session-memory summary (or the project's "
                         "latest session)"),
@@ -292,14 +290,8 @@ class ProjectsScreen(PaneScreen):
 
     @on(ProjectTable.RowSelected, "#projects-table")
     def _project_selected(self, event: ProjectTable.RowSelected) -> None:
-        event.stop()
-        self.action_project_sessions()
-
-    def action_project_sessions(self) -> None:
         """Projects → Enter: the project's sessions as a list, over the pane."""
-        if self.focused is not self.query_one(ProjectTable):
-            self.query_one(MemoryList).action_select()
-            return
+        event.stop()
         project = self.query_one(ProjectTable).selected
         if project:
             self.app.push_screen(ProjectSessions(project, short_project(project)))

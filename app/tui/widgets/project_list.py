@@ -29,6 +29,11 @@ from ccarchive.tui.widgets.line_table import Column, LineTable
 class ProjectTable(LineTable):
     """Project, sessions, last used, size and tokens; the cursor picks the project."""
 
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Sessions",
+                tooltip="The selected project's sessions, newest first (Enter opens one)"),
+    ]
+
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         # the name takes the room the figures leave, cut so that it stays distinct; the
         # last use is a date with its year once it is a month old (`16 Feb 2026`)
