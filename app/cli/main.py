@@ -114,15 +114,13 @@ def _require_archive(settings: Settings) -> None:
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     """The service over an up-to-date-enough index: built first if it never was."""
     from ccarchive.index.store import IndexStore
-    from ccarchive.service import ArchiveService
+    from ccarchive.service import open_service
 
     _require_archive(settings)
     store = IndexStore(settings.archive_data_dir)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
-    svc = ArchiveService(store, settings.archive_root)
-    svc.use_semantic(settings)
-    return svc
+    return open_service(settings, store=store)
 
 
 def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
@@ -494,9 +492,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int, whol
     if as_json:
         _dump(to_jsonable(page))
         return
-    from ccarchive.tui.tool_input import tool_summaries  # no Textual: plain reads
-
-    print_transcript(_console(), page, tool_summaries(svc, page.entries))
+    print_transcript(_console(), page, svc.tool_summaries(page.entries))
     _more(page.start + len(page.entries) if page.next_cursor else page.total, page.total,
           "entries", page.next_cursor)
 
