@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from ccarchive.service.models import SessionInfo
+from ccarchive.service.naming import home_path
 from ccarchive.tui.format import short_project
 from ccarchive.tui.widgets.transcript_view import TranscriptView
 
@@ -72,6 +73,8 @@ def title_text(stack: list[Place]) -> Text:
             meta.append(f"{info.subagent_count} subagent"
                         f"{'s' if info.subagent_count != 1 else ''}")
         meta.append(place.session_id[:8])
+        if info.project:  # the full path last: a wide terminal shows it, a narrow one cuts it
+            meta.append(home_path(info.project))
         out.append("\n")
         if not info.on_disk:
             out.append(meta.pop(0), "bold red")
@@ -82,18 +85,15 @@ def title_text(stack: list[Place]) -> Text:
 
 def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
                 speed: str) -> Text:
-    """`❚❚ paused · 1x  entry 12 of 240 · 2026-11-20 14:05:12 · hit 2/5 for “walker”`."""
-    out = Text()
+    """`❚❚ paused · 1x  entry 12 of 240 · hit 2/5 for “walker” (n/N) · 2026-11-20 14:05:12`:
+    the time last, so that an 80-column line cuts the time, not the hit counter."""
+    out = Text(no_wrap=True, overflow="ellipsis")
     if playing:
         out.append(f" ▶ playing {speed} ", "bold reverse green")
     else:
         out.append(f" ❚❚ paused · {speed} ", "bold reverse")
     if view.total:
         out.append(f"  entry {view.cursor + 1:,} of {view.total:,}")
-        entry = view.entry(view.cursor)
-        if entry is not None and entry.timestamp:
-            out.append("  ·  " + entry.timestamp.astimezone().strftime(
-                "%Y-%m-%d %H:%M:%S"), "dim")
     if place is not None and view.hits:
         # the matching entries as the index found them: a total that does not change
         # as pages load (a result drawn under its call is counted at the call)
@@ -102,6 +102,11 @@ def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
         label = f"hit {before}/{len(hits)}" if before else f"{len(hits)} hits"
         out.append(f"  ·  {label} ", "bold yellow")
         out.append(f"for “{place.query}” (n/N)", "dim")
+    if view.total:
+        entry = view.entry(view.cursor)
+        if entry is not None and entry.timestamp:
+            out.append("  ·  " + entry.timestamp.astimezone().strftime(
+                "%Y-%m-%d %H:%M:%S"), "dim")
     return out
 
 
