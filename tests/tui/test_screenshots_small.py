@@ -23,7 +23,7 @@ SIZE = (80, 24)
     ("search", "search", ()),
     ("timeline", "timeline", ()),
     ("plans", "plans", ("down", "down", "enter")),
-    ("transcript", "search", ("enter",)),
+    ("transcript", "search", ("down", "down", "enter")),  # a session (the first: a plan)
     ("projects", "projects", ("down",)),
     ("prompts", "prompts", ()),
 ])
