@@ -12,10 +12,8 @@ from datetime import UTC, datetime
 
 from textual import active_app
 
-from ccarchive.service.naming import plural
-
-__all__ = ["ago", "fit_name", "human_bytes", "human_count", "human_duration", "local", "now",
-           "name_width", "one_line", "plural", "short_model", "short_project"]
+from ccarchive.service.naming import last_part
+from ccarchive.text import clip
 
 CLOCK: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 """Where the panes read the time; tests replace it with a fixed clock."""
@@ -110,7 +108,7 @@ def short_project(path: str) -> str:
             return service.project_name(path) or path
         except Exception:  # an index being created has no searcher yet
             pass
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
+    return last_part(path)
 
 
 def fit_name(name: str, width: int) -> str:
@@ -160,5 +158,5 @@ def one_line(text: str, width: int = 0) -> str:
     """Whitespace folded to single spaces, cut with an ellipsis at `width`."""
     flat = " ".join(text.split())
     if width and len(flat) > width:
-        return flat[: max(0, width - 1)] + "…"
+        return clip(flat, width)
     return flat

@@ -15,8 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.service.naming import home_path
-from ccarchive.tui.format import plural
+from ccarchive.service.naming import home_path, plural
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
