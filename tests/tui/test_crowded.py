@@ -474,3 +474,33 @@ async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
             assert "gone " in row_text(listed, row)
     finally:
         live.stop()
+
+
+async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded_app) -> None:  # noqa: ANN001
+    from datetime import UTC, datetime, timedelta
+
+    from textual.widgets import Input
+
+    from ccarchive.tui.widgets.prompt_list import PromptTable
+
+    app = crowded_app
+    last = app.service.last_activity()
+    bound = app.service.archive_date("3d")
+    if last < datetime.now(UTC):  # an archive quiet since: its own last three days
+        assert bound == (last - timedelta(days=3)).replace(hour=0, minute=0, second=0,
+                                                           microsecond=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.switch_mode("prompts")
+        await settle(app, pilot)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press("down")  # ↓ from the search box to the list
+        table = app.screen.query_one(PromptTable)
+        assert app.focused is table
+        await pilot.press("a", "3", "d")
+        await pilot.pause(0.4)
+        await settle(app, pilot)
+        assert table.items, "since 3d shows the archive's last days"
+        assert all(it.timestamp >= bound for it in table.items)
+        older = app.service.history(limit=500).items
+        assert any(it.timestamp < bound for it in older)  # the filter left some out
