@@ -504,3 +504,21 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
         assert all(it.timestamp >= bound for it in table.items)
         older = app.service.history(limit=500).items
         assert any(it.timestamp < bound for it in older)  # the filter left some out
+
+
+async def test_the_project_drop_downs_keep_names_on_one_line_and_apart(crowded_app) -> None:  # noqa: ANN001
+    from textual.widgets import Select
+
+    from ccarchive.tui.screens.prompts import SELECT_NAME
+
+    app = crowded_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        for mode, select_id in (("timeline", "#timeline-project"),
+                                ("prompts", "#prompts-project")):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            select = app.screen.query_one(select_id, Select)
+            labels = [str(label) for label, value in select._options
+                      if isinstance(value, str)]  # not the blank choice
+            assert len(labels) == 25 and len(set(labels)) == 25, labels
+            assert all(len(label) <= SELECT_NAME for label in labels)

@@ -21,7 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from ccarchive.service.models import HistoryItem
-from ccarchive.tui.format import ago, local, short_project
+from ccarchive.tui.format import ago, fit_name, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -32,6 +32,9 @@ PAGE = 200
 """Prompts per query; more load as the cursor nears the end."""
 DEBOUNCE = 0.15
 """Seconds of quiet typing before the query runs."""
+SELECT_NAME = 16
+"""A project's name in the project drop-down at most (it is 22 cells wide at 80
+columns)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,10 @@ class PromptsScreen(PaneScreen):
     def _set_projects(self, projects: list[str]) -> None:
         select = self.query_one("#prompts-project", Select)
         with self.prevent(Select.Changed):
-            select.set_options([(short_project(p), p) for p in projects])
+            # one line each, cut from the middle (a wrapped `Work/entire/deve` / `nv/cli`
+            # read as two projects)
+            select.set_options([(fit_name(short_project(p), SELECT_NAME), p)
+                                for p in projects])
             if self.filter.project in projects:
                 select.value = self.filter.project
 
