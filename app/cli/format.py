@@ -95,7 +95,7 @@ def print_status(console: Console, st: M.Status) -> None:
                                               sorted(st.repaired_by_reason.items())))
     t.add_row("last update", when(st.last_update))
     if st.semantic:
-        t.add_row("semantic", st.semantic)
+        t.add_row("semantic", Text(st.semantic))  # its `[semantic]` is not markup
     if st.message:
         t.add_row("note", st.message)
     console.print(t)

@@ -256,6 +256,14 @@ class ReadbackMixin(ServiceBase):
         n = self._searcher().search(q, 1, count=True).count if seq else 0
         return sid, agent if agent != "sidechain" else "", int(n or 0)
 
+    def turns(self, session_id: str, *, agent_id: str | None = None,
+              limit: int = 1000, max_chars: int = 300) -> list[tuple[int, M.Entry]]:
+        """The prompts of a transcript, each with its index in it (as `transcript`
+        counts): an outline of its turns to jump to, without reading every entry."""
+        page = self.transcript(session_id, agent_id=agent_id, limit=limit,
+                               max_chars=max_chars, kinds=[S.PROMPT])
+        return [(self.entry_position(e.id)[2], e) for e in page.entries]
+
     def tail(self, session_id: str, *, after_seq: int = -1, agent_id: str | None = None,
              limit: int = 200, max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:
         """Entries of a session's transcript after a position: (entries, last seq).

@@ -66,13 +66,20 @@ class SearchMixin(ServiceBase):
         searcher = self._searcher()
         full = self._with_kinds(base, kinds)
         scored = cq.text_query is not None
-        page = M.SearchPage(query=query, warnings=warnings)
+        page = M.SearchPage(query=query, warnings=warnings,
+                            ignored=bool(query.strip()) and cq.is_empty())
+        # one hit more a session than asked for: a history line that repeats the
+        # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
-            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group,
+            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
                                 snippet_chars, page, gen_max)
+            drop_echoes(page.groups, hits_per_group)
+            self._mark_gone(page.groups)
         elif group_by_session:
-            self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
-                          snippet_chars, page, gen_max)
+            self._grouped(searcher, cq, full, scored, recency, offset, limit,
+                          hits_per_group + 1, snippet_chars, page, gen_max)
+            drop_echoes(page.groups, hits_per_group)
+            self._mark_gone(page.groups)
         else:
             fetch = limit + offset
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
@@ -91,6 +98,18 @@ class SearchMixin(ServiceBase):
             page.facets = self._facets(searcher, every, full if kind else None)
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
+
+    def _mark_gone(self, groups: list[M.SessionGroup] | None) -> None:
+        """Mark the sessions whose files are gone from disk (one query for the page)."""
+        ids = [f"session:{g.session_id}" for g in groups or () if g.session_id]
+        if not ids:
+            return
+        searcher = self._searcher()
+        q = self._all(self._terms(S.ID, ids), self._term(S.STATE, "gone"))
+        gone = {first_value(searcher.doc(a), S.ID)[len("session:"):]
+                for _s, a in searcher.search(q, len(ids), count=False).hits}
+        for g in groups or ():
+            g.on_disk = g.session_id not in gone
 
     def _kinds(self, cq: CompiledQuery, kind: str | Sequence[str] | None,
                include_tool_results: bool, include_thinking: bool,
@@ -272,3 +291,27 @@ def narrows_to_entries(query: str, kind: object = None) -> bool:
     to sessions otherwise."""
     low = query.lower()
     return bool(kind) or any(f in low for f in ("kind:", "tool:", "file:", "role:"))
+
+
+def _said(text: str) -> str:
+    """A snippet's words for comparing (no cut marks, case or spacing)."""
+    return " ".join(text.replace("…", " ").lower().split())
+
+
+def drop_echoes(groups: list[M.SessionGroup], keep: int) -> None:
+    """Each session's hits without the `history` lines that repeat a prompt shown with
+    them (the prompt as typed is both a transcript entry and a history line: two rows of
+    the same words), cut to `keep` hits."""
+    for g in groups:
+        prompts = [_said(h.snippet) for h in g.hits if h.kind == S.PROMPT]
+        prompts += [_said(h.prompt) for h in g.hits if h.prompt]
+        prompts = [p for p in prompts if p]
+
+        g.hits = [h for h in g.hits if not _echoes(h, prompts)][:max(1, keep)]
+
+
+def _echoes(hit: M.Hit, prompts: list[str]) -> bool:
+    """A history line with the words of one of `prompts` (or a piece of them)."""
+    said = _said(hit.snippet)
+    return hit.kind == S.HISTORY and bool(said) and any(
+        said in p or p in said for p in prompts)

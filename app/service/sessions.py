@@ -21,6 +21,7 @@ import tantivy
 
 from ccarchive.archive.titles import clean_title
 from ccarchive.index import schema as S
+from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
@@ -54,6 +55,30 @@ class SessionsMixin(ServiceBase):
 
     def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
         return self._red_title(clean_title(first_value(doc, S.TITLE))), first_value(doc, S.PROJECT)
+
+    def last_activity(self) -> datetime | None:
+        """When the archive was last written to: its newest session's last activity
+        (None for an empty archive)."""
+        page = self.sessions(limit=1)
+        return page.sessions[0].last_activity if page.sessions else None
+
+    def archive_date(self, value: str) -> datetime | None:
+        """A date bound as the panes read it: `7d`, `12h`, `yesterday` count back from the
+        archive's last activity, not the wall clock, so an archive idle for a month
+        still shows its last week (what the Timeline opens on); absolute dates are
+        themselves. None for an empty value; ServiceError for a bad one."""
+        if not value.strip():
+            return None
+        now = datetime.now(UTC)
+        last = self.last_activity()
+        return self._date_arg(value, "since") if last is None or last >= now \
+            else self._date_bound_at(value, last)
+
+    def _date_bound_at(self, value: str, now: datetime) -> datetime:
+        try:
+            return parse_date_bound(value, now=now)
+        except ValueError as exc:
+            raise ServiceError(f"since: {exc}") from exc
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
@@ -265,7 +290,9 @@ class SessionsMixin(ServiceBase):
                 self._title_cache().setdefault(sid, (title, first_value(doc, S.PROJECT)))
             part = self.search("", session_id=sid, limit=hits_per_group, **args)
             if part.hits:
-                groups.append(_group(part.hits, part.total, sid, title))
+                group = _group(part.hits, part.total, sid, title)
+                group.on_disk = first_value(doc, S.STATE, "on_disk") != "gone"
+                groups.append(group)
                 total += part.total
         # plans and memory files belong to no session: each is a row of its own
         asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))

@@ -35,6 +35,7 @@ from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, open_service
 from ccarchive.tui import textual_tuning as tuning
+from ccarchive.tui import preferences
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
 from ccarchive.tui.screens.pane import PaneHost
@@ -136,8 +137,18 @@ class ArchiveApp(App[None]):
 
     # ---- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
+        self._restore_theme()
         if self._start_live:
             self._run_live()
+
+    def _restore_theme(self) -> None:
+        """The theme chosen in an earlier run (command palette → Theme), and from now
+        on each choice saved in the data dir (`preferences`)."""
+        theme = preferences.load(self.settings.data_dir).get("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(
+            self, lambda t: preferences.save(self.settings.data_dir, theme=t.name))
 
     def on_ready(self) -> None:
         # Once the first screen is up, the objects built so far (Textual, rich, the
@@ -289,6 +300,7 @@ class ArchiveApp(App[None]):
                 own[id(node)] = {b.action for b in own_bindings(node)}
             if binding.action in seen or binding.description in titles \
                     or not binding.description or node is self \
+                    or not (binding.tooltip or binding.show) \
                     or binding.action not in own[id(node)]:
                 continue
             seen.add(binding.action)

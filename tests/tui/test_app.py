@@ -32,9 +32,15 @@ async def test_digits_switch_panes_only_when_not_typing(app) -> None:
         assert app.current_mode == "search"
         assert app.screen.query_one("#query", Input).value == "3"
         app.screen.query_one("#results").focus()
-        await pilot.press("3")
+        await pilot.press("3")  # in the results too: typed after what is there
         await pilot.pause()
-        assert app.current_mode == "timeline"
+        assert app.current_mode == "search"
+        assert app.screen.query_one("#query", Input).value == "33"
+        await app.switch_mode("timeline")  # a pane with no text box: digits switch
+        await settle(app, pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        assert app.current_mode == "plans"
         await settle(app, pilot)
 
 

@@ -206,11 +206,16 @@ async def test_letters_typed_in_the_results_go_to_the_query(app) -> None:
         assert query.value == "walk kind:prompter" and query.has_focus
 
 
-async def test_digits_in_a_list_still_switch_panes(app) -> None:
+async def test_digits_in_the_results_are_typed_and_f_keys_switch_panes(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
-        await pilot.press("3")
+        await pilot.press("3")  # typing a query from the results: `3d`, `v2`
+        await pilot.pause()
+        assert app.current_mode == "search"
+        assert app.screen.query_one("#query", Input).value == "3"
+        app.screen.query_one(ResultList).focus()
+        await pilot.press("f3")
         await pilot.pause()
         assert app.current_mode == "timeline"
         await settle(app, pilot)

@@ -54,6 +54,17 @@ GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
 
 
+class QueryInput(Input):
+    """The query line: `?` in an empty query opens the keys (the first screen's focus is
+    here, and a query of `?` alone searches for nothing); in a query with text it is a
+    character of the query (`why?`)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character == "?" and not self.value:
+            return False
+        return super().check_consume_key(key, character)
+
+
 class SearchScreen(PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
@@ -64,9 +75,15 @@ class SearchScreen(PaneScreen):
                 tooltip="Also search tool output and thinking (left out by default)."),
         Binding("ctrl+f", "focus_facets", "Facets",
                 tooltip="Filter by project, kind or date (Enter toggles one)."),
+        Binding("ctrl+o", "toggle_preview", "Preview",
+                tooltip="Show or hide the preview (hidden below 100 columns: the results "
+                        "take the width)."),
         Binding("ctrl+x", "clear_filters", "Clear filters", tooltip="Drop every facet filter."),
-        Binding("slash", "focus_query", "Query", show=False, tooltip="Back to the query line."),
+        Binding("slash", "focus_query", "Query", show=False,
+                tooltip="Back to the query line, the cursor at its end."),
         Binding("escape", "focus_query", "Query", show=False),
+        Binding("question_mark", "keys", "Keys", priority=True,
+                tooltip="Every key of this pane (typed into a query that has text)."),
     ]
 
     SHOW_TIMING = True
@@ -131,7 +148,7 @@ class SearchScreen(PaneScreen):
     def compose(self) -> ComposeResult:
         yield ArchiveHeader("Search")
         # no select-all on focus: keys typed in a list are appended (`/` and Esc select)
-        yield Input(placeholder="Search your archive…  e.g.  migration project:billing "
+        yield QueryInput(placeholder="Search your archive…  e.g.  migration project:billing "
                                 "after:7d  kind:prompt  \"exact phrase\"", id="query",
                     select_on_focus=False)
         yield Static(id="search-status")
@@ -212,6 +229,11 @@ class SearchScreen(PaneScreen):
                     for g in groups:  # named after the session, not its best hit
                         if g.session_id:
                             g.title = service.session_title(g.session_id)[0] or g.title
+            if grouped and page.ignored:  # every word ignored: the empty query's list
+                recent = service.recent_activity(limit=GROUP_LIMIT,
+                                                 hits_per_group=SNIPPETS_PER_GROUP, **args)
+                recent.query, recent.warnings, recent.ignored = page.query, page.warnings, True
+                page, groups = recent, recent.groups
         except ServiceError as exc:
             self.post_message(self.ResultsReady(token, None, None, str(exc)))
             return
@@ -378,12 +400,28 @@ class SearchScreen(PaneScreen):
             self.query_one(ResultList).focus()
             event.stop()
         elif isinstance(focused, (ResultList, FacetList)) and event.is_printable \
-                and event.character and event.key not in self.active_bindings:
-            # typed in a list: to the query, appended (as in fzf); bound keys (1-7, /, ?)
-            # keep their meaning
+                and event.character and (event.character.isdigit()
+                                         or event.key not in self.active_bindings):
+            # typed in a list: to the query, appended (as in fzf); bound keys (j/k, /, ?)
+            # keep their meaning, digits are typed (`3d`, `v2`): F1-F7 switch panes
             event.stop()
             event.prevent_default()
             self._type_into_query(event.character)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "keys":  # `?` in a query with text is a character of the query
+            focused = self.focused
+            return not (isinstance(focused, Input) and focused.value)
+        return True
+
+    def action_keys(self) -> None:
+        self.app.action_keys()  # type: ignore[attr-defined]
+
+    def action_toggle_preview(self) -> None:
+        """The preview on or off (by default: on from 100 columns)."""
+        shown = self.query_one(HitPreview).display
+        self.set_class(shown, "-preview-off")
+        self.set_class(not shown, "-preview-on")
 
     def _type_into_query(self, text: str) -> None:
         query = self.query_one("#query", Input)
@@ -427,10 +465,11 @@ class SearchScreen(PaneScreen):
             self.remove_class("-facets-open")
 
     def action_focus_query(self) -> None:
-        """Back to the query line, its text selected: typing replaces it, → keeps it."""
+        """Back to the query line, the cursor at the end of its text: typing adds to it
+        (ctrl+u empties it)."""
         query = self.query_one("#query", Input)
         query.focus()
-        query.select_all()
+        query.cursor_position = len(query.value)
 
     # ---- live ----------------------------------------------------------------------
     @on(IndexUpdated)

@@ -19,7 +19,7 @@ branch and models.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -58,6 +58,9 @@ class Column:
     """Left out when the table is narrow, the highest first (0: always shown)."""
     hidden: bool = False
     """Left out now (set by `fit_columns`)."""
+    cut: Callable[[str, int], str] | None = None
+    """How a plain-text cell is cut to the column's width (default: its end goes, with
+    an ellipsis); a project name keeps the end that tells it apart (`fit_name`)."""
 
 
 class LineTable(ScrollView, can_focus=True):
@@ -328,6 +331,8 @@ class LineTable(ScrollView, can_focus=True):
         for column, cell in zip(self.columns, cells, strict=False):
             if column.hidden:
                 continue
+            if column.cut is not None and isinstance(cell, str) and row != -1:
+                cell = Text(column.cut(cell, column.width), end="")
             segments.extend(Segment.apply_style(
                 self._cell_segments(cell, column.width, console), pre, post))
         return segments

@@ -9,15 +9,18 @@ Claude Code and exports it as Markdown; the title and status lines are drawn by 
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.markup import escape
 from textual.message import Message
@@ -25,11 +28,12 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ccarchive.service.arguments import ServiceError
-from ccarchive.service.models import SessionInfo, TranscriptPage
+from ccarchive.service.models import Entry, SessionInfo, TranscriptPage
 from ccarchive.service.tool_calls import SUBAGENT_TOOLS
 from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.screens.replay.place import Place, status_text, title_text
+from ccarchive.tui.screens.replay.reading import FULL, TurnOutline
 from ccarchive.tui.screens.replay.time_jump import (
     SPEEDS,
     JumpOutcome,
@@ -46,6 +50,7 @@ from ccarchive.tui.transcript_export import (
     export_target,
 )
 from ccarchive.tui.widgets.ask_dialog import AskDialog
+from ccarchive.tui.widgets.entry_render import entry_markdown
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.status_header import ArchiveHeader, short_path
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
@@ -67,6 +72,9 @@ class ReplayScreen(PaneScreen):
         Binding("n", "hit(1)", "Next hit", tooltip="Next entry matching the search."),
         Binding("N", "hit(-1)", "Prev hit", show=False,
                 tooltip="Previous entry matching the search."),
+        Binding("slash", "find", "Find",
+                tooltip="Find in this session (its matches become the hits of n/N)."),
+        Binding("u", "outline", "Turns", tooltip="The prompts of this session: jump to one."),
         Binding("t", "jump_time", "Time", tooltip="Jump to a time (14:05, +10m, a date)."),
         Binding("o", "open_subagent", "Subagent", tooltip="Open the subagent this call ran."),
         Binding("escape,backspace", "back", "Back",
@@ -77,6 +85,17 @@ class ReplayScreen(PaneScreen):
         Binding("R", "run_resume", "Resume", show=False,
                 tooltip="Run `claude --resume <id>` in the project's directory."),
         Binding("e", "export", "Export", tooltip="Export this transcript as Markdown."),
+        Binding("x", "export_turn", "Export turn", show=False,
+                tooltip="Export the turn under the cursor (its prompt and what answered "
+                        "it) as Markdown."),
+        Binding("y", "copy_entry", "Copy entry", show=False,
+                tooltip="Copy the text of the entry under the cursor, whole."),
+        Binding("Y", "copy_id", "Copy id", show=False,
+                tooltip="Copy the id of the entry under the cursor (ccarchive show <id>)."),
+        Binding("v", "pager", "Pager", show=False,
+                tooltip="Read the entry under the cursor in $PAGER (less)."),
+        Binding("E", "editor", "Editor", show=False,
+                tooltip="Open the entry under the cursor in $VISUAL / $EDITOR."),
     ]
 
     AUTO_FOCUS = "#transcript"
@@ -271,6 +290,13 @@ class ReplayScreen(PaneScreen):
         view.terms = tuple(w.strip('"').lower() for w in (place.query or "").split()
                            if ":" not in w and w.upper() not in ("AND", "OR", "NOT"))
         view.set_hits(message.hits)
+        if place.find_pending:  # `/`: to the first match after the cursor
+            place.find_pending = False
+            if message.hits:
+                self.action_hit(1)
+            else:
+                self.notify(f"Nothing in this transcript matches “{place.query}”.",
+                            severity="warning", markup=False)
         self._render_status()
 
     def action_hit(self, direction: int) -> None:
@@ -545,3 +571,155 @@ class ReplayScreen(PaneScreen):
             return
         self.app.call_from_thread(self.notify, f"{n:,} entries written to {path}",
                                   title="Exported", markup=False)
+
+    # ---- find ------------------------------------------------------------------------
+    def action_find(self) -> None:
+        place = self.place
+        if place is None or place.info is None:
+            return
+        self.app.push_screen(AskDialog(
+            "Find in this session", value=place.query or "",
+            placeholder="words, \"a phrase\", kind:tool_call …",
+            help="Its matching entries are marked ◆; n/N step through them."),
+            self._find_answered)
+
+    def _find_answered(self, answer: str | None) -> None:
+        place = self.place
+        if not answer or place is None:
+            return
+        place.query = answer
+        place.find_pending = True  # the cursor goes to the first match after it
+        self._find_hits(place.key, place.session_id, place.agent_id, answer)
+
+    # ---- outline -----------------------------------------------------------------------
+    def action_outline(self) -> None:
+        place = self.place
+        if place is None or place.info is None:
+            return
+        self._load_turns(place.key, place.session_id, place.agent_id)
+
+    @work(thread=True, exclusive=True, group="transcript-outline", exit_on_error=False,
+          description="Reading the turns")
+    def _load_turns(self, key: int, session_id: str, agent_id: str) -> None:
+        turns = self.app.service.turns(session_id,  # type: ignore[attr-defined]
+                                       agent_id=agent_id or None)
+        self.app.call_from_thread(self._show_outline, key, turns)
+
+    def _show_outline(self, key: int, turns: list[tuple[int, Entry]]) -> None:
+        place = self.place
+        if place is None or place.key != key:
+            return
+        if not turns:
+            self.notify("This transcript has no prompt to jump to.", severity="warning")
+            return
+        self.app.push_screen(TurnOutline(turns, self.view.cursor), self._turn_chosen)
+
+    def _turn_chosen(self, index: int | None) -> None:
+        if index is not None:
+            self.view.move_cursor(index, context=1)
+
+    # ---- the entry under the cursor ----------------------------------------------------
+    def _entry_whole(self) -> Entry | None:
+        entry = self.view.entry(self.view.cursor)
+        if entry is None:
+            return None
+        if entry.truncated:
+            full = self.app.service.entries([entry.id], max_chars=FULL)  # type: ignore
+            return full[0] if full else entry
+        return entry
+
+    def action_copy_entry(self) -> None:
+        entry = self._entry_whole()
+        if entry is None:
+            return
+        self.app.copy_to_clipboard(entry.text)
+        self.notify(f"Copied the {entry.kind.replace('_', ' ')} ({len(entry.text):,} "
+                    "characters)", title="Copy", markup=False)
+
+    def action_copy_id(self) -> None:
+        entry = self.view.entry(self.view.cursor)
+        if entry is None:
+            return
+        self.app.copy_to_clipboard(entry.id)
+        self.notify(f"Copied: {entry.id}", title="Copy", markup=False)
+
+    def action_pager(self) -> None:
+        self._open_outside("PAGER", "less")
+
+    def action_editor(self) -> None:
+        self._open_outside("VISUAL", "EDITOR", "vi")
+
+    def _open_outside(self, *names: str) -> None:
+        """The entry as Markdown in a temporary file, opened by the program the first of
+        the environment variables `names` names (the last name: the default program)."""
+        entry = self._entry_whole()
+        if entry is None:
+            return
+        *env, default = names
+        command = next((os.environ[v] for v in env if os.environ.get(v)), default)
+        argv = shlex.split(command)
+        if not argv or shutil.which(argv[0]) is None:
+            self.notify(f"`{argv[0] if argv else command}` is not on PATH "
+                        f"(set ${env[0]}).", severity="error", markup=False)
+            return
+        fd, name = tempfile.mkstemp(prefix="ccarchive-", suffix=".md")
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(entry_markdown(entry) + "\n")
+            try:
+                with self.app.suspend():
+                    subprocess.run([*argv, str(path)], check=False)
+            except SuspendNotSupported:  # no terminal to hand over (a headless app)
+                subprocess.run([*argv, str(path)], check=False, stdin=subprocess.DEVNULL)
+        finally:
+            path.unlink(missing_ok=True)
+
+    # ---- the turn under the cursor -----------------------------------------------------
+    def _turn_span(self) -> tuple[int, int]:
+        """[its prompt, the next prompt) around the cursor, from the entries loaded (a
+        page not loaded yet ends the turn there)."""
+        view = self.view
+        first = view.cursor
+        while first > 0:
+            e = view.entry(first)
+            if e is None or e.kind == "prompt":
+                break
+            first -= 1
+        stop = view.cursor + 1
+        while stop < view.total:
+            e = view.entry(stop)
+            if e is None or e.kind == "prompt":
+                break
+            stop += 1
+        return first, stop
+
+    def action_export_turn(self) -> None:
+        place = self.place
+        if place is None or place.info is None:
+            return
+        first, stop = self._turn_span()
+        root = Path(self.app.service.root)  # type: ignore[attr-defined]
+        name = export_name(place.info, place.agent_id).removesuffix(".md") \
+            + f"-turn-{first + 1}.md"
+        self.app.push_screen(AskDialog(
+            "Export this turn as Markdown to", value=str(default_export_dir(root) / name),
+            help=f"Entries {first + 1}–{stop} (its prompt and what answered it). Never "
+                 "inside the archive."),
+            lambda answer: self._export_turn(answer, name, (first, stop)))
+
+    def _export_turn(self, answer: str | None, name: str, span: tuple[int, int]) -> None:
+        place = self.place
+        if not answer or place is None or place.info is None:
+            return
+        root = Path(self.app.service.root)  # type: ignore[attr-defined]
+        try:
+            path = export_target(answer, root, name)
+            n = export_markdown(self.app.service, place.info, place.agent_id, place.title,
+                                path, archive_root=root, span=span)
+        except (ExportRefused, OSError) as exc:
+            self.notify(str(exc), title="Not exported", severity="error", timeout=8,
+                        markup=False)
+            return
+        self.notify(f"{n:,} entries written to {path}", title="Exported", markup=False)
+
