@@ -60,16 +60,38 @@ class SessionHits(BaseModel):
     hits: list[Hit] = Field(default_factory=list)
 
 
+class Turn(BaseModel):
+    """Another turn of a found session (`detail: "full"`)."""
+
+    id: str
+    kind: str = ""
+    asked: str = ""
+    text: str = ""
+
+
+class Found(BaseModel):
+    """One search result: a session shown by the turn that answers (the prompt asked and
+    the passage of the reply that holds the query's words), or a single entry, plan,
+    memory file or typed prompt."""
+
+    id: str = Field(description="context(id) / get_entries([id]); a plan's id opens "
+                                "with get_plan, a memory file's with get_memory_file.")
+    kind: str = ""
+    session: str = ""
+    title: str = ""
+    project: str = ""
+    date: str = ""
+    asked: str = ""
+    text: str = ""
+    tool: str = ""
+    more: list[Turn] = Field(default_factory=list)
+
+
 class SearchResult(BaseModel):
-    query: str
-    total: int = Field(0, description="How many entries match in all (before paging).")
-    hits: list[Hit] = Field(default_factory=list)
-    groups: list[SessionHits] | None = None
-    next_cursor: str | None = Field(None, description="Pass back as `cursor` for more.")
-    excluded_sessions: list[str] = Field(
-        default_factory=list,
-        description="Sessions left out as the caller's own (active now); `include_active` "
-                    "keeps them.")
+    results: list[Found] = Field(default_factory=list)
+    total: int = Field(0, description="Entries matched in all.")
+    next_cursor: str | None = None
+    excluded_sessions: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -271,6 +293,29 @@ class Status(BaseModel):
 # ---- from the service's models --------------------------------------------------------
 PROMPT_CHARS = 200
 """How much of a turn's prompt a session result carries."""
+
+
+DETAIL = {"brief": (320, 150, 80), "full": (800, 300, TITLE_CHARS)}
+"""Per `detail` of a search: characters of the passage, of the prompt asked, of a title."""
+
+
+def found(h: M.Hit, detail: str, session: str, project: str,
+          title: str | None = None) -> Found:
+    """A result row from a service hit: the passage of the answering entry (its snippet
+    when it has none), the prompt of its turn, the session by its short id."""
+    text_chars, asked_chars, title_chars = DETAIL[detail]
+    return Found(id=h.id, kind=h.kind, session=session,
+                 title=clip(h.title if title is None else title, title_chars),
+                 project=project, date=h.timestamp.date().isoformat() if h.timestamp else "",
+                 asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
+                 text=clip(h.passage or h.snippet, text_chars + 2), tool=h.tool)
+
+
+def turn(h: M.Hit, detail: str) -> Turn:
+    text_chars, asked_chars, _t = DETAIL[detail]
+    return Turn(id=h.id, kind=h.kind,
+                asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
+                text=clip(h.passage or h.snippet, text_chars + 2))
 
 
 def hit(h: M.Hit, snippet_chars: int = 180) -> Hit:

@@ -168,11 +168,14 @@ class ToolContext:
     redact_secrets: bool
 
     def result(self, model: BaseModel) -> CallToolResult:
-        """The tool's answer: the structured copy as the output schema has it, and a
-        compact JSON text copy without empty fields (what the model reads)."""
+        """The tool's answer: the structured copy (what Claude Code forwards to the
+        model) and its JSON text copy, both without empty fields: every `"agent_id": ""`
+        costs tokens and says nothing (the output schema marks no empty field
+        required)."""
         data = model.model_dump(mode="json")
         if self.redact_secrets:
             data = _redact_tree(data)
-        text = orjson.dumps(_prune(data)).decode()
+        data = _prune(data)
+        text = orjson.dumps(data).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)

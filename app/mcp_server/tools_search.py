@@ -7,17 +7,23 @@ with a cursor or offset to read on.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ccarchive.mcp_server import models as O
 from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _errors, _size
 from ccarchive.service import models as M
 from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.ids import short_entry_id
 from ccarchive.service.search import narrows_to_entries
+
+
+BRIEF_RESULTS = 4
+"""Results of a brief search (the default): the answer is in the first on most questions,
+and each more costs ~150 tokens."""
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -28,80 +34,68 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 1. search -----------------------------------------------------------------
     @mcp.tool(title="Search past sessions", annotations=READ_ONLY)
     def search(
-        query: Annotated[str, Field(
-            description="Words to find, in the search language: \"exact phrase\", OR, "
-                        "-word, prefix*, and filters project: kind: role: tool: file: "
-                        "model: branch: session: after: before: (e.g. 'retry backoff "
-                        "tool:Bash after:30d'). Empty lists the most recent entries.",
-            max_length=4000)],
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
-        kind: Annotated[O.Kind | list[O.Kind] | None, Field(
-            description="Only these kinds. Default: all but tool_result and thinking.")
-        ] = None,
-        since: Annotated[str | None, Field(description="From this date: 2026-02-01, "
-                                                       "7d, 2w, yesterday.")] = None,
-        until: Annotated[str | None, Field(description="Before this date.")] = None,
-        limit: Annotated[int, Field(ge=1, le=50, description="Hits per page.")] = 10,
-        cursor: Annotated[str | None, Field(description="next_cursor of the previous "
-                                                        "page.")] = None,
-        group_by_session: Annotated[bool | None, Field(
-            description="Sessions ranked by their evidence, each with its best turns (the "
-                        "prompt and a snippet of the answer): the default. False: single "
-                        "entries, the default when `kind` or a kind:/tool:/file: filter "
-                        "narrows to entries.")] = None,
-        include_tool_results: Annotated[bool, Field(
-            description="Also search raw tool output (noisy).")] = False,
-        include_thinking: Annotated[bool, Field(
-            description="Also search the assistant's thinking.")] = False,
-        include_active: Annotated[bool, Field(
-            description="Keep the caller's own current session in the results.")] = False,
-        snippet_chars: Annotated[int, Field(ge=40, le=1000,
-                                            description="Snippet length per hit.")] = 180,
+        query: Annotated[str, Field(max_length=4000, description=(
+            'Words (any may match), +required, "phrase", -not, prefix*, filters '
+            "project: kind: role: tool: file: branch: session: after: before:"))],
+        detail: Annotated[Literal["brief", "full"], Field(description=(
+            "brief: the few best sessions, each by its answering passage; full: 10, "
+            "longer passages, 2 turns each"))] = "brief",
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
+        kind: Annotated[O.Kind | list[O.Kind] | None, Field(description=(
+            "Only these kinds (single entries)"))] = None,
+        since: Annotated[str | None, Field(description="2026-02-01, 7d, yesterday")] = None,
+        until: str | None = None,
+        limit: Annotated[int | None, Field(ge=1, le=50)] = None,
+        cursor: str | None = None,
+        group_by_session: Annotated[bool | None, Field(description=(
+            "false: single entries"))] = None,
+        include_tool_results: bool = False,
+        include_thinking: bool = False,
+        include_active: Annotated[bool, Field(description=(
+            "Keep your own current session"))] = False,
     ) -> Annotated[CallToolResult, O.SearchResult]:
-        """Search every past session, plan, memory file and typed prompt: the first step.
-
-        Plain words (a question, half-remembered words, identifiers) rank by any of
-        them; "quotes" and +word are required. Returns sessions ranked by their evidence,
-        each with its best turns (the prompt asked, a snippet of the answer, entry ids),
-        or single entries (`group_by_session=false`). Follow up with `context(id)` or
-        `get_entries([ids])`.
-        """
+        """Search past sessions, plans, memory files and typed prompts. Each result is a
+        session shown by the prompt asked and the passage that answers; `context(id)`
+        reads around it, `get_entries([id])` in full."""
         with _errors():
             if group_by_session is None:
                 group_by_session = not narrows_to_entries(query, kind)
+            brief = detail == "brief"
+            text_chars = O.DETAIL[detail][0]
             excluded = [] if include_active else active.current()
             page = service.search(
-                query, project=project, kind=kind, since=since, until=until, limit=limit,
-                cursor=cursor, group_by_session=group_by_session,
+                query, project=project, kind=kind, since=since, until=until,
+                limit=limit or (BRIEF_RESULTS if brief else 10), cursor=cursor,
+                group_by_session=group_by_session,
                 include_tool_results=include_tool_results, include_thinking=include_thinking,
-                exclude_sessions=excluded, snippet_chars=snippet_chars, hits_per_group=2)
-            out = O.SearchResult(query=query, total=page.total, next_cursor=page.next_cursor,
+                exclude_sessions=excluded, hits_per_group=1 if brief else 2,
+                passage_chars=text_chars)
+            out = O.SearchResult(total=page.total, next_cursor=page.next_cursor,
                                  excluded_sessions=excluded, warnings=page.warnings)
-            rows = page.groups if page.groups is not None else page.hits
+            groups = page.groups if page.groups is not None else \
+                [M.SessionGroup(session_id=h.session_id, hits=[h], title=h.title)
+                 for h in page.hits]
+            short = service.short_session_ids(g.session_id for g in groups)
             used, kept = 0, 0
-            for row in rows:
-                if isinstance(row, M.SessionGroup):
-                    item: BaseModel = O.SessionHits(
-                        session_id=row.session_id, title=O.clip(row.title, O.TITLE_CHARS),
-                        project=row.project, timestamp=row.timestamp,
-                        hit_count=row.hit_count, relevance=row.relevance,
-                        hits=[O.hit(h, snippet_chars) for h in row.hits])
-                else:
-                    item = O.hit(row, snippet_chars)
+            for g in groups:
+                if not g.hits:
+                    continue
+                first = g.hits[0]
+                item = O.found(first, detail, short.get(g.session_id, ""),
+                               service.project_name(first.project),
+                               title=g.title or first.title)
+                item.id = short_entry_id(first.id, item.session, first.agent_id)
+                item.more = [O.turn(h, detail) for h in g.hits[1:]]
+                for t, h in zip(item.more, g.hits[1:], strict=True):
+                    t.id = short_entry_id(h.id, item.session, h.agent_id)
                 used += _size(item)
                 if kept and used > call_budget:
                     break
                 kept += 1
-                if isinstance(item, O.SessionHits):
-                    out.groups = [*(out.groups or []), item]
-                else:
-                    out.hits.append(item)
-            if page.groups is not None:
-                out.groups = out.groups or []
-            if kept < len(rows):
+                out.results.append(item)
+            if kept < len(groups):
                 out.next_cursor = _advance(cursor, page.next_cursor, kept)
-                out.warnings.append(f"budget: {kept} of {len(rows)} rows returned; "
+                out.warnings.append(f"budget: {kept} of {len(groups)} results returned; "
                                     "next_cursor continues")
             return result(out)
 

@@ -25,6 +25,7 @@ from ccarchive.service.redact import redact
 
 if TYPE_CHECKING:
     from ccarchive.index.query import CompiledQuery
+    from ccarchive.service.passages import Terms, Window
     from ccarchive.live.runtime import LiveArchive
     from ccarchive.service import models as M
 
@@ -183,3 +184,9 @@ class ServiceBase:
         def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
                        length: int) -> str | None: ...
         def _subagent_links(self, sid: str) -> dict[str, str]: ...
+        def _term_weights(self, searcher: tantivy.Searcher,
+                          terms: list[tuple[str, tantivy.Query, bool]]) -> list[float]: ...
+        def _passage(self, doc: tantivy.Document, terms: Terms, width: int = ...,
+                     window: Window | None = None) -> str: ...
+        def _passage_window(self, doc: tantivy.Document, terms: Terms,
+                            width: int = ...) -> Window: ...

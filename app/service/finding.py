@@ -30,6 +30,7 @@ from ccarchive.index.query import CompiledQuery
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window
 from ccarchive.service.semantic import Dense, mix
 
 TERM_POOL = 200
@@ -43,6 +44,8 @@ TITLE_WEIGHT = 1.0
 """A session title's match counts as much as one term's best entry."""
 PROMPT_CHARS = 300
 """How much of a turn's prompt a result shows."""
+ANSWER_CANDIDATES = 4
+"""Entries of a turn (its best by evidence) weighed for showing it by their passage."""
 
 
 @dataclass
@@ -76,7 +79,8 @@ class FindingMixin(ServiceBase):
 
     def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
                        base: tantivy.Query, offset: int, limit: int, per_group: int,
-                       chars: int, page: M.SearchPage, gen: int | None) -> None:
+                       chars: int, page: M.SearchPage, gen: int | None,
+                       passage_chars: int = PASSAGE_CHARS) -> None:
         terms = cq.rank_terms
         filt = Query.const_score_query(base, 0.0)
         weights = self._term_weights(searcher, terms)
@@ -127,15 +131,18 @@ class FindingMixin(ServiceBase):
             self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
-        picked = [(score, s, [(t, self._answer_doc(searcher, t))
+        evidence = Terms.of(words, weights)
+        picked = [(score, s, [(t, *self._answer_doc(searcher, t, evidence, passage_chars))
                               for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
                               [:max(1, per_group)] if t.best[1] is not None])
                   for score, s in shown]
         self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
                               if rows)
         prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
-                                                for _sc, _s, rows in picked for t, doc in rows])
-        page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
+                                                for _sc, _s, rows in picked
+                                                for t, doc, _w in rows])
+        page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words,
+                                   evidence)
                        for score, s, rows in picked]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
@@ -187,13 +194,15 @@ class FindingMixin(ServiceBase):
                 s.title = TITLE_WEIGHT * best_term * float(score) / top
 
     # -- results -------------------------------------------------------------------------
-    def _group(self, s: _Session, score: float, rows: list[tuple[_Turn, tantivy.Document]],
+    def _group(self, s: _Session, score: float,
+               rows: list[tuple[_Turn, tantivy.Document, Window]],
                prompts: dict[tuple[str, int], tantivy.Document],
                snip: dict[str, tantivy.SnippetGenerator] | None, chars: int,
-               weights: list[float], terms: list[str]) -> M.SessionGroup:
+               weights: list[float], terms: list[str], evidence: Terms) -> M.SessionGroup:
         hits = []
-        for t, doc in rows:
+        for t, doc, window in rows:
             hit = self._hit(doc, t.score, snip, chars)
+            hit.passage = self._passage(doc, evidence, window=window)
             pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
                 prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
             if pdoc is not None:
@@ -220,18 +229,48 @@ class FindingMixin(ServiceBase):
                 if have and (toks := self.analyzer.analyze(t.rstrip("*")))
                 and all(k in have for k in toks)}
 
-    def _answer_doc(self, searcher: tantivy.Searcher, t: _Turn) -> tantivy.Document:
-        """The entry a turn is shown by: its best, unless that is the turn's own prompt
-        (shown beside it anyway) and another entry of the turn holds evidence too, so a
-        result reads as the question and a snippet of what answered it."""
-        doc = searcher.doc(t.best[1])
-        if _first(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
-            return doc
-        for _e, addr in sorted(t.entries.values(), key=lambda row: -row[0])[1:4]:
-            other = searcher.doc(addr)
-            if _first(other, S.KIND) != S.PROMPT:
-                return other
-        return doc
+    def _answer_doc(self, searcher: tantivy.Searcher, t: _Turn, evidence: Terms,
+                    width: int) -> tuple[tantivy.Document, Window]:
+        """The entry a turn is shown by, and its passage's window: of the turn's best
+        entries by evidence, the one whose densest window holds most of the query
+        (`passages`); the turn's own prompt only when no other entry holds evidence
+        (the prompt is shown beside the answer anyway), so a result reads as the
+        question and the part of the answer that answers it."""
+        rows = sorted(t.entries.values(), key=lambda row: -row[0])[:ANSWER_CANDIDATES]
+        if not rows:
+            doc = searcher.doc(t.best[1])
+            return doc, self._passage_window(doc, evidence, width)
+        best: tuple[tuple[bool, float, float], tantivy.Document, Window] | None = None
+        for ev, addr in rows:
+            doc = searcher.doc(addr)
+            window = self._passage_window(doc, evidence, width)
+            key = (_first(doc, S.KIND) != S.PROMPT, round(window.score, 6), ev)
+            if best is None or key > best[0]:
+                best = (key, doc, window)
+        assert best is not None
+        doc, window = best[1], best[2]
+        if _first(doc, S.KIND) == S.PROMPT:
+            reply = self._reply_to(searcher, doc)
+            if reply is not None:  # the question found: its answer is what followed
+                return reply, self._passage_window(reply, evidence, width)
+        return doc, window
+
+    def _reply_to(self, searcher: tantivy.Searcher,
+                  prompt: tantivy.Document) -> tantivy.Document | None:
+        """The first assistant reply of a prompt's turn, if it has one."""
+        seq = int(_first(prompt, S.SEQ, 0))
+        q = self._all(self._term(S.PATH, _first(prompt, S.PATH)),
+                      self._term(S.KIND, S.ASSISTANT),
+                      Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                        seq + 1, None))
+        hits = searcher.search(q, 1, count=False, order_by_field=S.SEQ,
+                               order=tantivy.Order.Asc).hits
+        if not hits:
+            return None
+        turn = searcher.fast_field_values(S.TURN, [hits[0][1]])[0]
+        if S.turn_prompt_seq(turn or 0) != seq:
+            return None  # the prompt got no reply before the next one
+        return searcher.doc(hits[0][1])
 
     def _turn_prompts(self, searcher: tantivy.Searcher, wanted: list[tuple[tantivy.Document,
                                                                            int]]

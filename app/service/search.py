@@ -22,6 +22,7 @@ from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first, _strs
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
 from ccarchive.service.excerpts import SNIPPET_CHARS
+from ccarchive.service.passages import PASSAGE_CHARS, Terms
 
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
 """How many best-scored hits are re-ranked by kind weight: a weight can lift a hit by
@@ -41,12 +42,14 @@ class SearchMixin(ServiceBase):
                include_tool_results: bool = False, include_thinking: bool = False,
                recency: bool = False, facets: bool = False,
                exclude_sessions: Iterable[str] = (), hits_per_group: int = 3,
-               snippet_chars: int = SNIPPET_CHARS) -> M.SearchPage:
+               snippet_chars: int = SNIPPET_CHARS,
+               passage_chars: int = PASSAGE_CHARS) -> M.SearchPage:
         """Full-text search over every session, plan, memory file and prompt.
 
         Hits are ranked by relevance, with human prompts, plans and memory above assistant
         prose, and that above raw tool output; tool results and thinking are left out
-        unless asked for (`kind:` or the include options).
+        unless asked for (`kind:` or the include options). Each hit of a plain query
+        carries its `passage` (about `passage_chars`): where its query words are densest.
         """
         t0 = time.perf_counter()
         _check_limit(limit)
@@ -69,7 +72,7 @@ class SearchMixin(ServiceBase):
         page = M.SearchPage(query=query, warnings=warnings)
         if group_by_session and scored and cq.rank_terms and not recency:
             self._find_sessions(searcher, cq, full, offset, limit, hits_per_group,
-                                snippet_chars, page, gen_max)
+                                snippet_chars, page, gen_max, passage_chars)
         elif group_by_session:
             self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
                           snippet_chars, page, gen_max)
@@ -83,6 +86,11 @@ class SearchMixin(ServiceBase):
             self._prefetch_titles(_first(d, S.SESSION) for d in docs)
             page.hits = [self._hit(doc, score, snip, snippet_chars)
                          for (score, _addr), doc in zip(rows, docs, strict=True)]
+            if cq.rank_terms and page.hits:  # each hit's passage, as in session results
+                words = [t for t, _q, _r in cq.rank_terms]
+                evidence = Terms.of(words, self._term_weights(searcher, cq.rank_terms))
+                for hit, doc in zip(page.hits, docs, strict=True):
+                    hit.passage = self._passage(doc, evidence, passage_chars)
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
                     {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})

@@ -26,7 +26,7 @@ from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
-from ccarchive.service.ids import check_session_id
+from ccarchive.service.ids import SHORT_SESSION_CHARS, check_session_id
 from ccarchive.service.naming import last_part, short_names
 
 PREFIX_MATCHES_SHOWN = 10
@@ -121,6 +121,17 @@ class SessionsMixin(ServiceBase):
         if doc is None:
             raise ServiceError(f"unknown session {session_id!r}")
         return self._session_info(doc)
+
+    def short_session_ids(self, sids: Iterable[str]) -> dict[str, str]:
+        """Each session id's shortest prefix of `SHORT_SESSION_CHARS` (or 4 more at a
+        time) that names only it: what an agent is shown and passes back."""
+        out: dict[str, str] = {}
+        for sid in dict.fromkeys(s for s in sids if s):
+            n = SHORT_SESSION_CHARS
+            while n < len(sid) and len(self._sessions_with_prefix(sid[:n], 2)) > 1:
+                n += 4
+            out[sid] = sid[:n]
+        return out
 
     def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the sessions whose id starts with `prefix`, newest first."""
