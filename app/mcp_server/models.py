@@ -89,7 +89,7 @@ class Found(BaseModel):
 
 class SearchResult(BaseModel):
     results: list[Found] = Field(default_factory=list)
-    total: int = Field(0, description="Entries matched in all.")
+    total: int = Field(description="Entries matched in all.")
     next_cursor: str | None = None
     excluded_sessions: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -147,7 +147,7 @@ class SessionPage(BaseModel):
     agent_id: str = ""
     title: str = ""
     project: str = ""
-    total: int = Field(0, description="Entries in the whole transcript.")
+    total: int = Field(description="Entries in the whole transcript.")
     start: int = Field(0, description="Index of the first entry of this page.")
     entries: list[Entry] = Field(default_factory=list)
     next_cursor: str | None = Field(None, description="Pass back as `cursor` for more.")
@@ -165,7 +165,7 @@ class Project(BaseModel):
 
 class ProjectList(BaseModel):
     projects: list[Project] = Field(default_factory=list)
-    total: int = 0
+    total: int
     truncated: bool = Field(False, description="The call's budget cut the list (the least "
                                                "recently active projects are left out).")
 
@@ -190,7 +190,7 @@ class Session(BaseModel):
 
 class SessionList(BaseModel):
     sessions: list[Session] = Field(default_factory=list)
-    total: int = 0
+    total: int
     next_cursor: str | None = Field(None, description="Pass back as `cursor` for more.")
 
 
@@ -223,7 +223,7 @@ class Plan(BaseModel):
 
 class PlanList(BaseModel):
     plans: list[Plan] = Field(default_factory=list)
-    total: int = 0
+    total: int
     next_offset: int | None = Field(None, description="Pass as `offset` for more.")
 
 
@@ -246,7 +246,7 @@ class MemoryFileInfo(BaseModel):
 
 class MemoryFileList(BaseModel):
     files: list[MemoryFileInfo] = Field(default_factory=list)
-    total: int = 0
+    total: int
     truncated: bool = Field(False, description="The call's budget cut the list; narrow it "
                                                "with `project`.")
 
@@ -267,7 +267,7 @@ class HistoryItem(BaseModel):
 
 class HistoryPage(BaseModel):
     items: list[HistoryItem] = Field(default_factory=list)
-    total: int = 0
+    total: int
     next_offset: int | None = Field(None, description="Pass as `offset` for more.")
     warnings: list[str] = Field(default_factory=list)
 
@@ -275,11 +275,11 @@ class HistoryPage(BaseModel):
 class Status(BaseModel):
     archive: str
     role: str = Field("", description="writer (this server indexes) | read-only (follows).")
-    projects: int = 0
-    sessions: int = 0
-    documents: int = 0
+    projects: int
+    sessions: int
+    documents: int
     documents_by_kind: dict[str, int] = Field(default_factory=dict)
-    files: int = 0
+    files: int
     skipped_by_reason: dict[str, int] = Field(default_factory=dict)
     index_bytes: int = 0
     archive_bytes: int = 0

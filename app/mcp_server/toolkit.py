@@ -38,20 +38,6 @@ NO_REDACT_KEYS = frozenset({"id", "session_id", "agent_id", "next_cursor", "tool
                             "subagent_id", "codename", "filename", "project", "path"})
 """Keys whose values are handles the caller passes back: redacting one would break it."""
 
-_PRUNE = (None, "", [], {}, False)
-
-
-def _prune(obj: Any) -> Any:
-    """Drop empty values from dicts (the text copy is what the model reads: every
-    `"agent_id": ""` costs tokens and says nothing)."""
-    if isinstance(obj, dict):
-        return {k: _prune(v) for k, v in obj.items()
-                if not any(v is p or (type(v) is type(p) and v == p) for p in _PRUNE)}
-    if isinstance(obj, list):
-        return [_prune(v) for v in obj]
-    return obj
-
-
 def _redact_tree(obj: Any) -> Any:
     """Second line of defence: redact every string the service might have let through."""
     if isinstance(obj, str):
@@ -169,13 +155,12 @@ class ToolContext:
 
     def result(self, model: BaseModel) -> CallToolResult:
         """The tool's answer: the structured copy (what Claude Code forwards to the
-        model) and its JSON text copy, both without empty fields: every `"agent_id": ""`
-        costs tokens and says nothing (the output schema marks no empty field
-        required)."""
-        data = model.model_dump(mode="json")
+        model) and its JSON text copy, both without the fields that hold their default:
+        every `"agent_id": ""` costs tokens and says nothing (counts that can be 0 have
+        no default, so they are always there)."""
+        data = model.model_dump(mode="json", exclude_defaults=True)
         if self.redact_secrets:
             data = _redact_tree(data)
-        data = _prune(data)
         text = orjson.dumps(data).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)

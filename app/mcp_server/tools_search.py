@@ -31,6 +31,16 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     service, active, call_budget = tools.service, tools.active, tools.call_budget
     result = tools.result
 
+    def entries(rows: list[M.Entry]) -> list[O.Entry]:
+        """Entries as agents see them: ids in the short form search gives."""
+        short = service.short_session_ids(e.session_id for e in rows)
+        out = []
+        for e in rows:
+            item = O.entry(e)
+            item.id = short_entry_id(e.id, short.get(e.session_id, ""), e.agent_id)
+            out.append(item)
+        return out
+
     # ---- 1. search -----------------------------------------------------------------
     @mcp.tool(title="Search past sessions", annotations=READ_ONLY)
     def search(
@@ -113,9 +123,10 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             n = before + after + 4
             per = max(100, min(max_chars, call_budget // n))
             ctx = service.context(id, before=before, after=after, max_chars=per)
-            return result(O.ContextResult(target=O.entry(ctx.target),
-                                          before=[O.entry(e) for e in ctx.before],
-                                          after=[O.entry(e) for e in ctx.after]))
+            rows = entries([*ctx.before, ctx.target, *ctx.after])
+            n = len(ctx.before)
+            return result(O.ContextResult(target=rows[n], before=rows[:n],
+                                          after=rows[n + 1:]))
 
     # ---- 3. get_entries ------------------------------------------------------------
     @mcp.tool(title="Read entries in full", annotations=READ_ONLY)
@@ -143,7 +154,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 e = service.entries([i], max_chars=want, char_offset=char_offset)[0]
                 if want < max_chars and e.truncated:
                     out.budget_exhausted = True
-                out.entries.append(O.entry(e))
+                out.entries.extend(entries([e]))
                 left -= len(e.text)
             return result(out)
 
@@ -171,8 +182,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                                 start=page.start, next_cursor=page.next_cursor,
                                 subagents=[O.subagent(a) for a in page.subagents])
             used = 0
-            for e in page.entries:
-                item = O.entry(e)
+            for item in entries(page.entries):
                 used += _size(item)
                 if out.entries and used > call_budget:
                     break

@@ -146,6 +146,13 @@ class ServiceBase:
         except ValueError as exc:
             raise ServiceError(f"{name}: {exc}") from exc
 
+    @staticmethod
+    def _matching(cq: CompiledQuery) -> tantivy.Query | None:
+        """What a query matches, the same for every list that takes one (search, typed
+        prompts, plans): a plain query any of its words that rank (function words
+        dropped, +required words and "phrases" required), other queries as written."""
+        return cq.any_query if cq.plain and cq.any_query is not None else cq.query
+
     def _project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None

@@ -127,7 +127,7 @@ class BrowseMixin(ServiceBase):
         scored = False
         if query:
             cq = compile_query(query, self.schema, self.analyzer)
-            must.append(cq.query)
+            must.append(self._matching(cq))
             scored = cq.text_query is not None
         not_ = [] if include_agent_plans else [regex_query(
             self.schema, S.AGENT, ".+")]
@@ -260,7 +260,7 @@ class BrowseMixin(ServiceBase):
         if query and query.strip():
             cq = compile_query(query, self.schema, self.analyzer)
             warnings = cq.warnings
-            must.append(cq.query)
+            must.append(self._matching(cq))
             gens = self._snippets(searcher, cq)
         q = self._all(*must)
         if gens is not None:

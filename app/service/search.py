@@ -131,8 +131,7 @@ class SearchMixin(ServiceBase):
     def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
                  session_id: str | None, exclude_sessions: Iterable[str],
                  gen_max: int | None) -> tantivy.Query:
-        # a plain query matches any of its words that rank; the strict form otherwise
-        text = cq.any_query if cq.plain and cq.any_query is not None else cq.query
+        text = self._matching(cq)
         must: list[tantivy.Query | None] = [text, self._project_query(project)]
         lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
         must.append(self._date_range(lo, hi))
