@@ -30,7 +30,13 @@ from mcp.server.mcpserver import MCPServer
 from ccarchive import __version__
 from ccarchive.mcp_server import tools_browse, tools_search, tools_sessions
 from ccarchive.mcp_server.active import ActiveSessions
-from ccarchive.mcp_server.toolkit import CALL_BUDGET, READ_ONLY, SchemaErrors, ToolContext
+from ccarchive.mcp_server.toolkit import (
+    CALL_BUDGET,
+    READ_ONLY,
+    SchemaErrors,
+    ToolContext,
+    compact_schema,
+)
 from ccarchive.service import ArchiveService
 
 __all__ = ["CALL_BUDGET", "INSTRUCTIONS", "READ_ONLY", "SERVER_NAME", "ActiveSessions",
@@ -86,11 +92,23 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
     now = clock or (lambda: datetime.now(UTC))
     active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint,
                             clock=now)
+    checks = SchemaErrors()
     mcp = MCPServer(SERVER_NAME, title="Claude Code archive", version=__version__,
-                    instructions=INSTRUCTIONS, middleware=[SchemaErrors()])
+                    instructions=INSTRUCTIONS, middleware=[checks], subscriptions=False)
     tools = ToolContext(service=service, active=active, call_budget=call_budget,
                         redact_secrets=redact_secrets)
     # registration order is the order `list_tools` shows them in
     for group in (tools_search, tools_sessions, tools_browse):
         group.register(mcp, tools)
+    for tool in mcp._tool_manager.list_tools():
+        # what every request carries to the model: lean schemas, dedented descriptions
+        tool.parameters = compact_schema(tool.parameters)
+        tool.description = " ".join((tool.description or "").split())
+        checks.schemas[tool.name] = tool.parameters
+    # capabilities advertise only what exists: no prompts, no resources (the SDK
+    # registers their handlers; without them a prompts/get is "method not found")
+    for method in ("prompts/list", "prompts/get", "resources/list", "resources/read",
+                   "resources/templates/list", "resources/subscribe",
+                   "resources/unsubscribe"):
+        mcp._lowlevel_server._request_handlers.pop(method, None)
     return mcp

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
@@ -75,11 +76,27 @@ def schema_message(text: str) -> str | None:
             "schema)")
 
 
+INVALID_PARAMS = -32602
+
+
 class SchemaErrors:
-    """Server middleware: a tool call whose arguments fail the input schema is answered
-    with `schema_message` instead of pydantic's text."""
+    """Server middleware for the calls a model gets wrong: an unknown tool is a JSON-RPC
+    error that names the tools (the spec's invalid params, not a tool result); an
+    argument the tool does not take is refused with the ones it does (a misspelled
+    filter would otherwise widen the search unseen); arguments that fail the input
+    schema are answered with `schema_message` instead of pydantic's text.
+
+    `schemas` is set once the tools are registered: tool name -> input schema.
+    """
+
+    def __init__(self) -> None:
+        self.schemas: dict[str, dict[str, Any]] = {}
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call" and self.schemas:
+            refused = self._refuse(ctx.params or {})
+            if refused is not None:
+                return refused
         result = await call_next(ctx)
         if ctx.method != "tools/call":
             return result
@@ -98,6 +115,49 @@ class SchemaErrors:
         if better is None:
             return result
         return result.model_copy(update={"content": [TextContent(type="text", text=better)]})
+
+
+    def _refuse(self, params: Any) -> CallToolResult | None:
+        name = params.get("name")
+        schema = self.schemas.get(name) if isinstance(name, str) else None
+        if schema is None:
+            raise MCPError(INVALID_PARAMS, f"unknown tool {str(name)[:80]!r}; the tools are: "
+                                           f"{', '.join(self.schemas)}")
+        args = params.get("arguments") or {}
+        known = schema.get("properties", {})
+        extra = [k for k in args if k not in known] if isinstance(args, dict) else []
+        if not extra:
+            return None
+        text = (f"{name}: unknown argument{'s' if len(extra) > 1 else ''} "
+                f"{', '.join(repr(k[:40]) for k in extra[:5])}; its arguments are: "
+                f"{', '.join(known)}")
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+_UNSAID = frozenset({"title", "maxLength", "minLength"})
+"""Schema keys a model does not need: pydantic's title on every property, and string
+lengths the server checks anyway (its argument model, not this schema, validates)."""
+
+
+def compact_schema(schema: Any) -> Any:
+    """An input schema as a model reads it, without what says nothing (`_UNSAID`,
+    `anyOf [T, null]` with `default: null` for an optional argument: it is optional
+    already, not being `required`; a default of false or 0). The tool list goes with
+    every request to the model. Unknown arguments are refused by `SchemaErrors`."""
+    if isinstance(schema, list):
+        return [compact_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: compact_schema(v) for k, v in schema.items() if k not in _UNSAID}
+    any_of = out.get("anyOf")
+    if isinstance(any_of, list) and {"type": "null"} in any_of:
+        rest = [s for s in any_of if s != {"type": "null"}]
+        del out["anyOf"]
+        out = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **out}
+    if "default" in out and out["default"] in (None, False, 0) and \
+            out["default"] is not True:
+        del out["default"]  # what an argument left out means anyway
+    return out
 
 
 def _size(model: BaseModel) -> int:

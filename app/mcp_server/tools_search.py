@@ -48,11 +48,10 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             'Words (any may match), +required, "phrase", -not, prefix*, filters '
             "project: kind: role: tool: file: branch: session: after: before:"))],
         detail: Annotated[Literal["brief", "full"], Field(description=(
-            "brief: the few best sessions, each by its answering passage; full: 10, "
-            "longer passages, 2 turns each"))] = "brief",
+            "brief: the best few, a passage each; full: 10, longer, 2 turns"))] = "brief",
         project: Annotated[str | None, Field(description="Path contains this")] = None,
-        kind: Annotated[O.Kind | list[O.Kind] | None, Field(description=(
-            "Only these kinds (single entries)"))] = None,
+        kind: Annotated[O.Kind | list[str] | None, Field(description=(
+            "Only these kinds"))] = None,
         since: Annotated[str | None, Field(description="2026-02-01, 7d, yesterday")] = None,
         until: str | None = None,
         limit: Annotated[int | None, Field(ge=1, le=50)] = None,
@@ -62,11 +61,10 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         include_tool_results: bool = False,
         include_thinking: bool = False,
         include_active: Annotated[bool, Field(description=(
-            "Keep your own current session"))] = False,
+            "Keep your own session"))] = False,
     ) -> Annotated[CallToolResult, O.SearchResult]:
-        """Search past sessions, plans, memory files and typed prompts. Each result is a
-        session shown by the prompt asked and the passage that answers; `context(id)`
-        reads around it, `get_entries([id])` in full."""
+        """Search past sessions, plans, memory and typed prompts: each result shows the
+        prompt asked and the passage that answers. context(id) reads around it."""
         with _errors():
             if group_by_session is None:
                 group_by_session = not narrows_to_entries(query, kind)
@@ -112,13 +110,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 2. context ----------------------------------------------------------------
     @mcp.tool(title="Entries around a hit", annotations=READ_ONLY)
     def context(
-        id: Annotated[str, Field(description="An entry id from search.", min_length=1)],
+        id: Annotated[str, Field(description="From search", min_length=1)],
         before: Annotated[int, Field(ge=0, le=50, description="Entries before it.")] = 3,
         after: Annotated[int, Field(ge=0, le=50, description="Entries after it.")] = 3,
         max_chars: Annotated[int, Field(ge=100, le=20_000, description=(
-            "Characters per neighbouring entry (the hit itself gets 4x)."))] = 800,
+            "Characters per entry (the target's 4x)"))] = 800,
     ) -> Annotated[CallToolResult, O.ContextResult]:
-        """The entries around one entry, in conversation order: the second step."""
+        """The entries around an entry, in conversation order."""
         with _errors():
             n = before + after + 4
             per = max(100, min(max_chars, call_budget // n))
@@ -132,20 +130,16 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="Read entries in full", annotations=READ_ONLY)
     def get_entries(
         ids: Annotated[list[str], Field(min_length=1, max_length=20,
-                                        description="Entry ids from search or context.")],
+                                        description="From search or context")],
         max_chars: Annotated[int, Field(ge=100, le=100_000,
                                         description="Characters per entry.")] = 8_000,
         char_offset: Annotated[int, Field(ge=0, description=(
-            "Start reading at this character of the archived text (an entry's "
-            "next_char), to read on."))] = 0,
+            "An entry's next_char, to read on"))] = 0,
     ) -> Annotated[CallToolResult, O.EntriesResult]:
-        """Full details of chosen entries, read back from the archive: the third step.
-
-        Each text is capped at max_chars and the whole call at a budget; a cut entry
-        has `truncated` and `next_char` (pass it as char_offset to read on). Offsets count
-        characters of the text as archived; credentials are redacted in the whole text
-        before a page is cut, and a page that would cut one widens to take it in whole.
-        """
+        """Entries in full. A cut one has `next_char`: pass it as char_offset to read on."""
+        # Offsets count characters of the text as archived; credentials are redacted in
+        # the whole text before a page is cut, and a page that would cut one widens to
+        # take it in whole.
         with _errors():
             out = O.EntriesResult()
             left = max(call_budget, max_chars) if len(ids) == 1 else call_budget
@@ -162,14 +156,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="Read a session transcript", annotations=READ_ONLY)
     def get_session(
         session_id: Annotated[str, Field(min_length=1, description=(
-            "A session id (or a unique prefix of at least 4 characters)."))],
-        cursor: Annotated[str | None, Field(description="next_cursor of the previous "
-                                                        "page.")] = None,
-        limit: Annotated[int, Field(ge=1, le=200, description="Entries per page.")] = 30,
+            "Id or unique prefix"))],
+        cursor: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 30,
         max_chars: Annotated[int, Field(ge=100, le=20_000,
                                         description="Characters per entry.")] = 1_500,
         agent_id: Annotated[str | None, Field(
-            description="Read this subagent's transcript instead of the main one.")] = None,
+            description="A subagent's transcript instead")] = None,
     ) -> Annotated[CallToolResult, O.SessionPage]:
         """A session's transcript in conversation order, in pages."""
         with _errors():

@@ -20,7 +20,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 5-7. projects, sessions, timeline -----------------------------------------
     @mcp.tool(title="List projects", annotations=READ_ONLY)
     def list_projects() -> Annotated[CallToolResult, O.ProjectList]:
-        """Every project (working directory) with its figures, most recently active first."""
+        """Projects (working directories) with figures, most recently active first."""
         with _errors():
             rows = [O.project(p) for p in service.projects()]
             kept = _within(rows, call_budget)
@@ -29,16 +29,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
 
     @mcp.tool(title="List sessions", annotations=READ_ONLY)
     def list_sessions(
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
-        since: Annotated[str | None, Field(description="Active from this date: "
-                                                       "2026-02-01, 7d, yesterday.")] = None,
-        until: Annotated[str | None, Field(description="Before this date.")] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
+        since: Annotated[str | None, Field(description="2026-02-01, 7d, yesterday")] = None,
+        until: str | None = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
-        cursor: Annotated[str | None, Field(description="next_cursor of the previous "
-                                                        "page.")] = None,
+        cursor: str | None = None,
     ) -> Annotated[CallToolResult, O.SessionList]:
-        """Sessions, most recently active first, with their titles and figures."""
+        """Sessions, most recently active first, with titles and figures."""
         with _errors():
             page = service.sessions(project=project, since=since, until=until, limit=limit,
                                     cursor=cursor)
@@ -48,13 +45,11 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="Activity per day", annotations=READ_ONLY)
     def timeline(
         days: Annotated[int, Field(ge=1, le=3660, description="How many days back.")] = 30,
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
         bucket: Annotated[Literal["day", "week", "month"] | None, Field(
-            description="What one row counts; default: day, or coarser when the days "
-                        "would not fit the call's budget.")] = None,
+            description="Default day, coarser if too many")] = None,
     ) -> Annotated[CallToolResult, O.Timeline]:
-        """Sessions, prompts, messages and tokens per day (rows with activity only)."""
+        """Sessions, prompts, messages, tokens per day (active days only)."""
         with _errors():
             for b in [bucket] if bucket else ["day", "week", "month"]:
                 t = service.timeline(days=days, project=project, bucket=b)

@@ -42,6 +42,7 @@ class Question:
     cat: str
     q: str
     facts: list[str]  # any of these, case-insensitive, in what was read
+    tool: str = "search"  # the first call
 
 
 @dataclass
@@ -87,6 +88,9 @@ def needle_questions(answers: Path) -> list[Question]:
         fact = fact_of(n)
         if fact:
             out.append(Question(n["id"], f"needle-{n['kind']}", n["query"], [fact]))
+            if n["kind"] == "prompt":  # a typed prompt, asked of the history tool too
+                out.append(Question(n["id"], "search_history", n["query"], [fact],
+                                    tool="search_history"))
     return out
 
 
@@ -103,7 +107,7 @@ def tokens(data: Any) -> int:
 
 def first_row(data: dict) -> dict | None:
     """The first result of a search answer, in either shape (sessions or single hits)."""
-    for key in ("results", "groups", "hits"):
+    for key in ("results", "groups", "hits", "items"):
         rows = data.get(key) or []
         if rows:
             row = rows[0]
@@ -115,6 +119,8 @@ def first_row(data: dict) -> dict | None:
 def follow_up(row: dict) -> tuple[str, dict]:
     """The call the first result points to."""
     kind = row.get("kind", "")
+    if "kind" not in row and row.get("session_id"):  # a typed prompt: its session
+        return "get_session", {"session_id": row["session_id"]}
     if kind == "plan":
         return "get_plan", {"codename": row.get("codename") or row["id"]}
     if kind == "memory":
@@ -126,7 +132,7 @@ def follow_up(row: dict) -> tuple[str, dict]:
 
 
 async def play(client: Any, q: Question) -> Played:
-    r1 = await client.call_tool("search", {"query": q.q})
+    r1 = await client.call_tool(q.tool, {"query": q.q})
     d1 = r1.structured_content or {"error": r1.content[0].text}
     read = json.dumps(d1, ensure_ascii=False).lower()
     at1 = any(f.lower() in read for f in q.facts)
