@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, Any
 import tantivy
 
 from ccarchive.index import schema as S
-from ccarchive.index.query import contains_query, parse_date_bound
+from ccarchive.index.query.dates import parse_date_bound
+from ccarchive.index.query.regex import contains_query
 from ccarchive.index.store import IndexStore
 from ccarchive.service.errors import ServiceError
 from ccarchive.service.redact import redact
 
 if TYPE_CHECKING:
-    from ccarchive.index.query import CompiledQuery
+    from ccarchive.index.query.compiler import CompiledQuery
+    from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service.passages import Terms, Window
-    from ccarchive.live.runtime import LiveArchive
     from ccarchive.service import models as M
 
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
@@ -66,6 +67,7 @@ class ServiceBase:
         self._titles_gen: object = -1
         self._links: dict[str, dict[str, str]] = {}
         self._links_gen = -1
+        self._doc_count = (-1, 0)
         self._lock = threading.Lock()
 
     @property
@@ -177,6 +179,7 @@ class ServiceBase:
         # What one mixin calls on another, declared so that each module reads (and type
         # checks) on its own; `ArchiveService` composes the real methods.
         def session(self, session_id: str) -> M.SessionInfo: ...
+        def search(self, query: str, **options: Any) -> M.SearchPage: ...
         def session_title(self, sid: str) -> tuple[str, str]: ...
         def _prefetch_titles(self, sids: Iterable[str]) -> None: ...
         def _session_info(self, doc: tantivy.Document) -> M.SessionInfo: ...

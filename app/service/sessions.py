@@ -21,7 +21,7 @@ import tantivy
 
 from ccarchive.archive.titles import clean_title
 from ccarchive.index import schema as S
-from ccarchive.index.query import contains_query, regex_query
+from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
@@ -287,6 +287,21 @@ class SessionsMixin(ServiceBase):
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
 
+    def document_count(self) -> int:
+        """Searchable documents in the index, as `status()` counts them; cached until the
+        next commit (the app's header shows it at every frame)."""
+        gen = self.generation
+        if self._doc_count[0] != gen:
+            try:
+                agg = self._searcher().aggregate(
+                    tantivy.Query.all_query(),
+                    {"kinds": {"terms": {"field": S.KIND, "size": 50}}})
+                n = sum(S.searchable_counts(agg["kinds"]["buckets"]).values())
+            except Exception:  # an index being created has no searcher yet
+                n = 0
+            self._doc_count = (gen, n)
+        return self._doc_count[1]
+
     def status(self) -> M.Status:
         """Archive and index figures: what is indexed, what was skipped and why."""
         searcher = self._searcher()
@@ -317,7 +332,7 @@ class SessionsMixin(ServiceBase):
         gone = searcher.search(self._all(self._term(S.KIND, S.SESSION_DOC),
                                          self._term(S.STATE, "gone")), 1, count=True).count
         last = agg.get("last", {}).get("value")
-        docs = {k: v for k, v in by_kind.items() if k in S.SEARCHABLE_KINDS}
+        docs = S.searchable_counts(agg["kinds"]["buckets"])
         return M.Status(
             archive=str(self.root), index_path=str(self.store.path), role=self.role,
             projects=len(self.projects()), sessions=by_kind.get(S.SESSION_DOC, 0),

@@ -145,7 +145,7 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: AN
     read from the bindings."""
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
-        await app.switch_mode("transcript")
+        await app.switch_mode("replay")
         app.screen.open_session(FOLLOWUP_SESSION)
         await settle(app, pilot)
         await pilot.press("question_mark")
@@ -161,7 +161,7 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: AN
         assert any(r.keys.startswith("f1") for r in everywhere)
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, KeyHelp) and app.current_mode == "transcript"
+        assert not isinstance(app.screen, KeyHelp) and app.current_mode == "replay"
 
 
 async def test_command_palette_lists_each_command_once_and_no_widget_internals(app) -> None:  # noqa: ANN001
@@ -182,7 +182,7 @@ async def test_header_fits_80_columns_with_state_and_count(app) -> None:  # noqa
         text = header.render().plain
         assert header.size.height == 1 and len(text) <= SMALL[0]
         assert "Search" in text and "● live" in text
-        assert text.rstrip().endswith(f"{app.document_count():,} docs")
+        assert text.rstrip().endswith(f"{app.service.document_count():,} docs")
 
 
 async def test_header_says_starting_until_the_role_is_known(app) -> None:  # noqa: ANN001
@@ -219,8 +219,8 @@ async def test_a_starting_app_never_claims_another_process_indexes(demo_settings
 async def test_header_counts_documents_as_status_does(app) -> None:  # noqa: ANN001
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert app.document_count() == app.service.status().documents
-        assert app.document_count() < app.service.store.searcher().num_docs
+        assert app.service.document_count() == app.service.status().documents
+        assert app.service.document_count() < app.service.store.searcher().num_docs
 
 
 async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:  # noqa: ANN001

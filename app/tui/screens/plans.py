@@ -17,13 +17,13 @@ from textual.message import Message
 from textual.widgets import Input, Static, Tree
 
 from ccarchive.service.models import PlanTree as PlanDoc
+from ccarchive.tui.format import human_bytes, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
 from ccarchive.tui.widgets.status_header import ArchiveHeader
-from ccarchive.tui.widgets.timeline_format import human_bytes, local, short_project
 
 PLAN_LIMIT = 500
 """Plans listed at most (the service's page cap); a search narrows beyond that."""
@@ -122,20 +122,10 @@ class PlansScreen(PaneScreen):
         svc = self.service
         gen = svc.generation
         try:
+            # a match in a subplan shows its whole plan
             page = svc.plans(include_agent_plans=True, limit=PLAN_LIMIT,
-                             query=query or None)
+                             query=query or None, whole_plans=bool(query))
             groups = group_plans(page.plans)
-            if query:  # a match in a subplan shows its whole plan
-                for g in groups:
-                    if g.plan.agent_id:
-                        try:
-                            head = svc.plans(codename=g.plan.codename, limit=5).plans
-                        except Exception:
-                            head = []
-                        main = [p for p in head if p.codename == g.plan.codename]
-                        if main:
-                            g.subplans.insert(0, g.plan)
-                            g.plan = main[0]
             for g in groups:  # titles when a plan is opened, not for every plan now
                 g.title_of = lambda sid: svc.session_title(sid)[0]
         except Exception as exc:
