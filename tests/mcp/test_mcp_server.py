@@ -384,7 +384,7 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
     ("get_session", {"session_id": "x", "cursor": "garbage"}, ""),
     ("list_plans", {"offset": -1}, "offset"),
     ("search", {}, "query"),
-    ("no_such_tool", {}, "no_such_tool"),
+    ("search", {"query": "x", "bogus": 1}, "unknown argument 'bogus'"),
 ])
 async def test_bad_calls_get_clear_errors_and_the_server_keeps_serving(
         demo_service, tool: str, args: dict[str, Any], says: str) -> None:
