@@ -9,6 +9,7 @@ session, the call budget, redaction). Names with a leading underscore are privat
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import re
 import time
@@ -204,6 +205,11 @@ def _advance(cursor: str | None, next_cursor: str | None, kept: int) -> str:
     return encode_cursor({"o": int(state.get("o", 0)) + kept, "g": gen})
 
 
+_NOTE: contextvars.ContextVar[str | None] = contextvars.ContextVar("indexing_note",
+                                                                   default=None)
+"""The indexing note of the tool call under way (`ToolContext.call`)."""
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What the tools of one server close over."""
@@ -213,6 +219,18 @@ class ToolContext:
     call_budget: int
     redact_secrets: bool
 
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        """Around a tool's work: errors as `_errors` turns them, and whether the index is
+        still being built, taken *before* the query runs (a pass that completes during
+        it must not make a partial answer look final)."""
+        token = _NOTE.set(self.service.indexing_note())
+        try:
+            with _errors():
+                yield
+        finally:
+            _NOTE.reset(token)
+
     def result(self, model: BaseModel) -> CallToolResult:
         """The tool's answer: the structured copy (what Claude Code forwards to the
         model) and its JSON text copy, both without the fields that hold their default:
@@ -221,6 +239,9 @@ class ToolContext:
         data = model.model_dump(mode="json", exclude_defaults=True)
         if self.redact_secrets:
             data = _redact_tree(data)
+        note = _NOTE.get()
+        if note:  # never an empty answer that looks final while the index is built
+            data["indexing"] = note
         text = orjson.dumps(data).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)

@@ -13,7 +13,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _errors, _within
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _within
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -32,7 +32,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             description="Also list subagents' plans.")] = False,
     ) -> Annotated[CallToolResult, O.PlanList]:
         """Plans (plan mode), newest first, with their sessions."""
-        with _errors():
+        with tools.call():
             pl = service.plans(project=project, codename=codename, limit=limit, offset=offset,
                                include_agent_plans=include_agent_plans)
             nxt = offset + limit if offset + limit < pl.total else None
@@ -41,7 +41,8 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
 
     @mcp.tool(title="Read a plan", annotations=READ_ONLY)
     def get_plan(
-        codename: Annotated[str, Field(min_length=1, description="Codename, or a plan id from search")],
+        codename: Annotated[str, Field(min_length=1, description=(
+            "Codename, or a plan id from search"))],
         include_agent_plans: Annotated[bool, Field(
             description="Include its agent subplans.")] = True,
         max_chars: Annotated[int, Field(ge=100, le=100_000,
@@ -49,7 +50,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                              ] = 12_000,
     ) -> Annotated[CallToolResult, O.PlanDetail]:
         """A plan's text, its agent subplans and its sessions."""
-        with _errors():
+        with tools.call():
             t = service.plan(codename, include_agent_plans=include_agent_plans,
                              max_chars=min(max_chars, max(call_budget, 1000)))
             out = O.plan_detail(t)
@@ -66,7 +67,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         project: Annotated[str | None, Field(description="Path contains this")] = None,
     ) -> Annotated[CallToolResult, O.MemoryFileList]:
         """Memory files and session-memory summaries."""
-        with _errors():
+        with tools.call():
             rows = [O.memory_info(m) for m in service.memory_files(project=project)]
             kept = _within(rows, call_budget)
             return result(O.MemoryFileList(files=kept, total=len(rows),
@@ -74,12 +75,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
 
     @mcp.tool(title="Read a memory file", annotations=READ_ONLY)
     def get_memory_file(
-        project: Annotated[str, Field(min_length=1, description="Path part, or a memory id from search")],
+        project: Annotated[str, Field(min_length=1, description=(
+            "Path part, or a memory id from search"))],
         filename: Annotated[str | None, Field(description="Default MEMORY.md.")] = None,
         max_chars: Annotated[int, Field(ge=100, le=100_000)] = 12_000,
     ) -> Annotated[CallToolResult, O.MemoryFile]:
         """A memory file (MEMORY.md by default)."""
-        with _errors():
+        with tools.call():
             m = service.memory_file(project, filename, max_chars=max_chars)
             return result(O.MemoryFile(info=O.memory_info(m.info), text=m.text,
                                        truncated=m.truncated))
@@ -87,7 +89,8 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 12. history ---------------------------------------------------------------
     @mcp.tool(title="Search typed-prompt history", annotations=READ_ONLY)
     def search_history(
-        query: Annotated[str | None, Field(description="Words; none: newest first", max_length=4000)] = None,
+        query: Annotated[str | None, Field(description="Words; none: newest first",
+                                           max_length=4000)] = None,
         project: Annotated[str | None, Field(description="Path contains this")] = None,
         session_id: Annotated[str | None, Field(description="Id or prefix")] = None,
         since: Annotated[str | None, Field(description="From this date.")] = None,
@@ -95,7 +98,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         offset: Annotated[int, Field(ge=0)] = 0,
     ) -> Annotated[CallToolResult, O.HistoryPage]:
         """Prompts the user typed (history.jsonl), ranked by query or newest first."""
-        with _errors():
+        with tools.call():
             page = service.history(query=query, project=project, session_id=session_id,
                                    since=since, limit=limit, offset=offset)
             per = max(200, min(2_000, call_budget // max(1, len(page.items))))
@@ -110,7 +113,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="Archive and index status", annotations=READ_ONLY)
     def status() -> Annotated[CallToolResult, O.Status]:
         """What is indexed (by kind) or still indexing, what was skipped, who indexes."""
-        with _errors():
+        with tools.call():
             st = service.status()
             return result(O.Status(
                 archive=st.archive, role=st.role, projects=st.projects, sessions=st.sessions,

@@ -14,12 +14,11 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _errors, _size
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _size
 from ccarchive.service import models as M
 from ccarchive.service.cursor import encode_cursor
 from ccarchive.service.ids import short_entry_id
 from ccarchive.service.search import narrows_to_entries
-
 
 BRIEF_RESULTS = 4
 """Results of a brief search (the default): the answer is in the first on most questions,
@@ -65,7 +64,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     ) -> Annotated[CallToolResult, O.SearchResult]:
         """Search past sessions, plans, memory and typed prompts: each result shows the
         prompt asked and the passage that answers. context(id) reads around it."""
-        with _errors():
+        with tools.call():
             if group_by_session is None:
                 group_by_session = not narrows_to_entries(query, kind)
             brief = detail == "brief"
@@ -117,7 +116,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             "Characters per entry (the target's 4x)"))] = 800,
     ) -> Annotated[CallToolResult, O.ContextResult]:
         """The entries around an entry, in conversation order."""
-        with _errors():
+        with tools.call():
             n = before + after + 4
             per = max(100, min(max_chars, call_budget // n))
             ctx = service.context(id, before=before, after=after, max_chars=per)
@@ -140,7 +139,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         # Offsets count characters of the text as archived; credentials are redacted in
         # the whole text before a page is cut, and a page that would cut one widens to
         # take it in whole.
-        with _errors():
+        with tools.call():
             out = O.EntriesResult()
             left = max(call_budget, max_chars) if len(ids) == 1 else call_budget
             for i in ids:
@@ -165,7 +164,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             description="A subagent's transcript instead")] = None,
     ) -> Annotated[CallToolResult, O.SessionPage]:
         """A session's transcript in conversation order, in pages."""
-        with _errors():
+        with tools.call():
             page = service.transcript(session_id, agent_id=agent_id, cursor=cursor,
                                       limit=limit, max_chars=max_chars)
             # the service echoes a prefix as given; the entries carry the full id

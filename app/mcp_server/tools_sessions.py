@@ -9,7 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _errors, _size, _within
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _size, _within
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -21,7 +21,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="List projects", annotations=READ_ONLY)
     def list_projects() -> Annotated[CallToolResult, O.ProjectList]:
         """Projects (working directories) with figures, most recently active first."""
-        with _errors():
+        with tools.call():
             rows = [O.project(p) for p in service.projects()]
             kept = _within(rows, call_budget)
             return result(O.ProjectList(projects=kept, total=len(rows),
@@ -36,7 +36,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         cursor: str | None = None,
     ) -> Annotated[CallToolResult, O.SessionList]:
         """Sessions, most recently active first, with titles and figures."""
-        with _errors():
+        with tools.call():
             page = service.sessions(project=project, since=since, until=until, limit=limit,
                                     cursor=cursor)
             return result(O.SessionList(sessions=[O.session(s) for s in page.sessions],
@@ -50,7 +50,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             description="Default day, coarser if too many")] = None,
     ) -> Annotated[CallToolResult, O.Timeline]:
         """Sessions, prompts, messages, tokens per day (active days only)."""
-        with _errors():
+        with tools.call():
             for b in [bucket] if bucket else ["day", "week", "month"]:
                 t = service.timeline(days=days, project=project, bucket=b)
                 rows = [O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,

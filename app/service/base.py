@@ -27,8 +27,8 @@ from ccarchive.service.redact import redact
 if TYPE_CHECKING:
     from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.live.live_archive import LiveArchive
-    from ccarchive.service.passages import Terms, Window
     from ccarchive.service import models as M
+    from ccarchive.service.passages import Terms, Window
 
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 """Display order of the kinds (facets, status): the order of `S.SEARCHABLE_KINDS`."""

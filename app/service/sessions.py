@@ -343,6 +343,20 @@ class SessionsMixin(ServiceBase):
             last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
             message=self.message)
 
+    def indexing_note(self) -> str | None:
+        """While the index is first being built, what every answer must say: how far it
+        got. An empty or thin result then means "not read yet", not "never happened"
+        (None once the index is complete: later passes only add what changed)."""
+        if self.store.complete:
+            return None
+        live = self.live
+        if live is not None and live.is_writer:
+            pct = int(live.state.progress * 100) if live.state.indexing else 0
+            return (f"indexing: {pct} % of the archive searched so far; results are "
+                    "partial, ask again in a moment")
+        return ("indexing: another ccarchive process is building the index; results are "
+                "partial, ask again in a moment")
+
     def sessions_started(self, *, since: str | datetime | None = None,
                          until: str | datetime | None = None, project: str | None = None,
                          limit: int = 200) -> M.SessionPage:

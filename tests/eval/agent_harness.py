@@ -191,9 +191,9 @@ def build(seed: int, workdir: Path, size_mb: int) -> tuple[Any, Path]:
 
 def format_table(table: list[dict], listed: int | None = None) -> str:
     lines = [f"{'category':<18} {'n':>4} {'fact@1':>7} {'fact@2':>7} {'median':>7} {'p90':>6}"]
-    for r in table:
-        lines.append(f"{r['category']:<18} {r['n']:>4} {r['fact@1']:>7.2f} {r['fact@2']:>7.2f} "
-                     f"{r['median_tokens']:>7} {r['p90_tokens']:>6}")
+    lines += [
+        f"{r['category']:<18} {r['n']:>4} {r['fact@1']:>7.2f} {r['fact@2']:>7.2f} "
+        f"{r['median_tokens']:>7} {r['p90_tokens']:>6}" for r in table]
     if listed is not None:
         lines.append(f"tool list: {listed} tokens")
     return "\n".join(lines)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +240,8 @@ async def test_projects_sessions_timeline(demo_service) -> None:
         ranged = await call(c, "list_sessions", since="2026-11-15", until="2026-11-18")
         assert ranged["sessions"]
         days = (await call(c, "timeline", days=3660))["days"]
-        assert days and all(d.get("sessions") or d.get("prompts") or d.get("messages") for d in days)
+        assert days and all(d.get("sessions") or d.get("prompts") or d.get("messages")
+                            for d in days)
         assert sum(d.get("sessions", 0) for d in days) == demo_service.sessions(limit=1).total
         tally = (await call(c, "timeline", days=3660, project="tally"))["days"]
         assert 0 < sum(d["sessions"] for d in tally) < sum(d.get("sessions", 0) for d in days)
