@@ -158,6 +158,8 @@ def compact_schema(schema: Any) -> Any:
     if "default" in out and out["default"] in (None, False, 0) and \
             out["default"] is not True:
         del out["default"]  # what an argument left out means anyway
+    if out.get("minimum") == 0 and out.get("type") == "integer":
+        del out["minimum"]  # counts and offsets: said by the name (checked all the same)
     return out
 
 
