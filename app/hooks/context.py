@@ -23,7 +23,7 @@ import orjson
 
 from ccarchive.config import Settings
 from ccarchive.index.stopwords import STOPWORDS as FUNCTION_WORDS
-from ccarchive.service.ids import short_entry_id
+from ccarchive.service.arguments import short_entry_id
 
 STOPWORDS = FUNCTION_WORDS | frozenset("""
 like make use used using want yes ok okay thanks thank hi hello hey can't don't it's i'm
@@ -58,10 +58,6 @@ def keywords(prompt: str) -> list[str]:
 
 def _when(ts: datetime | None) -> str:
     return ts.strftime("%Y-%m-%d") if ts else "?"
-
-
-def _short_project(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
 
 
 def _service(settings: Settings) -> Any:
@@ -153,7 +149,7 @@ def session_start_context(service: Any, event: dict[str, Any], *, limit: int,
     sessions = [s for s in page.sessions if s.project == cwd and s.session_id != me][:limit]
     if not sessions:
         return ""
-    lines = [f"Recent sessions in {_short_project(cwd)}:"]
+    lines = [f"Recent sessions in {service.project_name(cwd)}:"]
     for s in sessions:
         title = (s.title or s.first_prompt or "(untitled)")[:100]
         extra = f", branch {s.branches[-1]}" if s.branches else ""

@@ -13,7 +13,8 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _within
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, within_budget
+from ccarchive.text import clip
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -57,7 +58,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             left = max(call_budget, max_chars) - len(out.text)
             for sub in out.subplans:
                 if len(sub.text) > max(left, 200):
-                    sub.text, sub.truncated = O.clip(sub.text, max(left, 200)), True
+                    sub.text, sub.truncated = clip(sub.text, max(left, 200)), True
                 left -= len(sub.text)
             return result(out)
 
@@ -69,7 +70,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         """Memory files and session-memory summaries."""
         with tools.call():
             rows = [O.memory_info(m) for m in service.memory_files(project=project)]
-            kept = _within(rows, call_budget)
+            kept = within_budget(rows, call_budget)
             return result(O.MemoryFileList(files=kept, total=len(rows),
                                            truncated=len(kept) < len(rows)))
 
@@ -104,7 +105,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             per = max(200, min(2_000, call_budget // max(1, len(page.items))))
             nxt = offset + limit if offset + limit < page.total else None
             return result(O.HistoryPage(
-                items=[O.HistoryItem(id=h.id, text=O.clip(h.text, per), project=h.project,
+                items=[O.HistoryItem(id=h.id, text=clip(h.text, per), project=h.project,
                                      session_id=h.session_id, timestamp=h.timestamp)
                        for h in page.items],
                 total=page.total, next_offset=nxt, warnings=page.warnings))

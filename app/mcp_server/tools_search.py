@@ -14,10 +14,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _size
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, advance_cursor, json_size
 from ccarchive.service import models as M
-from ccarchive.service.cursor import encode_cursor
-from ccarchive.service.ids import short_entry_id
+from ccarchive.service.arguments import encode_cursor, short_entry_id
 from ccarchive.service.search import narrows_to_entries
 
 BRIEF_RESULTS = 4
@@ -95,13 +94,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 item.more = [O.turn(h, detail) for h in g.hits[1:]]
                 for t, h in zip(item.more, g.hits[1:], strict=True):
                     t.id = short_entry_id(h.id, item.session, h.agent_id)
-                used += _size(item)
+                used += json_size(item)
                 if kept and used > call_budget:
                     break
                 kept += 1
                 out.results.append(item)
             if kept < len(groups):
-                out.next_cursor = _advance(cursor, page.next_cursor, kept)
+                out.next_cursor = advance_cursor(cursor, page.next_cursor, kept)
                 out.warnings.append(f"budget: {kept} of {len(groups)} results returned; "
                                     "next_cursor continues")
             return result(out)
@@ -175,7 +174,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                                 subagents=[O.subagent(a) for a in page.subagents])
             used = 0
             for item in entries(page.entries):
-                used += _size(item)
+                used += json_size(item)
                 if out.entries and used > call_budget:
                     break
                 out.entries.append(item)

@@ -9,7 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _size, _within
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, json_size, within_budget
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -23,7 +23,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         """Projects (working directories) with figures, most recently active first."""
         with tools.call():
             rows = [O.project(p) for p in service.projects()]
-            kept = _within(rows, call_budget)
+            kept = within_budget(rows, call_budget)
             return result(O.ProjectList(projects=kept, total=len(rows),
                                         truncated=len(kept) < len(rows)))
 
@@ -56,7 +56,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 rows = [O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,
                               messages=d.messages, tokens=d.tokens)
                         for d in t.days if d.sessions or d.prompts or d.messages]
-                if sum(map(_size, rows)) <= call_budget:
+                if sum(map(json_size, rows)) <= call_budget:
                     break
             return result(O.Timeline(since=t.since, until=t.until, bucket=t.bucket,
-                                     project=t.project, days=_within(rows, call_budget)))
+                                     project=t.project, days=within_budget(rows, call_budget)))

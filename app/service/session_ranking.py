@@ -27,11 +27,13 @@ from tantivy import Occur, Query
 
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import CompiledQuery
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _first
-from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.arguments import encode_cursor
+from ccarchive.service.base import ServiceBase
 from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window
 from ccarchive.service.semantic import Dense, mix
+from ccarchive.text import clip
 
 TERM_POOL = 200
 """Best hits read per term. A rare term's hits all fit; a common term's best few hundred
@@ -136,7 +138,7 @@ class FindingMixin(ServiceBase):
                               for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
                               [:max(1, per_group)] if t.best[1] is not None])
                   for score, s in shown]
-        self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
+        self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
                               if rows)
         prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
                                                 for _sc, _s, rows in picked
@@ -203,10 +205,10 @@ class FindingMixin(ServiceBase):
         for t, doc, window in rows:
             hit = self._hit(doc, t.score, snip, chars)
             hit.passage = self._passage(doc, evidence, window=window)
-            pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
-                prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+            pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
+                prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
             if pdoc is not None:
-                hit.prompt, hit.turn_id = self._clip_prompt(_first(pdoc, S.TEXT)), \
+                hit.prompt, hit.turn_id = self._clip_prompt(first_value(pdoc, S.TEXT)), \
                     S.doc_id(pdoc)
             hits.append(hit)
         first = hits[0]
@@ -244,12 +246,12 @@ class FindingMixin(ServiceBase):
         for ev, addr in rows:
             doc = searcher.doc(addr)
             window = self._passage_window(doc, evidence, width)
-            key = (_first(doc, S.KIND) != S.PROMPT, round(window.score, 6), ev)
+            key = (first_value(doc, S.KIND) != S.PROMPT, round(window.score, 6), ev)
             if best is None or key > best[0]:
                 best = (key, doc, window)
         assert best is not None
         doc, window = best[1], best[2]
-        if _first(doc, S.KIND) == S.PROMPT:
+        if first_value(doc, S.KIND) == S.PROMPT:
             reply = self._reply_to(searcher, doc)
             if reply is not None:  # the question found: its answer is what followed
                 return reply, self._passage_window(reply, evidence, width)
@@ -258,8 +260,8 @@ class FindingMixin(ServiceBase):
     def _reply_to(self, searcher: tantivy.Searcher,
                   prompt: tantivy.Document) -> tantivy.Document | None:
         """The first assistant reply of a prompt's turn, if it has one."""
-        seq = int(_first(prompt, S.SEQ, 0))
-        q = self._all(self._term(S.PATH, _first(prompt, S.PATH)),
+        seq = int(first_value(prompt, S.SEQ, 0))
+        q = self._all(self._term(S.PATH, first_value(prompt, S.PATH)),
                       self._term(S.KIND, S.ASSISTANT),
                       Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
                                         seq + 1, None))
@@ -276,8 +278,8 @@ class FindingMixin(ServiceBase):
                                                                            int]]
                       ) -> dict[tuple[str, int], tantivy.Document]:
         """The prompts that opened the turns shown, by (path, seq): one search for all."""
-        keys = {(_first(doc, S.PATH), turn) for doc, turn in wanted
-                if turn and _first(doc, S.KIND) != S.PROMPT}
+        keys = {(first_value(doc, S.PATH), turn) for doc, turn in wanted
+                if turn and first_value(doc, S.KIND) != S.PROMPT}
         if not keys:
             return {}
         # by the files' prompts, then the seq column: a range clause per turn made the
@@ -294,14 +296,14 @@ class FindingMixin(ServiceBase):
         for (_score, addr), seq in zip(hits, seqs, strict=True):
             if seq in want_seqs:
                 doc = searcher.doc(addr)
-                key = (_first(doc, S.PATH), int(seq))
+                key = (first_value(doc, S.PATH), int(seq))
                 if key in keys:
                     out[key] = doc
         return out
 
     def _clip_prompt(self, text: str) -> str:
         flat = " ".join(self._red(text).split())
-        return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS - 1] + "…"
+        return clip(flat, PROMPT_CHARS)
 
 
 def _term_hits(searcher: tantivy.Searcher, q: Query,
