@@ -102,7 +102,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         with tools.call():
             page = service.history(query=query, project=project, session_id=session_id,
                                    since=since, limit=limit, offset=offset)
-            per = max(200, min(2_000, call_budget // max(1, len(page.items))))
+            per = max(200, min(400, call_budget // max(1, len(page.items))))
             nxt = offset + limit if offset + limit < page.total else None
             return result(O.HistoryPage(
                 items=[O.HistoryItem(id=h.id, text=clip(h.text, per), project=h.project,
