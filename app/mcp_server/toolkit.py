@@ -129,7 +129,7 @@ class SchemaErrors:
         extra = [k for k in args if k not in known] if isinstance(args, dict) else []
         if not extra:
             return None
-        text = (f"{name}: unknown argument{'s' if len(extra) > 1 else ''} "
+        text = (f"Error executing tool {name}: unknown argument{'s' if len(extra) > 1 else ''} "
                 f"{', '.join(repr(k[:40]) for k in extra[:5])}; its arguments are: "
                 f"{', '.join(known)}")
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

@@ -48,6 +48,8 @@ PROMPT_CHARS = 300
 """How much of a turn's prompt a result shows."""
 ANSWER_CANDIDATES = 4
 """Entries of a turn (its best by evidence) weighed for showing it by their passage."""
+NEAR_BEST = 0.5
+"""... those with at least this share of the best entry's evidence."""
 
 
 @dataclass
@@ -239,14 +241,21 @@ class FindingMixin(ServiceBase):
         (the prompt is shown beside the answer anyway), so a result reads as the
         question and the part of the answer that answers it."""
         rows = sorted(t.entries.values(), key=lambda row: -row[0])[:ANSWER_CANDIDATES]
+        # near rivals only: an entry far below the turn's best in evidence does not
+        # show it, however dense its window
+        rows = [r for r in rows if r[0] >= NEAR_BEST * rows[0][0]]
         if not rows:
             doc = searcher.doc(t.best[1])
             return doc, self._passage_window(doc, evidence, width)
-        best: tuple[tuple[bool, float, float], tantivy.Document, Window] | None = None
-        for ev, addr in rows:
+        best: tuple[tuple[bool, bool, float, float], tantivy.Document, Window] | None = None
+        for i, (ev, addr) in enumerate(rows):
             doc = searcher.doc(addr)
             window = self._passage_window(doc, evidence, width)
-            key = (first_value(doc, S.KIND) != S.PROMPT, round(window.score, 6), ev)
+            kind = first_value(doc, S.KIND)
+            # a file beside the transcript (a session's memory summary, a subplan) shows
+            # the turn only when it is the turn's best: the turn is the conversation
+            key = (kind != S.PROMPT, i == 0 or kind not in (S.MEMORY, S.PLAN),
+                   round(window.score, 6), ev)
             if best is None or key > best[0]:
                 best = (key, doc, window)
         assert best is not None
