@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service import models as M
+    from ccarchive.service.passages import Terms, Window
 
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 """Display order of the kinds (facets, status): the order of `S.SEARCHABLE_KINDS`."""
@@ -144,6 +145,13 @@ class ServiceBase:
         except ValueError as exc:
             raise ServiceError(f"{name}: {exc}") from exc
 
+    @staticmethod
+    def _matching(cq: CompiledQuery) -> tantivy.Query | None:
+        """What a query matches, the same for every list that takes one (search, typed
+        prompts, plans): a plain query any of its words that rank (function words
+        dropped, +required words and "phrases" required), other queries as written."""
+        return cq.any_query if cq.plain and cq.any_query is not None else cq.query
+
     def _project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None
@@ -193,3 +201,9 @@ class ServiceBase:
         def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
                        length: int) -> str | None: ...
         def _subagent_links(self, sid: str) -> dict[str, str]: ...
+        def _term_weights(self, searcher: tantivy.Searcher,
+                          terms: list[tuple[str, tantivy.Query, bool]]) -> list[float]: ...
+        def _passage(self, doc: tantivy.Document, terms: Terms, width: int = ...,
+                     window: Window | None = None) -> str: ...
+        def _passage_window(self, doc: tantivy.Document, terms: Terms,
+                            width: int = ...) -> Window: ...

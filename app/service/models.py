@@ -50,6 +50,8 @@ class Hit:
     flags: list[str] = field(default_factory=list)
     prompt: str = ""  # session results: the prompt that opened this hit's turn
     turn_id: str = ""  # ... and that prompt's entry id
+    passage: str = ""  # session results: the part of the entry that holds the query's
+    #                    evidence (`service.passages`), for readers who pay per character
 
 
 @dataclass(kw_only=True)

@@ -22,6 +22,7 @@ from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
 from ccarchive.service.base import KIND_ORDER, ServiceBase, as_datetime, stored_strs
 from ccarchive.service.excerpts import SNIPPET_CHARS
+from ccarchive.service.passages import PASSAGE_CHARS, Terms
 
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
 """How many best-scored hits are re-ranked by kind weight: a weight can lift a hit by
@@ -41,12 +42,14 @@ class SearchMixin(ServiceBase):
                include_tool_results: bool = False, include_thinking: bool = False,
                recency: bool = False, facets: bool = False,
                exclude_sessions: Iterable[str] = (), hits_per_group: int = 3,
-               snippet_chars: int = SNIPPET_CHARS) -> M.SearchPage:
+               snippet_chars: int = SNIPPET_CHARS,
+               passage_chars: int = PASSAGE_CHARS) -> M.SearchPage:
         """Full-text search over every session, plan, memory file and prompt.
 
         Hits are ranked by relevance, with human prompts, plans and memory above assistant
         prose, and that above raw tool output; tool results and thinking are left out
-        unless asked for (`kind:` or the include options).
+        unless asked for (`kind:` or the include options). Each hit of a plain query
+        carries its `passage` (about `passage_chars`): where its query words are densest.
         """
         t0 = time.perf_counter()
         check_limit(limit)
@@ -72,7 +75,7 @@ class SearchMixin(ServiceBase):
         # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
             self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
-                                snippet_chars, page, gen_max)
+                                snippet_chars, page, gen_max, passage_chars)
             drop_echoes(page.groups, hits_per_group)
             self._mark_gone(page.groups)
         elif group_by_session:
@@ -90,6 +93,11 @@ class SearchMixin(ServiceBase):
             self._prefetch_titles(first_value(d, S.SESSION) for d in docs)
             page.hits = [self._hit(doc, score, snip, snippet_chars)
                          for (score, _addr), doc in zip(rows, docs, strict=True)]
+            if cq.rank_terms and page.hits:  # each hit's passage, as in session results
+                words = [t for t, _q, _r in cq.rank_terms]
+                evidence = Terms.of(words, self._term_weights(searcher, cq.rank_terms))
+                for hit, doc in zip(page.hits, docs, strict=True):
+                    hit.passage = self._passage(doc, evidence, passage_chars)
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
                     {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
@@ -142,8 +150,7 @@ class SearchMixin(ServiceBase):
     def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
                  session_id: str | None, exclude_sessions: Iterable[str],
                  gen_max: int | None) -> tantivy.Query:
-        # a plain query matches any of its words that rank; the strict form otherwise
-        text = cq.any_query if cq.plain and cq.any_query is not None else cq.query
+        text = self._matching(cq)
         must: list[tantivy.Query | None] = [text, self._project_query(project)]
         lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
         must.append(self._date_range(lo, hi))

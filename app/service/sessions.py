@@ -26,6 +26,7 @@ from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import (
+    SHORT_SESSION_CHARS,
     ServiceError,
     check_limit,
     check_session_id,
@@ -153,6 +154,17 @@ class SessionsMixin(ServiceBase):
         if doc is None:
             raise ServiceError(f"unknown session {session_id!r}")
         return self._session_info(doc)
+
+    def short_session_ids(self, sids: Iterable[str]) -> dict[str, str]:
+        """Each session id's shortest prefix of `SHORT_SESSION_CHARS` (or 4 more at a
+        time) that names only it: what an agent is shown and passes back."""
+        out: dict[str, str] = {}
+        for sid in dict.fromkeys(s for s in sids if s):
+            n = SHORT_SESSION_CHARS
+            while n < len(sid) and len(self._sessions_with_prefix(sid[:n], 2)) > 1:
+                n += 4
+            out[sid] = sid[:n]
+        return out
 
     def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the sessions whose id starts with `prefix`, newest first."""
@@ -365,6 +377,20 @@ class SessionsMixin(ServiceBase):
             index_bytes=self.store.size_bytes(), archive_bytes=archive_bytes,
             last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
             message=self.message)
+
+    def indexing_note(self) -> str | None:
+        """While the index is first being built, what every answer must say: how far it
+        got. An empty or thin result then means "not read yet", not "never happened"
+        (None once the index is complete: later passes only add what changed)."""
+        if self.store.complete:
+            return None
+        live = self.live
+        if live is not None and live.is_writer:
+            pct = int(live.state.progress * 100) if live.state.indexing else 0
+            return (f"indexing: {pct} % of the archive searched so far; results are "
+                    "partial, ask again in a moment")
+        return ("indexing: another ccarchive process is building the index; results are "
+                "partial, ask again in a moment")
 
     def sessions_started(self, *, since: str | datetime | None = None,
                          until: str | datetime | None = None, project: str | None = None,

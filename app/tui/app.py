@@ -34,8 +34,8 @@ from textual.worker import Worker, WorkerState
 from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, open_service
-from ccarchive.tui import textual_tuning as tuning
 from ccarchive.tui import preferences
+from ccarchive.tui import textual_tuning as tuning
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
 from ccarchive.tui.screens.pane import PaneHost

@@ -24,7 +24,7 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return args
 
 
-def run(*args: str):  # noqa: ANN201
+def run(*args: str):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
@@ -45,13 +45,13 @@ def cli(*args: str, pipe_to: list[str] | None = None) -> subprocess.CompletedPro
 @pytest.mark.parametrize(("typo", "meant"), [("--grup", "--group"), ("--limt", "--limit"),
                                              ("--jsno", "--json"), ("--projet", "--project"),
                                              ("--limt=3", "--limit")])
-def test_a_misspelled_flag_is_an_error_that_names_the_flag(indexed, typo, meant) -> None:  # noqa: ANN001
+def test_a_misspelled_flag_is_an_error_that_names_the_flag(indexed, typo, meant) -> None:
     result = run("search", "tests", "fail", typo, *indexed)
     assert result.exit_code == 2
     assert meant in result.output and typo.split("=")[0] in result.output
 
 
-def test_a_flag_searched_for_on_purpose_is_still_searched(indexed) -> None:  # noqa: ANN001
+def test_a_flag_searched_for_on_purpose_is_still_searched(indexed) -> None:
     result = run("search", "--no-verify", "--json", *indexed)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["hits"] is not None
@@ -62,13 +62,13 @@ def test_a_flag_searched_for_on_purpose_is_still_searched(indexed) -> None:  # n
 
 @pytest.mark.parametrize("command", [["search", "walker"], ["show", "f26dbc60"],
                                      ["sessions"], ["search", "walker", "--json"]])
-def test_a_closed_pipe_is_success(indexed, command) -> None:  # noqa: ANN001
+def test_a_closed_pipe_is_success(indexed, command) -> None:
     out = cli(*command, *indexed, pipe_to=["head", "-c", "1"])
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
 
 
-def test_search_cursor_reads_the_next_page(indexed) -> None:  # noqa: ANN001
+def test_search_cursor_reads_the_next_page(indexed) -> None:
     first = json.loads(run("search", "the", "--entries", "--limit", "3", "--json",
                            *indexed).output)
     assert first["next_cursor"]
@@ -78,7 +78,7 @@ def test_search_cursor_reads_the_next_page(indexed) -> None:  # noqa: ANN001
     assert second["hits"] and not {h["id"] for h in second["hits"]} & set(ids)
 
 
-def test_show_reads_a_session_whole_in_pages(indexed) -> None:  # noqa: ANN001
+def test_show_reads_a_session_whole_in_pages(indexed) -> None:
     whole = json.loads(run("show", "f26dbc60", "--all", "--json", *indexed).output)
     total = whole["total"]
     assert len(whole["entries"]) == total and whole["next_cursor"] is None
@@ -94,7 +94,7 @@ def test_show_reads_a_session_whole_in_pages(indexed) -> None:  # noqa: ANN001
     assert [e["id"] for e in head["entries"] + rest["entries"]] == ids
 
 
-def test_a_query_that_is_entirely_ignored_fails_and_says_why(indexed) -> None:  # noqa: ANN001
+def test_a_query_that_is_entirely_ignored_fails_and_says_why(indexed) -> None:
     long_word = "a" * 5000
     result = run("search", long_word, "--json", *indexed)
     assert result.exit_code == 1
@@ -107,7 +107,7 @@ def test_a_query_that_is_entirely_ignored_fails_and_says_why(indexed) -> None:  
     assert run("search", "kind:plan", *indexed).exit_code == 0
 
 
-def test_piped_text_has_no_trailing_spaces(indexed) -> None:  # noqa: ANN001
+def test_piped_text_has_no_trailing_spaces(indexed) -> None:
     for command in (["status"], ["sessions"], ["search", "walker"], ["show", "f26dbc60"]):
         out = cli(*command, *indexed)
         assert out.returncode == 0, out.stderr
@@ -115,14 +115,14 @@ def test_piped_text_has_no_trailing_spaces(indexed) -> None:  # noqa: ANN001
         assert lines and not [ln for ln in lines if ln != ln.rstrip(" ")], command
 
 
-def test_status_keeps_the_semantic_extra_in_its_hint(indexed) -> None:  # noqa: ANN001
+def test_status_keeps_the_semantic_extra_in_its_hint(indexed) -> None:
     text = run("status", *indexed).output
     data = json.loads(run("status", "--json", *indexed).output)
     if "[semantic]" in json.dumps(data):
         assert "ccarchive[semantic]" in text
 
 
-def test_sessions_since_with_none_prints_no_empty_table(indexed) -> None:  # noqa: ANN001
+def test_sessions_since_with_none_prints_no_empty_table(indexed) -> None:
     result = run("sessions", "--since", "2099-01-01", *indexed)
     assert result.exit_code == 0
     assert result.output.strip() == "no sessions since 2099-01-01"

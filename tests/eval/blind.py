@@ -207,7 +207,7 @@ class ArchiveKey:
         return (opened[-1] if opened else start), lines[a.answer]
 
 
-def _hit_line(key: ArchiveKey, hit) -> tuple[str, int] | None:  # noqa: ANN001 (Hit)
+def _hit_line(key: ArchiveKey, hit) -> tuple[str, int] | None:
     ref = hit.turn_id or hit.id
     if not ref:
         return None
@@ -218,7 +218,7 @@ def _hit_line(key: ArchiveKey, hit) -> tuple[str, int] | None:  # noqa: ANN001 (
     return key.file_src[rel], key.line_at(rel, int(offset))
 
 
-def run_blind(service, key: ArchiveKey, q: BlindQuery) -> BlindOutcome:  # noqa: ANN001
+def run_blind(service, key: ArchiveKey, q: BlindQuery) -> BlindOutcome:
     """One query through `search` as `ccarchive search --json` asks it (sessions)."""
     page = service.search(q.q, limit=K, group_by_session=True)
     wanted = {a.src for a in q.answers}
@@ -239,7 +239,7 @@ def run_blind(service, key: ArchiveKey, q: BlindQuery) -> BlindOutcome:  # noqa:
 def evaluate_blind(
     service,
     key: ArchiveKey,
-    queries: list[BlindQuery],  # noqa: ANN001
+    queries: list[BlindQuery],
     verbose: bool = False,
 ) -> BlindReport:
     report = BlindReport()

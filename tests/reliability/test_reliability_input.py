@@ -211,7 +211,7 @@ ARG_VALUE = st.one_of(JSON, st.text(max_size=60), st.integers(-10**12, 10**12),
 FIELDS = ["query", "project", "kind", "since", "until", "limit", "cursor", "id", "ids",
           "before", "after", "max_chars", "char_offset", "session_id", "agent_id", "days",
           "bucket", "codename", "offset", "filename", "include_agent_plans",
-          "group_by_session", "snippet_chars", "include_active", "bogus"]
+          "group_by_session", "detail", "include_active", "bogus"]
 
 
 @settings(max_examples=250, deadline=None,

@@ -147,7 +147,8 @@ async def _mcp_outputs(svc, redact: bool) -> str:
         r = await c.call_tool("search", {"query": "zebracred", "include_tool_results": True,
                                          "limit": 50})
         data = r.structured_content
-        hits = (data.get("hits") or []) + [h for g in data.get("groups") or [] for h in g["hits"]]
+        hits = [t for r in data.get("results") or [] for t in (r, *r.get("more", []))]
+        assert hits
         ids = [h["id"] for h in hits]
         calls = [("search", {"query": "zebracred", "group_by_session": True,
                              "include_tool_results": True}),

@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
-from ccarchive.semantic.model_files import ModelError  # noqa: E402
-from ccarchive.semantic.onnx_encoder import OnnxEncoder, ensure_graph, graph_path  # noqa: E402
-from tests.semantic.test_encoder import REFERENCE  # noqa: E402
+from ccarchive.semantic.model_files import ModelError
+from ccarchive.semantic.onnx_encoder import OnnxEncoder, ensure_graph, graph_path
+from tests.semantic.test_encoder import REFERENCE
 
 TEXTS = [
     "This is an example sentence",
@@ -30,7 +30,7 @@ def onnx_encoder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> O
     return OnnxEncoder(model_dir, tmp_path_factory.mktemp("data"))
 
 
-def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:  # noqa: ANN001
+def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:
     got, want = onnx_encoder.encode(TEXTS), encoder.encode(TEXTS)
     assert got.shape == (len(TEXTS), 384) and got.dtype == np.float32
     np.testing.assert_allclose((got * want).sum(1), 1.0, atol=1e-4)
@@ -39,7 +39,7 @@ def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:  # noqa:
         np.testing.assert_allclose(vec[: len(ref)], ref, atol=5e-5)
 
 
-def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:  # noqa: ANN001
+def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:
     alone = np.stack([onnx_encoder.encode([t])[0] for t in TEXTS])
     together = onnx_encoder.encode(list(reversed(TEXTS)))[::-1]
     np.testing.assert_allclose(alone, together, atol=1e-5)

@@ -114,7 +114,7 @@ def write_crowded_archive(root: Path, now: dt.datetime, *, plans: int = 21) -> d
     return {"projects": len(projects), "sessions": n_sessions, "plans": plan_no}
 
 
-def seeded_uuid(name: str):  # noqa: ANN201
+def seeded_uuid(name: str):
     import uuid
 
     return uuid.UUID(int=seeded_rng(name).getrandbits(128), version=4)

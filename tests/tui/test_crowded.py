@@ -24,14 +24,14 @@ WORKTREES = [p for p in PROJECTS if "/.worktrees/" in p]
 
 
 @pytest.fixture(scope="module")
-def crowded_root(tmp_path_factory):  # noqa: ANN001, ANN201
+def crowded_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("crowded") / "claude"
     write_crowded_archive(root, DEMO_NOW)
     return root
 
 
 @pytest.fixture
-def crowded_app(crowded_root, tmp_path, fixed_clock):  # noqa: ANN001, ANN201
+def crowded_app(crowded_root, tmp_path, fixed_clock):
     from ccarchive.tui.app import make_app
 
     settings = Settings(archive_root=crowded_root, data_dir=tmp_path / "data")
@@ -42,14 +42,14 @@ def crowded_app(crowded_root, tmp_path, fixed_clock):  # noqa: ANN001, ANN201
     live.stop()
 
 
-def row_text(table, row: int) -> str:  # noqa: ANN001
+def row_text(table, row: int) -> str:
     """What a LineTable row draws (its cells as cut to their columns)."""
     return "".join(s.text for s in table._render_cells(row, False, False))
 
 
 # ---- Plans: the plan stays on screen however many plans there are -------------------------
 @pytest.mark.parametrize("size", [(80, 24), (80, 40), (99, 30), (120, 40)])
-async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> None:  # noqa: ANN001
+async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> None:
     app = crowded_app
     async with app.run_test(size=size) as pilot:
         await app.switch_mode("plans")
@@ -67,7 +67,7 @@ async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> No
 
 # ---- Projects ------------------------------------------------------------------------------
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
-async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size) -> None:  # noqa: ANN001
+async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size) -> None:
     from ccarchive.tui.format import human_count
     from ccarchive.tui.widgets.project_list import ProjectTable
 
@@ -92,7 +92,7 @@ async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size)
         assert any(len(n) > 16 for n in names)
 
 
-async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:  # noqa: ANN001
+async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
     from ccarchive.tui.screens.project_sessions import ProjectSessionList, ProjectSessions
     from ccarchive.tui.widgets.project_list import ProjectTable
 
@@ -122,7 +122,7 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None: 
         assert app.screen.query_one(ProjectTable).selected == project
 
 
-async def test_projects_escape_closes_the_session_list(crowded_app) -> None:  # noqa: ANN001
+async def test_projects_escape_closes_the_session_list(crowded_app) -> None:
     from ccarchive.tui.screens.project_sessions import ProjectSessions
 
     app = crowded_app
@@ -150,7 +150,7 @@ def test_fit_name_keeps_worktrees_apart(width: int) -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
-async def test_prompts_and_timeline_tell_worktrees_apart(crowded_app, size) -> None:  # noqa: ANN001
+async def test_prompts_and_timeline_tell_worktrees_apart(crowded_app, size) -> None:
     from ccarchive.tui.format import short_project
     from ccarchive.tui.widgets.prompt_list import PromptTable
 
@@ -172,7 +172,7 @@ async def test_prompts_and_timeline_tell_worktrees_apart(crowded_app, size) -> N
 
 
 # ---- Search -----------------------------------------------------------------------------
-async def test_search_at_80_columns_gives_the_results_the_width(crowded_app) -> None:  # noqa: ANN001
+async def test_search_at_80_columns_gives_the_results_the_width(crowded_app) -> None:
     from ccarchive.tui.widgets.hit_preview import HitPreview
     from ccarchive.tui.widgets.result_list import ResultList
     from tests.tui.support import searched
@@ -196,7 +196,7 @@ async def test_search_at_80_columns_gives_the_results_the_width(crowded_app) -> 
         assert not preview.display
 
 
-async def test_search_preview_hides_at_120_columns(crowded_app) -> None:  # noqa: ANN001
+async def test_search_preview_hides_at_120_columns(crowded_app) -> None:
     from ccarchive.tui.widgets.hit_preview import HitPreview
 
     app = crowded_app
@@ -209,7 +209,7 @@ async def test_search_preview_hides_at_120_columns(crowded_app) -> None:  # noqa
         assert not preview.display
 
 
-async def test_search_keys_in_the_results(crowded_app) -> None:  # noqa: ANN001
+async def test_search_keys_in_the_results(crowded_app) -> None:
     from textual.widgets import Input
 
     from ccarchive.tui.widgets.result_list import ResultList
@@ -239,7 +239,7 @@ async def test_search_keys_in_the_results(crowded_app) -> None:  # noqa: ANN001
         assert query.value == "checkpoint geminix"
 
 
-async def test_question_mark_opens_the_keys_from_the_first_screen(crowded_app) -> None:  # noqa: ANN001
+async def test_question_mark_opens_the_keys_from_the_first_screen(crowded_app) -> None:
     from textual.widgets import Input
 
     app = crowded_app
@@ -259,7 +259,7 @@ async def test_question_mark_opens_the_keys_from_the_first_screen(crowded_app) -
         assert query.value == "why?" and not isinstance(app.screen, KeyHelp)
 
 
-async def test_the_footer_names_the_pane_keys_at_80_columns(crowded_app) -> None:  # noqa: ANN001
+async def test_the_footer_names_the_pane_keys_at_80_columns(crowded_app) -> None:
     from ccarchive.tui.widgets.key_footer import KeyFooter
 
     app = crowded_app
@@ -271,7 +271,7 @@ async def test_the_footer_names_the_pane_keys_at_80_columns(crowded_app) -> None
             assert "F1-7 Panes" in footer and "? Keys" in footer, (mode, footer)
 
 
-def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tmp_path) -> None:  # noqa: ANN001
+def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tmp_path) -> None:
     from tests.conftest import build_index
 
     svc = build_index(crowded_root, tmp_path / "data")
@@ -289,7 +289,7 @@ def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tm
 
 
 # ---- titles: every pane shows the service's title ------------------------------------------
-async def test_every_pane_shows_the_services_titles(crowded_app) -> None:  # noqa: ANN001
+async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
     from ccarchive.tui.widgets.result_list import ResultList
     from ccarchive.tui.widgets.timeline_sessions import DaySessions
     from tests.tui.support import searched
@@ -317,7 +317,7 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:  # noq
                    "detector takes for a cut token is `[REDACTED:partial]`: the redaction "
                    "branch's readable titles fix it; strict, so this fails once it lands "
                    "and the mark must go")
-async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) -> None:  # noqa: ANN001
+async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) -> None:
     """A session whose only prompt is `CheckpointSummary` (a name a detector may take for
     a cut token) has a readable title in Search, the Timeline and a project's list."""
     from ccarchive.tui.screens.project_sessions import ProjectSessionList
@@ -346,7 +346,7 @@ async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) 
         assert not only_mark.fullmatch(row_text(listed, row).split("  ", 1)[1].strip()[:18])
 
 
-async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded_app) -> None:  # noqa: ANN001
+async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded_app) -> None:
     from ccarchive.tui.format import short_project
     from tests.tui.support import searched
 
@@ -369,7 +369,7 @@ async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded
         assert f"branch {info.branches[0]}"[:14] in lines[1]
 
 
-async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(crowded_app) -> None:  # noqa: ANN001
+async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(crowded_app) -> None:
     from ccarchive.tui.widgets.plan_tree import PlanTree
 
     app = crowded_app
@@ -402,7 +402,7 @@ async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(cr
         assert opened and opened[-1].session_id == group.sessions[0][0]
 
 
-async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowded_app) -> None:  # noqa: ANN001
+async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowded_app) -> None:
     from textual.widgets import Input
 
     from ccarchive.tui.widgets.result_list import ResultList
@@ -421,7 +421,7 @@ async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowde
 
 
 async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
-        crowded_root, tmp_path, fixed_clock) -> None:  # noqa: ANN001
+        crowded_root, tmp_path, fixed_clock) -> None:
     import shutil
 
     from ccarchive.tui.app import make_app
@@ -476,7 +476,7 @@ async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
         live.stop()
 
 
-async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded_app) -> None:  # noqa: ANN001
+async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded_app) -> None:
     from datetime import UTC, datetime, timedelta
 
     from textual.widgets import Input
@@ -506,7 +506,7 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
         assert any(it.timestamp < bound for it in older)  # the filter left some out
 
 
-async def test_the_project_drop_downs_keep_names_on_one_line_and_apart(crowded_app) -> None:  # noqa: ANN001
+async def test_the_project_drop_downs_keep_names_on_one_line_and_apart(crowded_app) -> None:
     from textual.widgets import Select
 
     from ccarchive.tui.screens.prompts import SELECT_NAME

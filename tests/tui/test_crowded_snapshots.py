@@ -32,10 +32,10 @@ def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 @pytest.mark.parametrize("pane", list(PANES))
-def test_crowded_pane(crowded_app, snap_compare, pane: str, size) -> None:  # noqa: ANN001, F811
+def test_crowded_pane(crowded_app, snap_compare, pane: str, size) -> None:  # noqa: F811
     mode, keys = PANES[pane]
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         app = pilot.app
         app.live.state.role = "writer"
         await settle(app, pilot)

@@ -17,7 +17,7 @@ from ccarchive.tui.widgets.ask_dialog import AskDialog
 from tests.tui.support import FOLLOWUP_SESSION, settle
 
 
-async def opened(app, pilot, size=(120, 40), query: str | None = None) -> ReplayScreen:  # noqa: ANN001
+async def opened(app, pilot, size=(120, 40), query: str | None = None) -> ReplayScreen:
     await settle(app, pilot)
     app.post_message(OpenSession(FOLLOWUP_SESSION, query=query))
     await settle(app, pilot)
@@ -30,7 +30,7 @@ def status(screen: ReplayScreen) -> str:
     return str(screen.query_one("#tx-status").render())
 
 
-async def test_find_marks_the_matches_and_n_steps_through_them(app) -> None:  # noqa: ANN001
+async def test_find_marks_the_matches_and_n_steps_through_them(app) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await opened(app, pilot)
         assert not screen.view.hits
@@ -58,7 +58,7 @@ async def test_find_marks_the_matches_and_n_steps_through_them(app) -> None:  # 
         assert view.cursor == seen[-2]
 
 
-async def test_find_of_nothing_says_so(app) -> None:  # noqa: ANN001
+async def test_find_of_nothing_says_so(app) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await opened(app, pilot)
         before = screen.view.cursor
@@ -69,7 +69,7 @@ async def test_find_of_nothing_says_so(app) -> None:  # noqa: ANN001
                    for n in app._notifications)
 
 
-async def test_outline_lists_the_turns_and_jumps(app) -> None:  # noqa: ANN001
+async def test_outline_lists_the_turns_and_jumps(app) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await opened(app, pilot)
         turns = app.service.turns(FOLLOWUP_SESSION)
@@ -86,7 +86,7 @@ async def test_outline_lists_the_turns_and_jumps(app) -> None:  # noqa: ANN001
         assert screen.view.entry(index).kind == "prompt"
 
 
-async def test_copy_the_entry_and_its_id(app) -> None:  # noqa: ANN001
+async def test_copy_the_entry_and_its_id(app) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await opened(app, pilot)
         await pilot.press("u", "down", "enter")
@@ -99,7 +99,7 @@ async def test_copy_the_entry_and_its_id(app) -> None:  # noqa: ANN001
         assert app.clipboard == entry.id
 
 
-async def test_the_pager_gets_the_whole_entry(app, tmp_path, monkeypatch) -> None:  # noqa: ANN001
+async def test_the_pager_gets_the_whole_entry(app, tmp_path, monkeypatch) -> None:
     out = tmp_path / "paged.md"
     script = f"import shutil, sys; shutil.copy(sys.argv[1], {str(out)!r})"
     monkeypatch.setenv("PAGER", f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}")
@@ -112,7 +112,7 @@ async def test_the_pager_gets_the_whole_entry(app, tmp_path, monkeypatch) -> Non
     assert not list(Path(out.parent).glob("ccarchive-*.md"))
 
 
-async def test_export_the_turn_under_the_cursor(app, tmp_path) -> None:  # noqa: ANN001
+async def test_export_the_turn_under_the_cursor(app, tmp_path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
         turns = app.service.turns(FOLLOWUP_SESSION)
@@ -134,7 +134,7 @@ async def test_export_the_turn_under_the_cursor(app, tmp_path) -> None:  # noqa:
             assert turns[2][1].text.strip()[:40] not in text
 
 
-async def test_header_is_two_lines_with_project_and_branch_at_80x24(app) -> None:  # noqa: ANN001
+async def test_header_is_two_lines_with_project_and_branch_at_80x24(app) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await opened(app, pilot, size=(80, 24))
         title = screen.query_one("#tx-title")

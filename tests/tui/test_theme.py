@@ -8,7 +8,7 @@ from ccarchive.tui.widgets.hit_preview import HitPreview
 from tests.tui.support import SIZE, searched, settle
 
 
-async def test_the_theme_is_remembered_in_the_data_dir(live, demo_settings) -> None:  # noqa: ANN001
+async def test_the_theme_is_remembered_in_the_data_dir(live, demo_settings) -> None:
     from ccarchive.tui.app import make_app
 
     app = make_app(demo_settings, live=live, start_live=False)
@@ -31,7 +31,7 @@ async def test_the_theme_is_remembered_in_the_data_dir(live, demo_settings) -> N
         assert third.theme != "textual-light"
 
 
-async def test_the_preview_takes_its_colours_from_the_theme(app) -> None:  # noqa: ANN001
+async def test_the_preview_takes_its_colours_from_the_theme(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press(*"walker")
