@@ -306,6 +306,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
         _dump({"files_seen": report.files_seen, "files_read": report.files_read,
                "bytes_read": report.bytes_read, "documents_added": report.docs_added,
                "seconds": round(report.seconds, 3), "skipped": dict(report.skipped),
+               "files_refused": dict(report.refused),
                "files_gone": report.files_gone, "embedded": embedded})
         return
     mb = report.bytes_read / 1e6
@@ -319,6 +320,10 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     if report.skipped:
         parts = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items()))
         click.echo(f"skipped lines: {parts}")
+    if report.refused:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(report.refused.items()))
+        click.echo(f"files not read: {parts} (ccarchive reads only regular files of the "
+                   "archive's own, with one link; see the log for which)")
     if embedded is not None:
         click.echo(f"semantic search: {embedded:,} texts embedded")
 
