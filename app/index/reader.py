@@ -352,6 +352,8 @@ def _is_noise(line: bytes) -> bool:
 
 def _complete_objects(piece: bytes) -> list[dict[str, Any]]:
     """The object(s) of a last line without newline, if it is complete; else []."""
+    if piece.startswith(b"\xef\xbb\xbf"):  # a byte order mark: a one-line file's
+        piece = piece[3:]
     try:
         obj = orjson.loads(piece)
     except orjson.JSONDecodeError:
