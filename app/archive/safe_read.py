@@ -84,7 +84,7 @@ class FileSwapped(OSError):
 
 def _refuse(rel: str, why: str, reason: str = OUTSIDE) -> UnsafePath:
     exc = UnsafePath(errno.EACCES, f"refused to read {rel!r} from the archive: {why}; "
-                     "ccarchive reads only regular files of the archive's own")
+                     "ccarchive reads only regular files inside the archive, each with one link")
     exc.reason = reason
     return exc
 
