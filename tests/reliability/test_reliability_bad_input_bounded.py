@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from ccarchive.archive import discovery as D
 from ccarchive.archive.lines import GLUED_CAP
 from ccarchive.archive.records import BLOCK_CAP
-from ccarchive.index.reader import ReadTask, read_chunks
+from ccarchive.index.documents import ReadTask, read_chunks
 from tests.conftest import build_index
 
 SID = "11111111-2222-4333-8444-555555555555"
@@ -199,7 +199,7 @@ def test_a_line_of_400000_text_blocks_costs_bounded_memory(tmp_path: Path) -> No
 import json, resource, sys
 from pathlib import Path
 from ccarchive.archive import discovery as D
-from ccarchive.index.reader import ReadTask, read_chunks
+from ccarchive.index.documents import ReadTask, read_chunks
 root = Path({str(tmp_path / "claude")!r})
 path = root / "projects" / "p" / "{SID}.jsonl"
 path.parent.mkdir(parents=True)
