@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from mcp import Client
 
 from ccarchive.archive import discovery as D
+from ccarchive.cli.main import main as cli_main
 from ccarchive.archive.safe_read import FileSwapped, UnsafePath, open_file
 from ccarchive.config import Settings
 from ccarchive.index.indexer import Indexer
@@ -113,11 +114,9 @@ async def _served(svc: Any, root: Path, data: Path, targets: dict[str, str]) -> 
         for p in svc.plans(limit=50).plans:
             await call("get_plan", codename=p.codename)
         await call("search_history", limit=500)
-    from ccarchive.cli import main
-
     out += [
         CliRunner()
-        .invoke(main, ["show", eid, "--archive", str(root), "--data-dir", str(data)])
+        .invoke(cli_main, ["show", eid, "--archive", str(root), "--data-dir", str(data)])
         .output
         for eid in ids[:20]
     ]
@@ -144,7 +143,7 @@ async def test_hard_links_planted_before_indexing_are_not_indexed(world: dict[st
     st = svc.status()
     assert st.unreadable_by_reason == {"hard_link": len(KINDS)}
     out = CliRunner().invoke(
-        __import__("ccarchive.cli", fromlist=["main"]).main,
+        cli_main,
         ["status", "--archive", str(root), "--data-dir", str(data)],
     )
     assert "hard_link 5" in out.output
