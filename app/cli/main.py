@@ -103,7 +103,7 @@ def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     from ccarchive.service import ArchiveService
 
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir)
+    store = IndexStore(settings.archive_data_dir, archive_root=settings.archive_root)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
     svc = ArchiveService(store, settings.archive_root)
@@ -266,7 +266,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 
     settings = resolve_settings(archive, data_dir)
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir, verify=True)
+    store = IndexStore(settings.archive_data_dir, verify=True, archive_root=settings.archive_root)
     if store.recovered:
         click.echo(store.recovered, err=True)
     if watch:
