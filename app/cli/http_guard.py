@@ -89,7 +89,9 @@ def http_token(data_dir: Path, archive_root: Path | None = None) -> tuple[str, P
 # ---- connections -----------------------------------------------------------------------
 def connection_limit() -> int:
     """Connections to keep open at once: the fd limit (raised to its hard limit), less a
-    reserve, halved (each connection may briefly need a second fd), at most 1,000."""
+    reserve, halved, at most 1,000. The listen backlog is a quarter of it (`backlog`):
+    asyncio accepts up to the backlog at once before any connection is looked at, so the
+    fds in use stay under connections + backlog + reserve."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or hard > soft:
         want = 65_536 if hard == resource.RLIM_INFINITY else min(hard, 65_536)
@@ -196,6 +198,11 @@ class GuardedH11(H11Protocol):
         super().connection_lost(exc)
 
 
+def backlog(max_connections: int) -> int:
+    """The listen backlog (and asyncio's accepts at once) for `max_connections`."""
+    return max(16, min(2048, max_connections // 4))
+
+
 def guarded_protocol(max_connections: int, request_seconds: float = REQUEST_SECONDS
                      ) -> type[GuardedH11]:
     """A `GuardedH11` class with these limits and a flood log of its own."""
@@ -212,8 +219,11 @@ def quiet_loop_errors(flood: FloodLog) -> Any:
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc = context.get("exception")
         message = str(context.get("message", ""))
-        if isinstance(exc, OSError | ConnectionError) or "out of system resource" in message:
-            flood.note(message.split(":")[0] or type(exc).__name__)
+        accepting = "_start_serving" in repr(context.get("handle")) or \
+            "_accept_connection" in repr(context.get("handle"))
+        if isinstance(exc, OSError | ConnectionError) or accepting or \
+                "out of system resource" in message:
+            flood.note("accept or connection errors")
             return
         loop.default_exception_handler(context)
 
@@ -229,7 +239,7 @@ class OncePerMinute(logging.Filter):
         self._seen: dict[str, tuple[float, int]] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
-        key = str(record.msg)
+        key = str(record.msg)[:40]  # asyncio's messages name each callback: alike anyway
         now = time.monotonic()
         last, held = self._seen.get(key, (0.0, 0))
         if last and now - last < LOG_EVERY:

@@ -250,6 +250,7 @@ def run_http(server: Any, *, host: str, port: int, token: str | None,
 
     from ccarchive.cli.http_guard import (
         OncePerMinute,
+        backlog,
         connection_limit,
         guarded_protocol,
         quiet_loop_errors,
@@ -271,9 +272,11 @@ def run_http(server: Any, *, host: str, port: int, token: str | None,
         click.echo(f"the token is {where}; add the server to Claude Code with:\n"
                    f"  claude mcp add --transport http ccarchive {url} "
                    f"--header \"Authorization: Bearer {shown}\"", err=True)
-    protocol = guarded_protocol(connection_limit(), request_timeout)
+    limit = connection_limit()
+    protocol = guarded_protocol(limit, request_timeout)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            access_log=False, lifespan="on", http=protocol)
+                            access_log=False, lifespan="on", http=protocol,
+                            backlog=backlog(limit))
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerMinute())
     userver = uvicorn.Server(config)
