@@ -61,28 +61,44 @@ def http_token(data_dir: Path, archive_root: Path | None = None) -> tuple[str, P
     except UnsafeWrite:
         pass  # there already: read it, checked as below
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
     except OSError as exc:
         why = "it is a symbolic link" if path.is_symlink() else f"it cannot be read ({exc})"
-        raise UnsafeWrite(13, f"refused the token file {path}: {why}; remove it and "
-                          "ccarchive makes a new one (mode 0600)") from None
+        raise UnsafeWrite(
+            13,
+            f"refused the token file {path}: {why}; remove it and "
+            "ccarchive makes a new one (mode 0600)",
+        ) from None
     try:
         st = os.fstat(fd)
-        why = ("it is not a regular file" if not stat.S_ISREG(st.st_mode) else
-               f"it has {st.st_nlink} links" if st.st_nlink != 1 else
-               "another user owns it" if st.st_uid != os.geteuid() else
-               f"others can read or write it (mode {stat.S_IMODE(st.st_mode):o})"
-               if st.st_mode & 0o077 else "")
+        why = (
+            "it is not a regular file"
+            if not stat.S_ISREG(st.st_mode)
+            else f"it has {st.st_nlink} links"
+            if st.st_nlink != 1
+            else "another user owns it"
+            if st.st_uid != os.geteuid()
+            else f"others can read or write it (mode {stat.S_IMODE(st.st_mode):o})"
+            if st.st_mode & 0o077
+            else ""
+        )
         if why:
-            raise UnsafeWrite(13, f"refused the token file {path}: {why}; remove it and "
-                              "ccarchive makes a new one (mode 0600)")
+            raise UnsafeWrite(
+                13,
+                f"refused the token file {path}: {why}; remove it and "
+                "ccarchive makes a new one (mode 0600)",
+            )
         token = os.read(fd, 4096).decode("ascii", "replace").strip()
     finally:
         os.close(fd)
     if len(token) < 16:
-        raise UnsafeWrite(22, f"the token in {path} is shorter than 16 characters; remove "
-                          "the file and ccarchive makes a new one")
+        raise UnsafeWrite(
+            22,
+            f"the token in {path} is shorter than 16 characters; remove "
+            "the file and ccarchive makes a new one",
+        )
     return token, path
 
 
@@ -117,8 +133,11 @@ class FloodLog:
         self.counts[what] = self.counts.get(what, 0) + 1
         now = time.monotonic()
         if not self._logged:
-            log.warning("connection flood: %s (connections are bounded and slow requests "
-                        "closed; counts follow at most once a minute)", what)
+            log.warning(
+                "connection flood: %s (connections are bounded and slow requests "
+                "closed; counts follow at most once a minute)",
+                what,
+            )
             self._logged, self._last = 1, now
         elif now - self._last >= LOG_EVERY:
             self.summary()
@@ -126,8 +145,10 @@ class FloodLog:
 
     def summary(self) -> None:
         if self.counts:
-            log.warning("connection flood, so far: %s",
-                        ", ".join(f"{k} {v:,}" for k, v in sorted(self.counts.items())))
+            log.warning(
+                "connection flood, so far: %s",
+                ", ".join(f"{k} {v:,}" for k, v in sorted(self.counts.items())),
+            )
             self._logged += 1
 
 
@@ -145,9 +166,15 @@ class GuardedH11(H11Protocol):
         self._since = self.loop.time()
         self._arm()
         if len(self.connections) > self.max_connections:
-            victim = min((c for c in self.connections
-                          if isinstance(c, GuardedH11) and c is not self and c._reading()),
-                         key=lambda c: c._since, default=None)
+            victim = min(
+                (
+                    c
+                    for c in self.connections
+                    if isinstance(c, GuardedH11) and c is not self and c._reading()
+                ),
+                key=lambda c: c._since,
+                default=None,
+            )
             if victim is None:  # every other one is being answered: the newcomer waits
                 self.flood.note("connections refused (all busy)")
                 self._close()
@@ -203,12 +230,19 @@ def backlog(max_connections: int) -> int:
     return max(16, min(2048, max_connections // 4))
 
 
-def guarded_protocol(max_connections: int, request_seconds: float = REQUEST_SECONDS
-                     ) -> type[GuardedH11]:
+def guarded_protocol(
+    max_connections: int, request_seconds: float = REQUEST_SECONDS
+) -> type[GuardedH11]:
     """A `GuardedH11` class with these limits and a flood log of its own."""
-    return type("GuardedH11", (GuardedH11,), {"max_connections": max_connections,
-                                              "request_seconds": request_seconds,
-                                              "flood": FloodLog()})
+    return type(
+        "GuardedH11",
+        (GuardedH11,),
+        {
+            "max_connections": max_connections,
+            "request_seconds": request_seconds,
+            "flood": FloodLog(),
+        },
+    )
 
 
 def quiet_loop_errors(flood: FloodLog) -> Any:
@@ -219,10 +253,14 @@ def quiet_loop_errors(flood: FloodLog) -> Any:
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc = context.get("exception")
         message = str(context.get("message", ""))
-        accepting = "_start_serving" in repr(context.get("handle")) or \
-            "_accept_connection" in repr(context.get("handle"))
-        if isinstance(exc, OSError | ConnectionError) or accepting or \
-                "out of system resource" in message:
+        accepting = "_start_serving" in repr(context.get("handle")) or "_accept_connection" in repr(
+            context.get("handle")
+        )
+        if (
+            isinstance(exc, OSError | ConnectionError)
+            or accepting
+            or "out of system resource" in message
+        ):
             flood.note("accept or connection errors")
             return
         loop.default_exception_handler(context)

@@ -99,16 +99,28 @@ def _require_archive(settings: Settings) -> None:
 
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     """The service over an up-to-date-enough index: built first if it never was."""
-    from ccarchive.index.store import IndexStore
     from ccarchive.service import ArchiveService
 
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir, archive_root=settings.archive_root)
+    store = _store(settings)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
     svc = ArchiveService(store, settings.archive_root)
     svc.use_semantic(settings)
     return svc
+
+
+def _store(settings: Settings, *, verify: bool = False) -> Any:  # -> IndexStore
+    """The index of `settings`, opened; a link planted where it goes is refused with a
+    message (`config.UnsafeWrite`), never followed."""
+    from ccarchive.config import UnsafeWrite
+    from ccarchive.index.store import IndexStore
+
+    try:
+        return IndexStore(settings.archive_data_dir, verify=verify,
+                          archive_root=settings.archive_root)
+    except UnsafeWrite as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
@@ -262,11 +274,10 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
           as_json: bool) -> None:
     """Index the archive (only what changed since the last run); --semantic: and embed
     what is new."""
-    from ccarchive.index.store import IndexStore
 
     settings = resolve_settings(archive, data_dir)
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir, verify=True, archive_root=settings.archive_root)
+    store = _store(settings, verify=True)
     if store.recovered:
         click.echo(store.recovered, err=True)
     if watch:

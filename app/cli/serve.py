@@ -131,9 +131,13 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
             f"no Claude Code archive at {settings.archive_root} (no projects/ folder); "
             "point at one with --archive PATH or $CLAUDE_CONFIG_DIR")
     # deferred: the MCP SDK is only needed here
+    from ccarchive.config import UnsafeWrite
     from ccarchive.mcp_server.server import build_server
 
-    service, stop = _open_read_only(settings) if read_only else _open_live(settings)
+    try:
+        service, stop = _open_read_only(settings) if read_only else _open_live(settings)
+    except UnsafeWrite as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         server = build_server(service, redact_secrets=not no_redact,
                               active_minutes=active_minutes,

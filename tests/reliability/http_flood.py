@@ -20,9 +20,16 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "real", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "real", "version": "0"},
+    },
+}
 
 
 @dataclass
@@ -38,8 +45,7 @@ class FloodResult:
 async def _slow_socket(host: str, port: int, end: float, res: FloodResult) -> None:
     while time.monotonic() < end:
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port), timeout=2)
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=2)
         except (TimeoutError, OSError):
             res.connect_failed += 1
             await asyncio.sleep(0.2)
@@ -71,11 +77,13 @@ def _real(host: str, port: int, token: str, end: float, res: FloodResult) -> Non
     body = json.dumps(INIT).encode()
     while time.monotonic() < end:
         res.asked += 1
-        head = (f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                "Content-Type: application/json\r\n"
-                "Accept: application/json, text/event-stream\r\n"
-                f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n"
-                "Connection: close\r\n\r\n").encode()
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Content-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode()
         try:
             with socket.create_connection((host, port), timeout=5) as s:
                 s.sendall(head + body)
@@ -103,8 +111,9 @@ async def flood(url: str, token: str, seconds: float, sockets: int) -> FloodResu
         await asyncio.sleep(i * 0.002)  # a ramp, not one burst
         await _slow_socket(host, port, end, res)
 
-    await asyncio.gather(*(later(i) for i in range(sockets)),
-                         asyncio.to_thread(_real, host, port, token, end, res))
+    await asyncio.gather(
+        *(later(i) for i in range(sockets)), asyncio.to_thread(_real, host, port, token, end, res)
+    )
     return res
 
 

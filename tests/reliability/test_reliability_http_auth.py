@@ -59,8 +59,9 @@ def _env() -> dict[str, str]:
 
 
 @contextmanager
-def _serve(archive: Path, data: Path, log: Path, *options: str,
-           nofile: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _serve(
+    archive: Path, data: Path, log: Path, *options: str, nofile: int | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
 
     def limit() -> None:
@@ -68,10 +69,25 @@ def _serve(archive: Path, data: Path, log: Path, *options: str,
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
     with log.open("wb") as out:  # a file: a full pipe would block the server
-        proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--read-only", "--port",
-                                 str(port), "--archive", str(archive), "--data-dir",
-                                 str(data), *options], env=_env(), stdout=subprocess.DEVNULL,
-                                stderr=out, preexec_fn=limit)
+        proc = subprocess.Popen(
+            [
+                CCARCHIVE,
+                "serve",
+                "--http",
+                "--read-only",
+                "--port",
+                str(port),
+                "--archive",
+                str(archive),
+                "--data-dir",
+                str(data),
+                *options,
+            ],
+            env=_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            preexec_fn=limit,
+        )
     try:
         wait_for_port(proc, port, why=log.read_text)
         yield f"http://127.0.0.1:{port}/mcp", proc
@@ -84,18 +100,24 @@ def _serve(archive: Path, data: Path, log: Path, *options: str,
 
 
 def _as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY),
-                           "--clear-groups", *argv], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
-                                reason="runs a client as another user (root and setpriv)")
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="runs a client as another user (root and setpriv)",
+)
 
 
 @needs_root
 def test_another_local_user_gets_401_and_cannot_read_the_token(
-        demo_archive_ro: Path, indexed: Path, tmp_path: Path) -> None:
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path
+) -> None:
     data = tmp_path / "data"
     shutil.copytree(indexed, data)
     os.chmod(tmp_path, 0o755)  # the other user may walk to the data dir, as to ~/.cache
@@ -107,8 +129,10 @@ def test_another_local_user_gets_401_and_cannot_read_the_token(
         token = token_file.read_text().strip()
         printed = (tmp_path / "serve.log").read_text()
         assert mode == 0o600 and len(token) >= 32
-        assert (f'claude mcp add --transport http ccarchive {url} --header '
-                f'"Authorization: Bearer {token}"') in printed
+        assert (
+            f"claude mcp add --transport http ccarchive {url} --header "
+            f'"Authorization: Bearer {token}"'
+        ) in printed
         other = _as_nobody(python, "-c", CLIENT, url)
         assert other.stdout.strip() == "401", other.stderr
         peek = _as_nobody("cat", str(token_file))
@@ -122,8 +146,9 @@ def test_another_local_user_gets_401_and_cannot_read_the_token(
 
 
 @pytest.mark.parametrize("planted", ["symlink", "hard_link", "loose_mode"])
-def test_a_token_file_that_is_not_ours_is_refused(demo_archive_ro: Path, tmp_path: Path,
-                                                  planted: str) -> None:
+def test_a_token_file_that_is_not_ours_is_refused(
+    demo_archive_ro: Path, tmp_path: Path, planted: str
+) -> None:
     data = tmp_path / "data"
     data.mkdir()
     known = tmp_path / "known-token"
@@ -137,23 +162,40 @@ def test_a_token_file_that_is_not_ours_is_refused(demo_archive_ro: Path, tmp_pat
     else:
         shutil.copy(known, token_file)
         token_file.chmod(0o644)
-    run = subprocess.run([CCARCHIVE, "serve", "--http", "--port", str(free_port()),
-                          "--archive", str(demo_archive_ro), "--data-dir", str(data)],
-                         env=_env(), capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [
+            CCARCHIVE,
+            "serve",
+            "--http",
+            "--port",
+            str(free_port()),
+            "--archive",
+            str(demo_archive_ro),
+            "--data-dir",
+            str(data),
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 1
-    assert re.search(r"refused the token file .*http-token: (it is a symbolic link|it has 2"
-                     r" links|others can read)", run.stderr), run.stderr
+    assert re.search(
+        r"refused the token file .*http-token: (it is a symbolic link|it has 2"
+        r" links|others can read)",
+        run.stderr,
+    ), run.stderr
     assert known.read_text() == "attacker-chosen-token-0123456789\n"
 
 
-def test_real_requests_are_answered_during_a_slowloris(demo_archive_ro: Path,
-                                                       indexed: Path, tmp_path: Path) -> None:
+def test_real_requests_are_answered_during_a_slowloris(
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path
+) -> None:
     """300 slow sockets against a server with 256 file descriptors, for 6 seconds: the
     server keeps a bounded number of connections, closing the slowest to admit the new,
     and cuts requests that take more than --request-timeout to arrive."""
     log = tmp_path / "serve.log"
-    with _serve(demo_archive_ro, indexed, log, "--request-timeout", "2",
-                nofile=256) as (url, proc):
+    with _serve(demo_archive_ro, indexed, log, "--request-timeout", "2", nofile=256) as (url, proc):
         token = (indexed / "http-token").read_text().strip()
         res = asyncio.run(flood(url, token, seconds=6, sockets=300))
         assert proc.poll() is None, "the server died"
