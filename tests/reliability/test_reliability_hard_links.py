@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from mcp import Client
 
 from ccarchive.archive import discovery as D
-from ccarchive.cli.main import main as cli_main
 from ccarchive.archive.safe_read import FileSwapped, UnsafePath, open_file
+from ccarchive.cli.main import main as cli_main
 from ccarchive.config import Settings
 from ccarchive.index.indexer import Indexer
 from ccarchive.index.store import IndexStore
