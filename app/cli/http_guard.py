@@ -165,16 +165,11 @@ class GuardedH11(H11Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._since = self.loop.time()
         self._arm()
-        if len(self.connections) > self.max_connections:
-            victim = min(
-                (
-                    c
-                    for c in self.connections
-                    if isinstance(c, GuardedH11) and c is not self and c._reading()
-                ),
-                key=lambda c: c._since,
-                default=None,
-            )
+        open_now = [c for c in self.connections if not c.transport.is_closing()]
+        if len(open_now) > self.max_connections:
+            victim = min((c for c in open_now
+                          if isinstance(c, GuardedH11) and c is not self and c._reading()),
+                         key=lambda c: c._since, default=None)
             if victim is None:  # every other one is being answered: the newcomer waits
                 self.flood.note("connections refused (all busy)")
                 self._close()
@@ -261,7 +256,8 @@ def quiet_loop_errors(flood: FloodLog) -> Any:
             or accepting
             or "out of system resource" in message
         ):
-            flood.note("accept or connection errors")
+            what = message.split(":")[0].split(" (")[0][:60] or "connection error"
+            flood.note(f"{what} ({type(exc).__name__ if exc else 'no exception'})")
             return
         loop.default_exception_handler(context)
 

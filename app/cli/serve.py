@@ -283,13 +283,16 @@ def run_http(server: Any, *, host: str, port: int, token: str | None,
                             backlog=backlog(limit))
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerMinute())
-    userver = uvicorn.Server(config)
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            protocol.flood.summary()  # before uvicorn raises the signal that stopped it
+            await super().shutdown(sockets)
+
+    userver = Server(config)
 
     async def serve_guarded() -> None:
         asyncio.get_running_loop().set_exception_handler(quiet_loop_errors(protocol.flood))
         await userver.serve()
 
-    try:
-        asyncio.run(serve_guarded())
-    finally:
-        protocol.flood.summary()
+    asyncio.run(serve_guarded())
