@@ -99,15 +99,13 @@ def _require_archive(settings: Settings) -> None:
 
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     """The service over an up-to-date-enough index: built first if it never was."""
-    from ccarchive.service import ArchiveService
+    from ccarchive.service import open_service
 
     _require_archive(settings)
     store = _store(settings)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
-    svc = ArchiveService(store, settings.archive_root)
-    svc.use_semantic(settings)
-    return svc
+    return open_service(settings, store=store)
 
 
 def _store(settings: Settings, *, verify: bool = False) -> Any:  # -> IndexStore
@@ -438,9 +436,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
     if as_json:
         _dump(to_jsonable(page))
         return
-    from ccarchive.tui.tool_input import tool_summaries  # no Textual: plain reads
-
-    print_transcript(_console(), page, tool_summaries(svc, page.entries))
+    print_transcript(_console(), page, svc.tool_summaries(page.entries))
     _more(len(page.entries), page.total, "entries")
 
 

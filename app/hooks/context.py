@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -62,13 +63,14 @@ def _short_project(path: str) -> str:
 
 def _service(settings: Settings) -> Any:
     """The service over the existing, complete index, read-only; None if there is none."""
-    from ccarchive.index.store import IndexStore, complete_index_exists
+    from ccarchive.index.store import complete_index_exists
 
     if not complete_index_exists(settings.archive_data_dir):
         return None
-    from ccarchive.service import ArchiveService
+    from ccarchive.service import open_service
 
-    return ArchiveService(IndexStore(settings.archive_data_dir), settings.archive_root)
+    # never semantic: loading the encoder would cost a hook its budget on every prompt
+    return open_service(replace(settings, semantic=False))
 
 
 RELEVANCE_BAR = 0.6

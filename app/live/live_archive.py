@@ -420,7 +420,7 @@ class LiveArchive:
         gen = agg.get("gen", {}).get("value")
         if gen:
             self._seen_gen = max(self._seen_gen, int(gen))
-        docs = sum(n for k, n in kinds.items() if k in S.SEARCHABLE_KINDS)
+        docs = sum(S.searchable_counts(agg.get("kinds", {}).get("buckets", [])).values())
         return CommitInfo(
             opstamp=opstamp, docs=docs, sessions=frozenset(keys("sessions")),
             kinds=frozenset(k for k in kinds if k in S.SEARCHABLE_KINDS),

@@ -1,4 +1,8 @@
-"""The headless query service shared by the TUI, the MCP server and the CLI."""
+"""The headless query service shared by the TUI, the MCP server, the hooks and the CLI.
+
+`open_service` is the one way to a service: over a live archive's index, or over the
+index in the data dir as it is.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +12,32 @@ from ccarchive.service.service import ArchiveService, ServiceError
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
+    from ccarchive.index.store import IndexStore
     from ccarchive.live.live_archive import LiveArchive
 
-__all__ = ["ArchiveService", "ServiceError", "live_service", "open_live_service"]
+__all__ = ["ArchiveService", "ServiceError", "open_service"]
 
 
-def live_service(live: LiveArchive, *, redact_secrets: bool = True) -> ArchiveService:
-    """The service over a live archive's index; it reports the archive's role."""
-    return ArchiveService(live.store, live.settings.archive_root,
-                          redact_secrets=redact_secrets, live=live)
+def open_service(settings: Settings, *, live: LiveArchive | None = None,
+                 store: IndexStore | None = None,
+                 redact_secrets: bool = True) -> ArchiveService:
+    """The service over an archive's index.
 
+    Args:
+        settings: the archive, the data dir, and whether search is also semantic.
+        live: the live archive keeping the index current (started or not): the service
+            reads its index and reports its role; `live.stop()` closes it.
+        store: the index, when the caller opened it already (to build it first);
+            otherwise the one in `settings`' data dir is opened as it is.
+        redact_secrets: redact credentials in every text returned.
+    """
+    if live is not None:
+        return ArchiveService(live.store, live.settings.archive_root,
+                              redact_secrets=redact_secrets, live=live)
+    if store is None:
+        from ccarchive.index.store import IndexStore
 
-def open_live_service(settings: Settings, *, watch: bool = True, never_write: bool = False,
-                      redact_secrets: bool = True) -> ArchiveService:
-    """Open the archive for a long-running front end: index it (or follow whoever does;
-    only follow with `never_write`) and return the service; `service.live.stop()` closes
-    it."""
-    from ccarchive.live.live_archive import LiveArchive
-
-    live = LiveArchive(settings, watch=watch, never_write=never_write)
-    return live_service(live.start(), redact_secrets=redact_secrets)
+        store = IndexStore(settings.archive_data_dir, archive_root=settings.archive_root)
+    service = ArchiveService(store, settings.archive_root, redact_secrets=redact_secrets)
+    service.use_semantic(settings)
+    return service

@@ -8,6 +8,7 @@ Transcripts are ordered by `seq`, the order of the source file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import orjson
 import tantivy
@@ -18,6 +19,7 @@ from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
 from ccarchive.service.redact import redact_window
+from ccarchive.service.tool_calls import read_tool_inputs, tool_summaries
 
 PAGE_MARGIN = 32_768
 """Characters of a file read and redacted on either side of a page: more than the
@@ -30,6 +32,19 @@ ENTRY_KINDS = tuple(k for k in S.SEARCHABLE_KINDS if k not in (S.PLAN, S.MEMORY,
 
 class ReadbackMixin(ServiceBase):
     """Entries by id, context, transcripts, positions and the live tail."""
+
+    def tool_inputs(self, entries: Sequence[M.Entry]) -> dict[str, dict[str, Any]]:
+        """Entry id -> the `input` object of each tool call among `entries` whose picture
+        needs it, read back from its source line and redacted as every text is
+        (`ccarchive.service.tool_calls`)."""
+        return read_tool_inputs(self.root, list(entries), redact=self.redact_secrets,
+                                identity=self.indexed_identity)
+
+    def tool_summaries(self, entries: Sequence[M.Entry]) -> dict[str, str]:
+        """Entry id -> what each tool call among `entries` did, in one line (as Replay
+        shows it, from its input where the index keeps too little)."""
+        calls = [e for e in entries if e.kind == "tool_call"]
+        return tool_summaries(calls, self.tool_inputs(calls) if calls else {})
     def _subagent_links(self, sid: str) -> dict[str, str]:
         """Spawning tool_use id -> subagent id of a session, cached until the next commit:
         the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""

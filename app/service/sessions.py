@@ -276,6 +276,21 @@ class SessionsMixin(ServiceBase):
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
 
+    def document_count(self) -> int:
+        """Searchable documents in the index, as `status()` counts them; cached until the
+        next commit (the app's header shows it at every frame)."""
+        gen = self.generation
+        if self._doc_count[0] != gen:
+            try:
+                agg = self._searcher().aggregate(
+                    tantivy.Query.all_query(),
+                    {"kinds": {"terms": {"field": S.KIND, "size": 50}}})
+                n = sum(S.searchable_counts(agg["kinds"]["buckets"]).values())
+            except Exception:  # an index being created has no searcher yet
+                n = 0
+            self._doc_count = (gen, n)
+        return self._doc_count[1]
+
     def status(self) -> M.Status:
         """Archive and index figures: what is indexed, what was skipped and why."""
         searcher = self._searcher()
@@ -309,7 +324,7 @@ class SessionsMixin(ServiceBase):
         gone = searcher.search(self._all(self._term(S.KIND, S.SESSION_DOC),
                                          self._term(S.STATE, "gone")), 1, count=True).count
         last = agg.get("last", {}).get("value")
-        docs = {k: v for k, v in by_kind.items() if k in S.SEARCHABLE_KINDS}
+        docs = S.searchable_counts(agg["kinds"]["buckets"])
         return M.Status(
             archive=str(self.root), index_path=str(self.store.path), role=self.role,
             projects=len(self.projects()), sessions=by_kind.get(S.SESSION_DOC, 0),

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from ccarchive.config import UnsafeWrite, open_new_file
 from ccarchive.service.models import Entry, SessionInfo
-from ccarchive.tui.tool_input import service_tool_inputs
 from ccarchive.tui.widgets.entry_render import entry_markdown
 
 
@@ -135,7 +134,7 @@ def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
             page = svc.transcript(info.session_id, agent_id=agent_id or None,  # type: ignore
                                   start=start, limit=500, max_chars=200_000)
             entries: list[Entry] = page.entries
-            inputs = service_tool_inputs(svc, entries)
+            inputs = svc.tool_inputs(entries)  # type: ignore[attr-defined]
             full_ids = [e.id for e in entries if e.truncated]
             full = {}
             for i in range(0, len(full_ids), 100):

@@ -45,7 +45,7 @@ async def test_header_shows_archive_state_and_documents(app) -> None:  # noqa: A
         header = app.screen.query_one(status_header.ArchiveHeader)
         text = header.render().plain
         assert "~/.claude" in text and "● live" in text
-        assert f"{app.document_count():,} documents" in text
+        assert f"{app.service.document_count():,} documents" in text
         app.live.state.indexing, app.live.state.progress = True, 0.42
         assert "indexing 42%" in header.render().plain
 
