@@ -37,12 +37,13 @@ SEEN = "zqoutsid"
 KINDS = ("memory", "plan", "session", "subagent", "history")
 
 
-def _index(root: Path, data: Path) -> ArchiveService:
-    """Index (again) and return a fresh service: what a new `serve` would answer."""
+def _index(root: Path, data: Path, only: list[str] | None = None) -> ArchiveService:
+    """Index (again: the whole archive, or `only` these files as the live writer does on
+    their events) and return a fresh service: what a new `serve` would answer."""
     store = IndexStore(Settings(root, data).archive_data_dir)
     indexer = Indexer(store, root, store.try_writer())
     try:
-        indexer.run()
+        indexer.run(only=only)
     finally:
         indexer.close()
     store.mark_complete()
@@ -176,9 +177,12 @@ async def test_hard_links_swapped_in_while_serving_are_refused(world: dict[str, 
             )
         )
     assert svc.status().refused_reads_by_reason.get("hard_link", 0) > 0
-    svc = _index(root, data)  # the writer's next run: refused, counted, nothing indexed
-    assert svc.search(SEEN, include_tool_results=True).total == 0
-    assert svc.status().unreadable_by_reason == {"hard_link": len(KINDS)}
+    # the live writer's run on the files' events, then a full one: refused, counted, and
+    # nothing of them indexed
+    for only in (list(targets.values()), None):
+        svc = _index(root, data, only)
+        assert svc.search(SEEN, include_tool_results=True).total == 0
+        assert svc.status().unreadable_by_reason == {"hard_link": len(KINDS)}
 
 
 async def test_a_file_replaced_since_indexing_is_read_as_new_never_as_the_old(
