@@ -22,6 +22,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -116,13 +117,18 @@ needs_root = pytest.mark.skipif(
 
 @needs_root
 def test_another_local_user_gets_401_and_cannot_read_the_token(
-    demo_archive_ro: Path, indexed: Path, tmp_path: Path
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    data = tmp_path / "data"
-    shutil.copytree(indexed, data)
-    os.chmod(tmp_path, 0o755)  # the other user may walk to the data dir, as to ~/.cache
+    # the other user may walk to the data dir, as to ~/.cache (pytest's own temp folders
+    # are closed to others, which would make the token file's mode beside the point)
+    data = Path(tempfile.mkdtemp(prefix="ccarchive-auth-"))
+    request.addfinalizer(lambda: shutil.rmtree(data, ignore_errors=True))
+    shutil.copytree(indexed, data, dirs_exist_ok=True)
     os.chmod(data, 0o755)
+    (data / "readable").write_text("anyone\n")
+    (data / "readable").chmod(0o644)
     python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+    assert _as_nobody("cat", str(data / "readable")).stdout == "anyone\n"  # it can walk there
     with _serve(demo_archive_ro, data, tmp_path / "serve.log") as (url, _):
         token_file = data / "http-token"
         mode = stat.S_IMODE(token_file.stat().st_mode)
