@@ -23,7 +23,6 @@ import click
 from ccarchive import __version__
 from ccarchive.archive.discovery import archive_exists
 from ccarchive.cli.options import archive_options, resolve_settings
-from ccarchive.cli.query_args import QueryCommand
 from ccarchive.cli.semantic import embed, note_without_vectors, semantic_options
 from ccarchive.config import Settings
 
@@ -77,6 +76,44 @@ class DefaultGroup(click.Group):
             _register_optional_commands()
             command = super().get_command(ctx, cmd_name)
         return command
+
+
+# The search command's parsing: query words may start with `-` and stand anywhere.
+# A search query is free text in the search language, where `-flaky` means "not flaky" and
+# people search for flags (`--no-verify`); click would take those for options it does not
+# know, and `-hash` for `-h`. `QueryCommand` leaves click only the command's own options.
+class QueryCommand(click.Command):
+    """A command whose free words are a search query, wherever they stand and even when
+    they start with `-` (`ccarchive search --no-verify`, `search retry -flaky --json`).
+
+    Only the command's own option names are options; every other word is moved behind a
+    `--` before click parses, so click never reads it as an unknown option (or `-hash`
+    as `-h`). Words after a `--` of the reader's are query words too.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value: dict[str, bool] = {}
+        for p in self.get_params(ctx):
+            if isinstance(p, click.Option):
+                for name in (*p.opts, *p.secondary_opts):
+                    takes_value[name] = not p.is_flag and not p.count
+        options: list[str] = []
+        words: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                words.extend(rest)
+                break
+            name = arg.split("=", 1)[0]
+            if name in takes_value:
+                options.append(arg)
+                if takes_value[name] and "=" not in arg:
+                    value = next(rest, None)
+                    if value is not None:
+                        options.append(value)
+            else:
+                words.append(arg)
+        return super().parse_args(ctx, [*options, "--", *words])
 
 
 def _more(shown: int, total: int | None, noun: str = "") -> None:
@@ -347,7 +384,7 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 
         ccarchive search 'tool:Bash "npm test" after:2026-02-01' --json
     """
-    from ccarchive.service import ServiceError
+    from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
 
     settings = resolve_settings(archive, data_dir)
@@ -414,7 +451,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
     id from search, or one printed under each entry here).
 
     Each tool call reads as its one-line summary (the command, file or pattern)."""
-    from ccarchive.service import ServiceError
+    from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
 
     settings = resolve_settings(archive, data_dir)
@@ -449,7 +486,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
 def sessions(archive: str | None, data_dir: str | None, project: str | None,
              since: str | None, limit: int, as_json: bool) -> None:
     """List sessions, most recent first."""
-    from ccarchive.service import ServiceError
+    from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
 
     svc = _open(resolve_settings(archive, data_dir), quiet=as_json)

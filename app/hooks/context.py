@@ -57,10 +57,6 @@ def _when(ts: datetime | None) -> str:
     return ts.strftime("%Y-%m-%d") if ts else "?"
 
 
-def _short_project(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
-
-
 def _service(settings: Settings) -> Any:
     """The service over the existing, complete index, read-only; None if there is none."""
     from ccarchive.index.store import complete_index_exists
@@ -106,7 +102,7 @@ def prompt_context(service: Any, event: dict[str, Any], *, limit: int,
         h = g.hits[0]
         if h.path.endswith("/MEMORY.md"):
             continue  # loaded into every session already
-        where = _short_project(g.project) if g.project else ""
+        where = service.project_name(g.project) if g.project else ""
         title = f' "{g.title[:80]}"' if g.title else ""
         asked = f" asked: {h.prompt[:120]!r};" if h.prompt and h.kind != "prompt" else ""
         lines.append(f"- {_when(g.timestamp)} {where}{title}:{asked} "
@@ -129,7 +125,7 @@ def session_start_context(service: Any, event: dict[str, Any], *, limit: int,
     sessions = [s for s in page.sessions if s.project == cwd and s.session_id != me][:limit]
     if not sessions:
         return ""
-    lines = [f"Recent sessions in {_short_project(cwd)}:"]
+    lines = [f"Recent sessions in {service.project_name(cwd)}:"]
     for s in sessions:
         title = (s.title or s.first_prompt or "(untitled)")[:100]
         extra = f", branch {s.branches[-1]}" if s.branches else ""

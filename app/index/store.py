@@ -25,6 +25,7 @@ import tantivy
 
 from ccarchive.config import UnsafeWrite, check_own_folder, create_private_file, private_dir
 from ccarchive.index import schema as S
+from ccarchive.text import clip
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class IndexStore:
                 raise
             aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
             self.path.rename(aside)
-            detail = str(exc) if len(str(exc)) <= 300 else str(exc)[:300] + "…"
+            detail = clip(str(exc), 300)
             self.recovered = (
                 f"the index at {self.path} could not be opened ({detail}); it was moved to "
                 f"{aside.name} and is being rebuilt from the archive"

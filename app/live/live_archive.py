@@ -37,7 +37,8 @@ import tantivy
 
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
-from ccarchive.index.indexer import CommitInfo, Indexer, Progress, RunReport
+from ccarchive.index.indexer import Indexer
+from ccarchive.index.run_reports import CommitInfo, Progress, RunReport
 from ccarchive.index.store import IndexLocked, IndexStore
 from ccarchive.live.writer import follow_archive
 

@@ -3,8 +3,7 @@
 `ArchiveService` is composed of one mixin per kind of question (`search`, `excerpts`,
 `readback`, `sessions`, `browse`); each subclasses `ServiceBase`, which holds the state they
 share (the store, the archive root, redaction, the caches and their lock) and the small
-helpers that build tantivy queries and read stored values. Names with a leading underscore
-here are private to the `ccarchive.service` package, not to this module.
+helpers that build tantivy queries and read stored values.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query
 from ccarchive.index.store import IndexStore
-from ccarchive.service.errors import ServiceError
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.redact import redact
 
 if TYPE_CHECKING:
@@ -33,19 +32,17 @@ if TYPE_CHECKING:
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 """Display order of the kinds (facets, status): the order of `S.SEARCHABLE_KINDS`."""
 
-_first = S.first_value
 
-
-def _strs(doc: tantivy.Document, field: str) -> list[Any]:
+def stored_strs(doc: tantivy.Document, field: str) -> list[Any]:
     return [v.decode() if isinstance(v, bytes) else v for v in doc.get_all(field)]
 
 
-def _dt(v: Any) -> datetime | None:
+def as_datetime(v: Any) -> datetime | None:
     if isinstance(v, datetime):
         return v if v.tzinfo else v.replace(tzinfo=UTC)
     if not v:
         return None
-    from ccarchive.archive.records import parse_ts
+    from ccarchive.archive.record_text import parse_ts
 
     return parse_ts(v)
 

@@ -22,12 +22,11 @@ import tantivy
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import compile_query
 from ccarchive.index.query.regex import contains_query, regex_query
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _dt, _first
-from ccarchive.service.cursor import _check_limit, check_offset
-from ccarchive.service.errors import ServiceError
+from ccarchive.service.arguments import ServiceError, check_limit, check_offset, check_session_id
+from ccarchive.service.base import ServiceBase, as_datetime
 from ccarchive.service.excerpts import SNIPPET_CHARS
-from ccarchive.service.ids import check_session_id
 
 WINDOW = timedelta(hours=6)
 """How far from the typed time the prompt entries are read."""
@@ -54,13 +53,13 @@ class BrowseMixin(ServiceBase):
         if bucket not in ("day", "week", "month"):
             raise ServiceError(f"bucket must be day, week or month, got {bucket!r}")
         if ending is not None and buckets is not None:
-            _check_limit(buckets, "buckets", 3660)
+            check_limit(buckets, "buckets", 3660)
             since, until = bucket_window(ending, bucket, buckets)
         now = datetime.now(UTC)
         hi = self._date_arg(until, "until") or (now + timedelta(days=1)).replace(
             hour=0, minute=0, second=0, microsecond=0)
         if days is not None:
-            _check_limit(days, "days", 3660)
+            check_limit(days, "days", 3660)
         # whole (UTC) days: a partial first or last day would undercount its bucket
         midnight = hi.astimezone(UTC).replace(hour=0, minute=0, second=0,
                                                        microsecond=0)
@@ -105,13 +104,13 @@ class BrowseMixin(ServiceBase):
 
     def _plan_info(self, doc: tantivy.Document, searcher: tantivy.Searcher,
                    sessions: list[str] | None = None) -> M.PlanInfo:
-        slug = _first(doc, S.SLUG)
+        slug = first_value(doc, S.SLUG)
         if sessions is None:
             sessions = self._slug_sessions(searcher, [slug]).get(slug, [])
-        return M.PlanInfo(codename=slug, title=self._red_title(_first(doc, S.TITLE)),
-                          agent_id=_first(doc, S.AGENT), project=_first(doc, S.PROJECT),
-                          modified=_dt(doc.get_first(S.TS)),
-                          size=int(_first(doc, S.LENGTH, 0)), path=_first(doc, S.PATH),
+        return M.PlanInfo(codename=slug, title=self._red_title(first_value(doc, S.TITLE)),
+                          agent_id=first_value(doc, S.AGENT), project=first_value(doc, S.PROJECT),
+                          modified=as_datetime(doc.get_first(S.TS)),
+                          size=int(first_value(doc, S.LENGTH, 0)), path=first_value(doc, S.PATH),
                           sessions=sessions)
 
     SLUG_SESSIONS = 20
@@ -135,9 +134,9 @@ class BrowseMixin(ServiceBase):
         out: dict[str, list[str]] = {}
         for _, a in res.hits:
             doc = searcher.doc(a)
-            got = out.setdefault(_first(doc, S.SLUG), [])
+            got = out.setdefault(first_value(doc, S.SLUG), [])
             if len(got) < cap:
-                got.append(_first(doc, S.SESSION))
+                got.append(first_value(doc, S.SESSION))
         return out
 
     def plans(self, *, project: str | None = None, codename: str | None = None,
@@ -148,7 +147,7 @@ class BrowseMixin(ServiceBase):
         With `whole_plans`, a subplan listed without its main plan (a query matched the
         subplan only) brings the main plan along: appended after the page, in the order
         of their subplans (`total` counts the matches alone)."""
-        _check_limit(limit)
+        check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [self._term(S.KIND, S.PLAN),
                                             self._project_query(project)]
@@ -169,8 +168,8 @@ class BrowseMixin(ServiceBase):
             res = searcher.search(q, limit, count=True, order_by_field=S.TS,
                                   order=tantivy.Order.Desc, offset=offset)
         docs = [searcher.doc(a) for _, a in res.hits]
-        sessions = self._slug_sessions(searcher, (_first(d, S.SLUG) for d in docs))
-        plans = [self._plan_info(d, searcher, sessions.get(_first(d, S.SLUG), []))
+        sessions = self._slug_sessions(searcher, (first_value(d, S.SLUG) for d in docs))
+        plans = [self._plan_info(d, searcher, sessions.get(first_value(d, S.SLUG), []))
                  for d in docs]
         if whole_plans:
             plans += self._main_plans(searcher, plans)
@@ -192,7 +191,7 @@ class BrowseMixin(ServiceBase):
         docs: dict[str, tantivy.Document] = {}
         for _, a in res.hits:
             doc = searcher.doc(a)
-            docs.setdefault(_first(doc, S.SLUG), doc)
+            docs.setdefault(first_value(doc, S.SLUG), doc)
         sessions = self._slug_sessions(searcher, docs)
         return [self._plan_info(docs[c], searcher, sessions.get(c, []))
                 for c in missing if c in docs]
@@ -212,8 +211,8 @@ class BrowseMixin(ServiceBase):
         rows = searcher.search(q, 200, count=False, order_by_field=S.TS,
                                order=tantivy.Order.Desc).hits
         docs = [searcher.doc(a) for _, a in rows]
-        main = [d for d in docs if not _first(d, S.AGENT)]
-        subs = [d for d in docs if _first(d, S.AGENT)]
+        main = [d for d in docs if not first_value(d, S.AGENT)]
+        subs = [d for d in docs if first_value(d, S.AGENT)]
         if not main and not subs:
             raise ServiceError(f"unknown plan {codename!r}")
         head = main[0] if main else subs.pop(0)
@@ -248,12 +247,13 @@ class BrowseMixin(ServiceBase):
         return out
 
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
-        path = _first(doc, S.PATH)
-        return M.MemoryFileInfo(project=_first(doc, S.PROJECT), filename=path.rsplit("/", 1)[-1],
-                                title=self._red_title(_first(doc, S.TITLE)), path=path,
-                                size=int(_first(doc, S.LENGTH, 0)),
-                                modified=_dt(doc.get_first(S.TS)),
-                                session_id=_first(doc, S.SESSION))
+        path = first_value(doc, S.PATH)
+        return M.MemoryFileInfo(project=first_value(doc, S.PROJECT),
+                                filename=path.rsplit("/", 1)[-1],
+                                title=self._red_title(first_value(doc, S.TITLE)), path=path,
+                                size=int(first_value(doc, S.LENGTH, 0)),
+                                modified=as_datetime(doc.get_first(S.TS)),
+                                session_id=first_value(doc, S.SESSION))
 
     def memory_file(self, project: str, filename: str | None = None, *,
                     max_chars: int = 50_000, char_offset: int = 0) -> M.MemoryFile:
@@ -283,7 +283,7 @@ class BrowseMixin(ServiceBase):
                 until: str | datetime | None = None, limit: int = 50,
                 offset: int = 0) -> M.HistoryPage:
         """Typed prompts from history.jsonl, newest first, or ranked when a query is given."""
-        _check_limit(limit)
+        check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [
             self._term(S.KIND, S.HISTORY), self._project_query(project),
@@ -310,9 +310,9 @@ class BrowseMixin(ServiceBase):
             doc = searcher.doc(addr)
             snippet, _spans = self._snippet(doc, gens, SNIPPET_CHARS)
             items.append(M.HistoryItem(id=S.doc_id(doc), text=self._red_stored(doc),
-                                       project=_first(doc, S.PROJECT),
-                                       session_id=_first(doc, S.SESSION),
-                                       timestamp=_dt(doc.get_first(S.TS)), snippet=snippet))
+                                       project=first_value(doc, S.PROJECT),
+                                       session_id=first_value(doc, S.SESSION),
+                                       timestamp=as_datetime(doc.get_first(S.TS)), snippet=snippet))
         return M.HistoryPage(items=items, total=res.count or 0, warnings=warnings)
 
     def prompt_entry(self, session_id: str, text: str, when: datetime | None) -> str | None:

@@ -2,7 +2,7 @@
 each did.
 
 The index keeps a tool call as a few lines of text (name, description, command or path,
-then long inputs; see `ccarchive.archive.records.tool_input_text`): enough to search,
+then long inputs; see `ccarchive.archive.record_text.tool_input_text`): enough to search,
 not enough to show what the call did. An Edit's old text is not in it, a Grep's pattern
 and path are two unlabelled lines, a TodoWrite is capped JSON. Replay reads the call's
 `input` object back from the archive line the index points at (one `pread` per line),
@@ -16,7 +16,7 @@ The one-line summary (`tool_line`) names the thing that tells two calls apart: a
 pattern (its path after it), a Bash command (its description after it), an Edit's file
 with the lines it added and removed, a TodoWrite's progress. Without the input (the live
 tail, a session gone from disk) the indexed text is read with the order
-`ccarchive.archive.records.tool_input_text` writes it in. Replay draws it, `ccarchive show`
+`ccarchive.archive.record_text.tool_input_text` writes it in. Replay draws it, `ccarchive show`
 prints it (`tool_summaries`).
 """
 

@@ -25,9 +25,10 @@ import tantivy
 from ccarchive.archive import discovery as D
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
-from ccarchive.index.indexer import CommitInfo
+from ccarchive.index.run_reports import CommitInfo
 from ccarchive.live.live_archive import READ_ONLY, WRITER, Batch, LiveArchive
-from ccarchive.live.watch import batch_line, watch_mode
+from ccarchive.live.watch import batch_line
+from ccarchive.live.writer import watch_mode
 from ccarchive.service import open_service
 
 # ---- helpers (also used by test_live_process.py) ------------------------------------------
@@ -541,7 +542,7 @@ def test_watch_mode_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
-    from ccarchive.live.watch import _changed_rels
+    from ccarchive.live.writer import changed_rels
 
     root = live.root
     agents = [r for r, st in live.indexer.states.items()
@@ -550,7 +551,7 @@ def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
         pytest.skip("the demo archive has no nested subagents")
     sdir = root / agents[0].split("/subagents/")[0]
     shutil.rmtree(sdir)
-    rels = _changed_rels({(3, str(sdir))}, live)
+    rels = changed_rels({(3, str(sdir))}, live)
     assert agents[0] in rels
     live.run_once(only=rels)
     assert live.indexer.states[agents[0]].gone

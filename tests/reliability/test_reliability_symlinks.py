@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from mcp import Client
 
 from ccarchive.mcp_server.server import build_server
-from ccarchive.service import ServiceError
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import to_jsonable
 from tests.conftest import DEMO_NOW, build_index
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from ccarchive.index.indexer import CommitInfo
+from ccarchive.index.run_reports import CommitInfo
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.widgets import status_header

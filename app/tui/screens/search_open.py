@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual import work
 from textual.screen import Screen
 
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import Hit
-from ccarchive.service.service import ServiceError
 from ccarchive.tui.messages import OpenItem, OpenSession
 from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS
 

@@ -24,7 +24,8 @@ from textual.widgets import Select, Static
 
 from ccarchive.service.browse import bucket_start, bucket_window, next_bucket
 from ccarchive.service.models import DayActivity, ProjectInfo, SessionInfo, Timeline
-from ccarchive.tui.format import human_count, now, plural, short_project
+from ccarchive.service.naming import plural
+from ccarchive.tui.format import human_count, now, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter

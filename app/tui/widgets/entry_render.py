@@ -26,6 +26,7 @@ from rich.text import Text
 
 from ccarchive.service.models import Entry
 from ccarchive.service.tool_calls import SUBAGENT_TOOLS, edit_pairs, todo_items, tool_line
+from ccarchive.text import clip
 from ccarchive.tui.widgets.entry_theme import DEFAULT_THEME, EntryTheme
 from ccarchive.tui.widgets.tool_render import capped, diff_lines, tool_body, tool_summary
 
@@ -48,7 +49,7 @@ def clean(text: str) -> str:
 
 def one_line(text: str, width: int) -> str:
     flat = " ".join(clean(text).split())
-    return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
+    return clip(flat, width)
 
 
 def result_summary(entry: Entry) -> str:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ccarchive.config import Settings
     from ccarchive.live.live_archive import LiveArchive
-    from ccarchive.service.service import ArchiveService
+    from ccarchive.service import ArchiveService
 
 
 class HeaderSource(Protocol):

@@ -30,6 +30,7 @@ from ccarchive.service.tool_calls import (
     todo_items,
     tool_line,
 )
+from ccarchive.text import clip
 from ccarchive.tui.widgets.entry_theme import EntryTheme
 
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
@@ -56,18 +57,13 @@ def tool_summary(entry: Entry, width: int, theme: EntryTheme,
     if line.main:
         out.append("(", theme.dim)
         out.append(fit_path(line.main, main_w) if line.main_is_path
-                   else _cut(line.main, main_w), theme.tool_arg)
+                   else clip(line.main, main_w), theme.tool_arg)
         out.append(")", theme.dim)
     if line.where and width - out.cell_len - 6 >= 8:
         out.append(" · in " + fit_path(line.where, width - out.cell_len - 6), theme.dim)
     if line.detail and width - out.cell_len - 3 >= 6:
-        out.append(" · " + _cut(line.detail, width - out.cell_len - 3), theme.dim)
+        out.append(" · " + clip(line.detail, width - out.cell_len - 3), theme.dim)
     return out
-
-
-def _cut(text: str, width: int) -> str:
-    text = one_line(text)
-    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
 def diff_lines(old: str, new: str, theme: EntryTheme) -> Text:

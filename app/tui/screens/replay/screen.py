@@ -20,8 +20,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import SessionInfo, TranscriptPage
-from ccarchive.service.service import ServiceError
 from ccarchive.service.tool_calls import SUBAGENT_TOOLS
 from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
