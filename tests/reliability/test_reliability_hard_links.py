@@ -29,7 +29,8 @@ from ccarchive.config import Settings
 from ccarchive.index.indexer import Indexer
 from ccarchive.index.store import IndexStore
 from ccarchive.mcp_server.server import build_server
-from ccarchive.service import ArchiveService, ServiceError
+from ccarchive.service import ArchiveService
+from ccarchive.service.arguments import ServiceError
 from tests.conftest import DEMO_NOW, build_index
 
 CANARY = "zqoutsidezqoutsidezqoutside"
