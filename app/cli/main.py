@@ -245,9 +245,9 @@ def _console(err: bool = False) -> Any:
 
     if (sys.stderr if err else sys.stdout).isatty():
         return Console(stderr=err, highlight=False)
-    console = Console(file=TrimmedLines(sys.stderr if err else sys.stdout),
+    console = Console(file=TrimmedLines(sys.stderr if err else sys.stdout),  # type: ignore[arg-type]
                       highlight=False, soft_wrap=True, width=1_000_000)
-    console.on_broken_pipe = _pipe_closed  # rich's own exits 1
+    console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]  # rich's own exits 1
     return console
 
 
