@@ -15,13 +15,21 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from ccarchive.mcp_server.server import build_server
-from tests.conftest import DEMO_NOW, build_index, free_port, wait_for_port
+from tests.conftest import (
+    DEMO_NOW,
+    SERVE_AUTH,
+    build_index,
+    free_port,
+    serve_env,
+    wait_for_port,
+)
 from tests.eval.agent_harness import tool_list_tokens
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
@@ -94,7 +102,7 @@ async def test_stdio(served: list[str]) -> None:
 def _http_server(served: list[str]) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), *served],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=serve_env())
     try:
         wait_for_port(proc, port)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -106,7 +114,8 @@ def _http_server(served: list[str]) -> Iterator[str]:
 
 async def test_streamable_http(served: list[str]) -> None:
     with _http_server(served) as url:
-        async with Client(streamable_http_client(url)) as c:
+        http = httpx2.AsyncClient(headers=SERVE_AUTH, timeout=30)
+        async with Client(streamable_http_client(url, http_client=http)) as c:
             await _conformance(c)
 
 
