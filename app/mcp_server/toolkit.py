@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from ccarchive.mcp_server.active import ActiveSessions
 from ccarchive.service import ArchiveService, ServiceError
 from ccarchive.service.cursor import decode_cursor, encode_cursor
-from ccarchive.service.redact import redact
+from ccarchive.redact import redact
 
 log = logging.getLogger(__name__)
 

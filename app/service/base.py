@@ -21,7 +21,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.query import contains_query, parse_date_bound
 from ccarchive.index.store import IndexStore
 from ccarchive.service.errors import ServiceError
-from ccarchive.service.redact import redact
+from ccarchive.redact import redact
 
 if TYPE_CHECKING:
     from ccarchive.index.query import CompiledQuery

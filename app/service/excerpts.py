@@ -22,7 +22,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.query import CompiledQuery
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _dt, _first, _strs
-from ccarchive.service.redact import redact, redact_window
+from ccarchive.redact import redact, redact_window
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""

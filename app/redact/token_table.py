@@ -11,8 +11,8 @@ from __future__ import annotations
 import binascii
 import re
 
-from ccarchive.service.redact.rules import HEADER, Rule
-from ccarchive.service.redact.values import is_placeholder, looks_random, not_a_mask
+from ccarchive.redact.rules import HEADER, Rule
+from ccarchive.redact.values import is_placeholder, looks_random, not_a_mask
 
 _W = "A-Za-z0-9"  # for character classes
 _NB = rf"(?![{_W}])"  # not followed by a token character

@@ -60,7 +60,7 @@ Speed (``python -m tests.benchmarks.bench_redact``): see that script's docstring
 figures on the real transcripts; texts without any rule's literal cost a few ``in`` tests.
 """
 
-from ccarchive.service.redact.engine import (
+from ccarchive.redact.engine import (
     MARKER_RE,
     Window,
     find_secrets,

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ccarchive.service.redact.assignments import assignment_spans
-from ccarchive.service.redact.edges import edge_spans
-from ccarchive.service.redact.pem import pem_spans
-from ccarchive.service.redact.rules import Span, scan
-from ccarchive.service.redact.token_table import TOKEN_RULES
-from ccarchive.service.redact.values import MARKER_PREFIX
+from ccarchive.redact.assignments import assignment_spans
+from ccarchive.redact.edges import edge_spans
+from ccarchive.redact.pem import pem_spans
+from ccarchive.redact.rules import Span, scan
+from ccarchive.redact.token_table import TOKEN_RULES
+from ccarchive.redact.values import MARKER_PREFIX
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,32}\]")
 Found = tuple[int, int, str]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ccarchive.service.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyRegexes
 
 lazy = LazyRegexes(globals())
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 
-from ccarchive.service.redact.lazy import LazyRegexes
-from ccarchive.service.redact.names import lookup_in_prose, name_tier
-from ccarchive.service.redact.rules import ASSIGNMENT, HEADER, Span
-from ccarchive.service.redact.values import (
+from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.names import lookup_in_prose, name_tier
+from ccarchive.redact.rules import ASSIGNMENT, HEADER, Span
+from ccarchive.redact.values import (
     NAME_KEYWORDS,
     is_placeholder,
     literal_is_secret,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ccarchive.service.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyRegexes
 
 lazy = LazyRegexes(globals())
 
