@@ -18,6 +18,7 @@ import tantivy
 from ccarchive.archive import discovery as D
 from ccarchive.archive.lines import INCOMPLETE_LAST_LINE
 from ccarchive.archive.records import TITLE_CAP, FileSummary, parse_ts
+from ccarchive.archive.titles import fallback_title
 from ccarchive.index import schema as S
 from ccarchive.index.checkpoints import FileState
 
@@ -60,7 +61,7 @@ def build_session_doc(sid: str, files: list[FileState], summary_title: str,
             first = s.first_ts or first
         if s.last_ts > last:
             last = s.last_ts
-    title = m.title(summary_title) or sid[:8]
+    title = m.title(summary_title) or fallback_title(m.slugs, m.cwd, first)
     gone = bool(main) and all(f.gone for f in main)
     real_agents = [r for r in agent_rows if not r["warmup"]]
     first_dt, last_dt = parse_ts(first), parse_ts(last)

@@ -22,9 +22,9 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from ccarchive.mcp_server.active import ActiveSessions
+from ccarchive.redact import redact
 from ccarchive.service import ArchiveService, ServiceError
 from ccarchive.service.cursor import decode_cursor, encode_cursor
-from ccarchive.redact import redact
 
 log = logging.getLogger(__name__)
 

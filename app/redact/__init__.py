@@ -29,6 +29,9 @@ API
     Sorted, non-overlapping ``(start, end, kind)`` spans (overlapping detections merged,
     the most specific kind wins); ``secret_spans`` are settled, as ``redact`` applies
     them. ``cuts`` are positions where the text was already cut when stored (`edges`).
+``redact_name(name)``
+    A branch, path, URL, slug or file name: only known token formats and URL passwords
+    (a name holds no assignments; their rules would take names for values).
 ``redact_value(obj)``
     Walk ``str`` / ``list`` / ``tuple`` / ``dict`` (values only) / pydantic models and
     return the same shape redacted; unchanged objects are returned as they are.
@@ -66,6 +69,7 @@ from ccarchive.redact.engine import (
     find_secrets,
     marker,
     redact,
+    redact_name,
     redact_value,
     redact_window,
     secret_spans,
@@ -76,6 +80,7 @@ __all__ = [
     "find_secrets",
     "marker",
     "redact",
+    "redact_name",
     "redact_value",
     "redact_window",
     "secret_spans",

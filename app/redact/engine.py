@@ -121,11 +121,12 @@ def _shifts(found: Sequence[Found]) -> tuple[list[int], list[int]]:
     return ends, deltas
 
 
-def secret_spans(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
-    """`find_secrets`, settled: replacing these spans gives `redact` (see the module doc)."""
+def secret_spans(text: str, *, cuts: Iterable[int] = (), cached: bool = True) -> list[Found]:
+    """`find_secrets`, settled: replacing these spans gives `redact` (see the module doc).
+    ``cached=False`` for texts seen once (the indexer's): they would only churn the cache."""
     if len(text) < 8:
         return []
-    if len(text) > _CACHED_CHARS:
+    if not cached or len(text) > _CACHED_CHARS:
         return list(_settle(text, tuple(cuts)))
     return list(_settled(text, tuple(cuts)))
 
@@ -159,10 +160,22 @@ def _settle(text: str, cuts: tuple[int, ...]) -> tuple[Found, ...]:
     return tuple(found)
 
 
-def redact(text: str, *, cuts: Iterable[int] = ()) -> str:
+def redact(text: str, *, cuts: Iterable[int] = (), cached: bool = True) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
-    found = secret_spans(text, cuts=cuts)
+    found = secret_spans(text, cuts=cuts, cached=cached)
     return _apply(text, found) if found else text
+
+
+def redact_name(name: str) -> str:
+    """A name (a branch, a path, a URL, a slug, a file name) with the known-format tokens
+    and URL passwords in it replaced: only what is a credential by its shape alone. A name
+    carries no assignments, and the context rules would take an ordinary name for a
+    secret's value (``feature/secret-rotation``)."""
+    if len(name) < 8:
+        return name
+    spans: list[Span] = []
+    scan(TOKEN_RULES, name, spans)
+    return _apply(name, _merge(spans, name)) if spans else name
 
 
 @dataclass

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import tantivy
 
+from ccarchive.archive.titles import readable
 from ccarchive.index import schema as S
 from ccarchive.index.query import contains_query, parse_date_bound
 from ccarchive.index.store import IndexStore
-from ccarchive.service.errors import ServiceError
 from ccarchive.redact import redact
+from ccarchive.service.errors import ServiceError
 
 if TYPE_CHECKING:
     from ccarchive.index.query import CompiledQuery
@@ -155,10 +156,13 @@ class ServiceBase:
         return redact(text) if self.redact_secrets and text else text
 
     def _red_title(self, text: str) -> str:
-        """A title, redacted. The index keeps a title's first 200 characters (cut before
-        its whitespace is folded, so a shorter one may be cut too): its end is taken as a
-        cut, where the piece of a secret may stand (`redact.edges`)."""
-        return redact(text, cuts=(len(text),)) if self.redact_secrets and text else text
+        """A title, redacted again (the indexer redacted it whole before cutting it, so
+        its end is no cut through a secret: reading it as one took the end of ordinary
+        names, ``CheckpointSummary``, for a piece). '' when only marks would be left."""
+        if not (self.redact_secrets and text):
+            return text
+        shown = redact(text)
+        return shown if readable(shown) else ""
 
     def _session_doc(self, sid: str) -> tantivy.Document | None:
         searcher = self._searcher()

@@ -20,9 +20,9 @@ import tantivy
 
 from ccarchive.index import schema as S
 from ccarchive.index.query import CompiledQuery
+from ccarchive.redact import redact, redact_window
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _dt, _first, _strs
-from ccarchive.redact import redact, redact_window
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""

@@ -13,11 +13,11 @@ import orjson
 import tantivy
 
 from ccarchive.index import schema as S
+from ccarchive.redact import redact_window
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
-from ccarchive.redact import redact_window
 
 PAGE_MARGIN = 32_768
 """Characters of a file read and redacted on either side of a page: more than the

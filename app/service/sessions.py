@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import tantivy
 
-from ccarchive.archive.titles import clean_title
+from ccarchive.archive.titles import clean_title, fallback_title
 from ccarchive.index import schema as S
 from ccarchive.index.query import contains_query, regex_query
 from ccarchive.service import models as M
@@ -91,7 +91,8 @@ class SessionsMixin(ServiceBase):
                 for r in b.get("subagents", [])]
         return M.SessionInfo(
             session_id=b.get("session_id", _first(doc, S.SESSION)),
-            title=self._red_title(clean_title(b.get("title", ""))),
+            title=self._red_title(clean_title(b.get("title", ""))) or fallback_title(
+                b.get("slugs", []), b.get("project", ""), b.get("first_ts", "")),
             first_prompt=self._red_title(b.get("first_prompt", "")),
             project=b.get("project", ""), branches=b.get("branches", []),
             models=b.get("models", []), slugs=b.get("slugs", []),

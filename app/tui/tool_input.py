@@ -20,8 +20,8 @@ from typing import Any
 
 from ccarchive.archive.lines import LineStats, decode_line
 from ccarchive.archive.safe_read import line_at, open_file
-from ccarchive.service.models import Entry
 from ccarchive.redact import redact_value
+from ccarchive.service.models import Entry
 
 INPUT_TOOLS = frozenset({"Edit", "MultiEdit", "Grep", "Glob", "TodoWrite", "Bash", "Task",
                          "Agent", "WebFetch", "WebSearch", "NotebookEdit", "Read"})
