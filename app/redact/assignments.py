@@ -195,6 +195,7 @@ def _assignment(
     # "token==expected", "key=~pattern": an operator, unless the value is random or the
     # name an env variable's (a Django SECRET_KEY may start with "=")
     operator = sep_core == "=" and text[t.end("sep") : t.end("sep") + 1] in ("=", "~") \
+        and sep[-1] not in " \t" \
         and not name.isupper() and not name.startswith("-") \
         and text[name_start - 1 : name_start] not in ("?", "&", ";")
     if operator and sep != "=":
@@ -285,6 +286,9 @@ def _unquoted(
             value = whole
     else:
         literal = False  # name = value, {name: value}, :=, =>
+    if (not literal and tier != "weak" and sep_core in ("=", ":=")
+            and _ini_line(text, name_start, vs, value)):
+        literal = True  # INI, properties: "password = Hunter25200" alone on its line
     if not literal:
         if value.endswith(".") and not value.endswith(".."):
             value = value[:-1]  # end of a sentence
@@ -296,6 +300,18 @@ def _unquoted(
             # a variable (pw, self.token, os.environ, process.env.TOKEN) unless it looks random
             return value if looks_random(value) and not is_placeholder(value) else None
     return value if literal_is_secret(value, tier, quoted=False) else None
+
+
+def _ini_line(text: str, name_start: int, vs: int, value: str) -> bool:
+    """``name = value`` as the whole line, the value a word with letters and digits: an
+    INI or properties file (code would write a call, a dotted name or a quoted string;
+    a bare variable of letters and digits is the price, and a rare one)."""
+    return (
+        _EOL_RE.match(text, vs + len(value)) is not None
+        and _line_prefix(text, name_start) == ""
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+    )
 
 
 def _authorization(text: str, pos: int, out: list) -> None:

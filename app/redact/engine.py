@@ -20,7 +20,9 @@ from functools import lru_cache
 from typing import Any
 
 from ccarchive.redact.assignments import assignment_spans
+from ccarchive.redact.contexts import context_spans
 from ccarchive.redact.edges import edge_spans
+from ccarchive.redact.encodings import encoded_spans
 from ccarchive.redact.pem import pem_spans
 from ccarchive.redact.rules import Span, scan
 from ccarchive.redact.token_table import TOKEN_RULES
@@ -35,11 +37,14 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-def _detect(text: str) -> list[Span]:
+def _detect(text: str, depth: int = 0) -> list[Span]:
     spans: list[Span] = []
     scan(TOKEN_RULES, text, spans)
     pem_spans(text, spans)
     assignment_spans(text, spans)
+    context_spans(text, spans)
+    if depth == 0:  # an encoding of an encoding is not looked into
+        encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans
 
 
@@ -76,6 +81,8 @@ def find_secrets(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
         return []
     if _ESCAPED_SLASH in text:
         return _unescaping_slashes(text, tuple(cuts))
+    if _CONTINUATION in text:
+        return _joining_continuations(text, tuple(cuts))
     spans = _detect(text)
     for cut in cuts:
         spans.extend(edge_spans(text, cut, _detect))
@@ -98,6 +105,36 @@ def _unescaping_slashes(text: str, cuts: tuple[int, ...]) -> list[Found]:
     back = [c - bisect_left([r + n for n, r in enumerate(removed)], c) for c in cuts]
     return [(s + bisect_left(removed, s), e + bisect_left(removed, e), kind)
             for s, e, kind in find_secrets(clean, cuts=back)]
+
+
+_CONTINUATION = "\\\n"
+_CONTINUATION_RE = re.compile(r"\\\r?\n[ \t]*")
+
+
+def _joining_continuations(text: str, cuts: tuple[int, ...]) -> list[Found]:
+    """A shell line continued over a backslash and a line break splits a token (a bearer
+    token, a key) in two: the rules also run on the text with the breaks taken out, and
+    a secret found across one is redacted in both its pieces."""
+    pieces, starts, removed = [], [], []  # removed: (position in joined, length)
+    last = 0
+    for m in _CONTINUATION_RE.finditer(text):
+        pieces.append(text[last:m.start()])
+        starts.append(last)
+        removed.append((sum(map(len, pieces)), m.end() - m.start()))
+        last = m.end()
+    pieces.append(text[last:])
+    joined = "".join(pieces)
+    spans = find_secrets(text.replace(_CONTINUATION, "\\ \n"), cuts=cuts)
+    extra = []
+    for s, e, kind in find_secrets(joined):
+        shift_s = sum(n for at, n in removed if at <= s)
+        shift_e = sum(n for at, n in removed if at < e)
+        if shift_s != shift_e:  # across a continuation: both pieces
+            extra.append((s + shift_s, e + shift_e, kind))
+    if not extra:
+        return spans
+    merged = _merge([(s, e, k, 0) for s, e, k in spans + extra], text)
+    return merged
 
 
 def _apply(text: str, found: Sequence[Found]) -> str:
