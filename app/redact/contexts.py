@@ -75,6 +75,9 @@ _COMMAND_RES = (
 )
 
 
+_FLAG_RE = lazy(r"--?[A-Za-z][A-Za-z-]*")
+
+
 def _commands(text: str, out: list[Span]) -> None:
     for gates, regex in _COMMAND_RES:
         if not any(g in text for g in gates):
@@ -84,7 +87,7 @@ def _commands(text: str, out: list[Span]) -> None:
             if m.groupdict().get("q") and value.endswith(m.group("q")):
                 value = value[:-1]
             if (
-                (value.startswith("-") and "pass:" not in gates)
+                (_FLAG_RE.fullmatch(value) and "pass:" not in gates)
                 or is_placeholder(value)
                 or value.startswith("$")
             ):
@@ -225,7 +228,7 @@ def _outputs(text: str, out: list[Span]) -> None:
 
 
 _MIXED_RE = lazy(r"[a-z][A-Z]")
-_KEY_LINE_RE = lazy(r"[A-Za-z_][A-Za-z_.-]{2,}[\w.-]*[ \t]*[=:]|.*[\"'`]")
+_KEY_LINE_RE = lazy(r"[A-Za-z_][\w.-]*[ \t]*[=:][ \t]|[A-Z_][A-Z0-9_]{2,}=|.*[\"'`]")
 _AWS_PROMPT_RE = lazy(r"Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*(?P<v>[A-Za-z0-9/+=]{16,})")
 _AWS_TEXT_RE = lazy(r"CREDENTIALS[ \t]+A[SK]IA[A-Z0-9]{16}(?P<rest>[^\n]{0,8192})")
 _B64_RUN_RE = lazy(r"[A-Za-z0-9/+=]{30,}")
@@ -251,7 +254,7 @@ def output_value(text: str, s: int, line: str, out: list[Span]) -> None:
 # ---- formats ----------------------------------------------------------------------------
 _PGPASS_RE = lazy(
     r"(?m)^(?:[A-Za-z0-9_.*-]+|\[[0-9a-fA-F:]+\]):(?:[0-9]{1,5}|\*):[A-Za-z0-9_.*$-]+:"
-    r"[A-Za-z0-9_.*@$-]+:(?P<v>[^\s:]\S{0,511})[ \t]*\r?$"
+    r"[A-Za-z0-9_.*@$-]+:(?P<v>[^\s:]\S{0,511})(?=\s|\Z)"
 )
 _SIGNATURE_RE = lazy(
     r"[?&](?:X-Amz-Signature|X-Goog-Signature|Signature|X-Amz-Security-Token|x-amz-security-token"
