@@ -1,5 +1,5 @@
 """`python -m ccarchive` runs the same CLI as the `ccarchive` console script."""
 
-from ccarchive.cli import main
+from ccarchive.cli.main import main
 
 main()

@@ -12,7 +12,7 @@ is read again. A file that disappeared (Claude Code's 30-day sweep) keeps its do
 its session is marked as gone from disk.
 
 This module is the run loop: what to read, when to commit. Its parts live beside it:
-reading a transcript into documents is `ccarchive.index.reader`'s, the checkpoints are
+reading a transcript into documents is `ccarchive.index.documents`'s, the checkpoints are
 `checkpoints`, a session's document is `session_docs`, plans and memory files are
 `plan_memory_docs`, and what a run reports is `run_reports`.
 """
@@ -38,8 +38,8 @@ from ccarchive.index.checkpoints import (
     meta_doc,
     state_doc,
 )
+from ccarchive.index.documents import CHUNK_DOCS, Chunk, ReadTask, read_chunks
 from ccarchive.index.plan_memory_docs import CheckpointMaps, whole_file_doc
-from ccarchive.index.reader import CHUNK_DOCS, Chunk, ReadTask, read_chunks
 from ccarchive.index.run_reports import (
     CommitFn,
     CommitInfo,
@@ -259,7 +259,7 @@ class Indexer:
     # ---- transcripts and history ---------------------------------------------------
     def _index_lines(self, src: D.SourceFile, task: ReadTask, rewritten: bool,
                      report: RunReport) -> int:
-        """Add the documents `ccarchive.index.reader` made of a file, committing between its
+        """Add the documents `ccarchive.index.documents` made of a file, committing between its
         chunks when a commit is due (checkpoint and documents together)."""
         st = self._begin_file(src, rewritten=rewritten, report=report)
         first = start = st.offset = task.offset

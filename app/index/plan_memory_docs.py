@@ -21,7 +21,7 @@ from ccarchive.archive.safe_read import root_of, text_head_tail
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
 from ccarchive.index.checkpoints import FileState
-from ccarchive.index.reader import decode_dir
+from ccarchive.index.documents import decode_dir
 from ccarchive.redact import redact, redact_name
 
 

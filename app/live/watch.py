@@ -1,8 +1,8 @@
 """`ccarchive index --watch`: index, then follow the archive in the foreground.
 
-`watch_forever` opens a `LiveArchive` (runtime.py) and prints a line per batch it
+`watch_forever` opens a `LiveArchive` (live_archive.py) and prints a line per batch it
 indexes, or, while another process is the writer, a line per commit it sees. How the
-writer follows the archive's file events is `ccarchive.live.follow`.
+writer follows the archive's file events is `ccarchive.live.writer`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import time
 
 from ccarchive.config import Settings
 from ccarchive.index.indexer import CommitInfo
+from ccarchive.live.live_archive import WRITER, Batch, LiveArchive
 
-# Re-exported: tests/live imports these two from here, where they lived before follow.py.
-from ccarchive.live.follow import _changed_rels, watch_mode  # noqa: F401
-from ccarchive.live.runtime import WRITER, Batch, LiveArchive
+# Re-exported: tests/live imports these two from here, where they lived before writer.py.
+from ccarchive.live.writer import _changed_rels, watch_mode  # noqa: F401
 
 
 def _fmt_files(files: tuple[str, ...], width: int = 60) -> str:

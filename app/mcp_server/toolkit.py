@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
-from ccarchive.mcp_server.active import ActiveSessions
+from ccarchive.mcp_server.caller_session import ActiveSessions
 from ccarchive.redact import redact
 from ccarchive.service import ArchiveService, ServiceError
 from ccarchive.service.cursor import decode_cursor, encode_cursor

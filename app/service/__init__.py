@@ -8,7 +8,7 @@ from ccarchive.service.service import ArchiveService, ServiceError
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.live.live_archive import LiveArchive
 
 __all__ = ["ArchiveService", "ServiceError", "live_service", "open_live_service"]
 
@@ -24,7 +24,7 @@ def open_live_service(settings: Settings, *, watch: bool = True, never_write: bo
     """Open the archive for a long-running front end: index it (or follow whoever does;
     only follow with `never_write`) and return the service; `service.live.stop()` closes
     it."""
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.live.live_archive import LiveArchive
 
     live = LiveArchive(settings, watch=watch, never_write=never_write)
     return live_service(live.start(), redact_secrets=redact_secrets)

@@ -19,14 +19,15 @@ import tantivy
 
 from ccarchive.archive.titles import readable
 from ccarchive.index import schema as S
-from ccarchive.index.query import contains_query, parse_date_bound
+from ccarchive.index.query.dates import parse_date_bound
+from ccarchive.index.query.regex import contains_query
 from ccarchive.index.store import IndexStore
 from ccarchive.redact import redact
 from ccarchive.service.errors import ServiceError
 
 if TYPE_CHECKING:
-    from ccarchive.index.query import CompiledQuery
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.index.query.compiler import CompiledQuery
+    from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service import models as M
 
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}

@@ -13,7 +13,8 @@ from datetime import UTC, datetime, timedelta
 import tantivy
 
 from ccarchive.index import schema as S
-from ccarchive.index.query import compile_query, contains_query, regex_query
+from ccarchive.index.query.compiler import compile_query
+from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _dt, _first
 from ccarchive.service.cursor import _check_limit, check_offset

@@ -19,7 +19,7 @@ from __future__ import annotations
 import tantivy
 
 from ccarchive.index import schema as S
-from ccarchive.index.query import CompiledQuery
+from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.redact import redact, redact_window
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _dt, _first, _strs

@@ -16,7 +16,7 @@ from typing import Any
 import tantivy
 
 from ccarchive.index import schema as S
-from ccarchive.index.query import CompiledQuery, compile_query
+from ccarchive.index.query.compiler import CompiledQuery, compile_query
 from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first, _strs
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor

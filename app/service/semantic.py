@@ -41,7 +41,7 @@ from ccarchive.service.base import ServiceBase
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
-    from ccarchive.index.query import CompiledQuery
+    from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.index.store import IndexStore
     from ccarchive.semantic.matrix import SessionScores, VectorMatrix
 
@@ -74,7 +74,7 @@ def is_code_query(terms: list[str]) -> bool:
 
 @dataclass
 class Dense:
-    """The semantic evidence of one search, for `finding._rank`."""
+    """The semantic evidence of one search, for `session_ranking._rank`."""
 
     scores: dict[Any, float]  # session key (skey) -> best cosine
     weight: float
@@ -189,7 +189,7 @@ class SemanticMixin(ServiceBase):
         if self.semantic is not None:
             from datetime import UTC, datetime
 
-            from ccarchive.index.query import compile_query
+            from ccarchive.index.query.compiler import compile_query
 
             only = compile_query(" ".join(cq.filters), self.schema, self.analyzer,
                                  now=datetime.now(UTC))

@@ -26,10 +26,10 @@ from ccarchive.service.browse import BrowseMixin
 from ccarchive.service.cursor import MAX_LIMIT, decode_cursor, encode_cursor
 from ccarchive.service.errors import ServiceError
 from ccarchive.service.excerpts import SNIPPET_CHARS, ExcerptsMixin
-from ccarchive.service.finding import FindingMixin
 from ccarchive.service.readback import ENTRY_CHARS, ENTRY_KINDS, ReadbackMixin
 from ccarchive.service.search import BASE_SCORE, RANK_POOL_MAX, RANK_POOL_MIN, SearchMixin
 from ccarchive.service.semantic import SemanticMixin
+from ccarchive.service.session_ranking import FindingMixin
 from ccarchive.service.sessions import SessionsMixin
 
 __all__ = [

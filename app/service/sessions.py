@@ -21,7 +21,7 @@ import tantivy
 
 from ccarchive.archive.titles import clean_title, fallback_title
 from ccarchive.index import schema as S
-from ccarchive.index.query import contains_query, regex_query
+from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.service import models as M
 from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first
 from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor

@@ -20,8 +20,7 @@ styles/*.tcss gives the main list the width at 80 columns and folds the charts a
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
@@ -34,16 +33,16 @@ from textual.worker import Worker, WorkerState
 
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, live_service
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
 from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.projects import ProjectsScreen
 from ccarchive.tui.screens.prompts import PromptsScreen
+from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.search import SearchScreen
 from ccarchive.tui.screens.timeline import TimelineScreen
-from ccarchive.tui.screens.transcript import TranscriptScreen
 from ccarchive.tui.widgets.key_help import KeyHelp, own_bindings
 
 
@@ -55,7 +54,7 @@ def _styles_dir() -> Path:
 
 
 STYLES = _styles_dir()
-STYLE_FILES = ("base", "search", "transcript", "timeline", "plans", "projects", "prompts",
+STYLE_FILES = ("base", "search", "replay", "timeline", "plans", "projects", "prompts",
                "live")
 
 FREEZE_AFTER = 0.3
@@ -66,7 +65,7 @@ GC_THRESHOLDS = (20_000, 20, 50)
 PANES: tuple[tuple[str, str, str, str], ...] = (
     # mode, key, title, what it is for (command palette help)
     ("search", "1", "Search", "Search as you type, with facets and a preview."),
-    ("transcript", "2", "Replay", "Read a session back, step by step or played."),
+    ("replay", "2", "Replay", "Read a session back, step by step or played."),
     ("timeline", "3", "Timeline", "Activity over time and the sessions of a day."),
     ("plans", "4", "Plans", "Plans and their agent subplans."),
     ("projects", "5", "Projects", "Projects, their figures and memory files."),
@@ -85,25 +84,6 @@ PALETTE_EXTRAS = ("Theme", "Quit")
 """Textual's own palette commands that are kept (the rest are its widgets' internals)."""
 
 
-class ReplayScreen(TranscriptScreen):
-    """Replay whose way back out of its first transcript is the pane that opened it.
-
-    `TranscriptScreen.action_back` pops a subagent off its own stack, or, at the first
-    transcript, switches to Search; the app turns that last switch into a step back to
-    the pane the session was opened from (`ArchiveApp.go_back`).
-    """
-
-    BINDINGS = [
-        Binding("escape,backspace", "back", "Back",
-                tooltip="Back to the session (from a subagent) or to the pane that opened "
-                        "this one."),
-    ]
-
-    def action_back(self) -> None:
-        with self.app.stepping_back():  # type: ignore[attr-defined]
-            super().action_back()
-
-
 class ArchiveApp(App[None]):
     """Browse, search and replay a Claude Code archive."""
 
@@ -112,7 +92,7 @@ class ArchiveApp(App[None]):
                 if (STYLES / f"{name}.tcss").exists()]
     MODES = {
         "search": SearchScreen,
-        "transcript": ReplayScreen,
+        "replay": ReplayScreen,
         "timeline": TimelineScreen,
         "plans": PlansScreen,
         "projects": ProjectsScreen,
@@ -151,7 +131,6 @@ class ArchiveApp(App[None]):
         was tried, the header says "starting" rather than guess."""
         self._back: list[str] = []
         """The panes Replay was opened from, the latest last (its way back)."""
-        self._stepping_back = False
         self.live.on_commit(self._committed)
         self._watch_workers()
 
@@ -218,9 +197,6 @@ class ArchiveApp(App[None]):
 
     # ---- switching panes ----------------------------------------------------------
     def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)
-        if self._stepping_back and self.current_mode == "transcript":
-            self._stepping_back = False  # Replay leaves its first transcript: step back
-            mode = self._back.pop() if self._back else mode
         self._switching_to = mode
         try:
             return super().switch_mode(mode)
@@ -254,30 +230,21 @@ class ArchiveApp(App[None]):
             yield from stack
 
     # ---- the way back --------------------------------------------------------------
-    @contextmanager
-    def stepping_back(self) -> Iterator[None]:
-        """While Replay's Esc runs: its switch to Search becomes `go_back`."""
-        self._stepping_back = True
-        try:
-            yield
-        finally:
-            self._stepping_back = False
-
     def go_back(self) -> None:
         """To the pane Replay was opened from (Search when it was opened directly)."""
         self.switch_mode(self._back.pop() if self._back else "search")
 
     def _came_from(self, mode: str) -> None:
-        if mode != "transcript":
+        if mode != "replay":
             self._back = [*self._back, mode][-BACK_DEPTH:]
 
     @on(OpenSession)
     async def _open_session(self, message: OpenSession) -> None:
         message.stop()
         self._came_from(self.current_mode)
-        await self.switch_mode("transcript")
+        await self.switch_mode("replay")
         screen = self.screen
-        if isinstance(screen, TranscriptScreen):
+        if isinstance(screen, ReplayScreen):
             screen.open_session(message.session_id, entry_id=message.entry_id,
                                 agent_id=message.agent_id, query=message.query)
 

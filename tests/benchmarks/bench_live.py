@@ -33,7 +33,7 @@ import tantivy
 
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import live_service
 
 pytestmark = pytest.mark.benchmark

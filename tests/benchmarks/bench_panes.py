@@ -125,10 +125,10 @@ async def _run(settings: Settings, results: dict[str, list[float]],
                cpu: dict[str, list[float]], gcs: dict[str, list[float]],
                painted: dict[str, list[tuple[float, float]]], clock: _GcClock,
                monkeypatch: pytest.MonkeyPatch) -> None:
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service import live_service
+    from ccarchive.tui import format as tf
     from ccarchive.tui.app import make_app
-    from ccarchive.tui.widgets import timeline_format as tf
 
     for _ in range(RUNS):
         live = LiveArchive(settings, watch=False)  # read the existing index; no indexing

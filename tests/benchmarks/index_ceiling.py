@@ -6,7 +6,7 @@ so that its cold-indexing figure comes with the bounds it is measured against:
 - **parse**: read every transcript line and `orjson.loads` the ones the indexer parses
   (progress and snapshot records are skipped unparsed, as the reader does). No extraction,
   no documents: the least CPU any reader of JSONL in Python spends.
-- **read**: the indexer's reader (`ccarchive.index.reader`) making its documents: parsing,
+- **read**: the indexer's reader (`ccarchive.index.documents`) making its documents: parsing,
   extraction, camelCase parts and building each `tantivy.Document`.
 - **tantivy**: those documents added, committed and merged with the indexer's own writer
   settings: the CPU the index itself costs for the documents the issue asks for.
@@ -31,7 +31,7 @@ import orjson
 
 from ccarchive.archive import discovery as D
 from ccarchive.archive.lines import HugeLine, iter_raw_lines
-from ccarchive.index import reader as R
+from ccarchive.index import documents as R
 from ccarchive.index import schema as S
 from ccarchive.index.store import WRITER_THREADS, IndexStore
 

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ccarchive.cli import main
+from ccarchive.cli.main import main
 
 
 def run(*args: str, input: str | None = None):  # noqa: A002
@@ -43,11 +43,11 @@ def test_search_leaves_what_it_does_not_need_unimported(demo_service) -> None:
     """Modules kept off the path of `ccarchive search` (each costs its start time)."""
     code = (
         "import sys\n"
-        "from ccarchive.cli import main\n"
+        "from ccarchive.cli.main import main\n"
         "main(sys.argv[1:], standalone_mode=False)\n"
         "print('unneeded:', sorted(m for m in sys.modules\n"
         "      if m.split('.')[0] in ('textual', 'mcp', 'rich', 'pydantic')\n"
-        "      or m in ('ccarchive.mcp_server.commands', 'ccarchive.service.browse_models',\n"
+        "      or m in ('ccarchive.cli.serve', 'ccarchive.service.browse_models',\n"
         "               'ccarchive.index.indexer')), file=sys.stderr)\n"
     )
     data_dir = demo_service.store.base.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccarchive.cli import main
+from ccarchive.cli.main import main
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
 from tests.service import shapes_archive as A

@@ -19,7 +19,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from ccarchive.mcp_server.hooks import prompt_context
+from ccarchive.hooks.context import prompt_context
 from tests.eval.harness import build_archive
 
 UNRELATED = [

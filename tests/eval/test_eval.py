@@ -50,7 +50,7 @@ def test_every_category_clears_its_floor(evaluated) -> None:
 
 def test_the_prompt_hook_adds_facts_and_stays_quiet_otherwise(evaluated) -> None:
     service, _queries, answers = evaluated
-    from ccarchive.mcp_server.hooks import prompt_context
+    from ccarchive.hooks.context import prompt_context
 
     needles = [n for n in json.loads(answers.read_text())["needles"]
                if n.get("kind") == "transcript"]

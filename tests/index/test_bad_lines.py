@@ -40,7 +40,7 @@ from ccarchive.archive.record_shape import (
     wrong_type_field,
 )
 from ccarchive.archive.records import KNOWN_TYPES
-from ccarchive.index.reader import ReadTask, read_chunks
+from ccarchive.index.documents import ReadTask, read_chunks
 from tests.conftest import FIXTURES, build_index
 
 QUIRKS = FIXTURES / "quirks"
@@ -365,7 +365,7 @@ def test_each_bad_line_is_counted_under_its_reason(tmp_path: Path, what: str, li
 def test_status_lists_the_reasons_over_the_cli(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     root = tmp_path / "claude"
     _check_archive(root, tmp_path, [(CASES[0][1], {"depth": 1026}), (CASES[2][1], _user())],

@@ -11,18 +11,10 @@ from hypothesis import strategies as st
 
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
-from ccarchive.index.query import (
-    MAX_TERMS,
-    And,
-    CompiledQuery,
-    Not,
-    Or,
-    Phrase,
-    Word,
-    compile_query,
-    parse,
-    parse_date_bound,
-)
+from ccarchive.index.query.compiler import CompiledQuery, compile_query
+from ccarchive.index.query.dates import parse_date_bound
+from ccarchive.index.query.parser import And, Not, Or, Phrase, Word, parse
+from ccarchive.index.query.tokens import MAX_TERMS
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 
@@ -558,7 +550,7 @@ def test_word_forms_stand_in_for_a_stemmer(find):
 def test_a_kept_regex_query_matches_what_is_committed_after_it_was_built() -> None:
     """`regex_query` keeps compiled filters for reuse across searches; the terms they
     match are looked up per search, so documents committed later are found too."""
-    from ccarchive.index.query import regex_query
+    from ccarchive.index.query.regex import regex_query
 
     schema = S.build_schema()
     ix = tantivy.Index(schema)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ccarchive.index.reader import _is_noise
+from ccarchive.index.documents import _is_noise
 
 
 def _line(obj: dict) -> bytes:
@@ -40,7 +40,7 @@ def test_records_that_only_mention_progress_are_read() -> None:
 
 def test_skipped_records_still_count_as_activity(tmp_path) -> None:  # noqa: ANN001
     from ccarchive.archive import discovery as D
-    from ccarchive.index.reader import ReadTask, read_chunks
+    from ccarchive.index.documents import ReadTask, read_chunks
 
     def progress(ts: str, nested: str) -> dict:
         return {**ENVELOPE, "isSidechain": True, "type": "progress", "data": {

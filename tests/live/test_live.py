@@ -26,7 +26,7 @@ from ccarchive.archive import discovery as D
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
 from ccarchive.index.indexer import CommitInfo
-from ccarchive.live.runtime import READ_ONLY, WRITER, Batch, LiveArchive
+from ccarchive.live.live_archive import READ_ONLY, WRITER, Batch, LiveArchive
 from ccarchive.live.watch import batch_line, watch_mode
 from ccarchive.service import live_service
 

@@ -19,7 +19,7 @@ import pytest
 
 from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, live_service
 from tests.live.test_live import (
     all_ids,
@@ -144,7 +144,7 @@ import os, signal, sys
 from pathlib import Path
 from ccarchive.config import Settings
 from ccarchive.index.indexer import Indexer
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 
 settings = Settings(Path(sys.argv[1]), Path(sys.argv[2]))
 rels = sys.argv[3:]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ccarchive.mcp_server.hooks import keywords, prompt_context, session_start_context
+from ccarchive.hooks.context import keywords, prompt_context, session_start_context
 from tests.conftest import build_index
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
@@ -138,9 +138,9 @@ def test_in_process_builders(demo_service) -> None:
 
 def test_a_prompt_becomes_a_plain_query() -> None:
     """Operators and filters typed in a prompt are words there, never search syntax."""
+    from ccarchive.hooks.context import prompt_query
     from ccarchive.index import schema as S
-    from ccarchive.index.query import compile_query
-    from ccarchive.mcp_server.hooks import prompt_query
+    from ccarchive.index.query.compiler import compile_query
 
     q = prompt_query('Fix project:billing AND the retry OR "backoff" NOT -flaky (src/app.py)')
     cq = compile_query(q, S.build_schema(), S.code_analyzer())

@@ -425,7 +425,7 @@ async def test_legacy_protocol_serializes_every_tool(demo_service) -> None:
 ])
 async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
                                             query: str, options: list[str]) -> None:
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     data_dir = demo_service.store.base.parent
     out = CliRunner().invoke(main, ["search", "--archive", str(demo_archive_ro),
@@ -474,7 +474,7 @@ async def test_every_front_end_ranks_sessions_alike(demo_service, demo_archive_r
                                                     query: str) -> None:
     """The service, `ccarchive search --json` and MCP `search` give the same sessions in
     the same order: one ranking for every front end."""
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     want = [g.session_id for g in demo_service.search(query, group_by_session=True,
                                                        limit=10).groups]

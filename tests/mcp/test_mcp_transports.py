@@ -201,7 +201,7 @@ async def test_http_rejected_client_cannot_call_tools(http_server: str) -> None:
 
 
 def test_http_off_loopback_needs_a_token(served: list[str]) -> None:
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     env = {k: v for k, v in os.environ.items() if k != "CCARCHIVE_TOKEN"}
     r = CliRunner(env={"CCARCHIVE_TOKEN": ""}).invoke(
@@ -215,7 +215,7 @@ def test_http_off_loopback_needs_a_token(served: list[str]) -> None:
 def test_http_app_accepts_the_bound_host_and_allowed_extras() -> None:
     from starlette.testclient import TestClient
 
-    from ccarchive.mcp_server.commands import http_app
+    from ccarchive.cli.serve import http_app
     from ccarchive.mcp_server.server import build_server
 
     class Dummy:  # the app is built without touching the service
@@ -284,7 +284,7 @@ async def test_read_only_serve_follows_another_writer(demo_archive: Path,
 
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive), "--data-dir", str(data)]
-    r = CliRunner().invoke(__import__("ccarchive.cli", fromlist=["main"]).main,
+    r = CliRunner().invoke(__import__("ccarchive.cli.main", fromlist=["main"]).main,
                            ["serve", "--read-only", *args])
     assert r.exit_code == 1 and "ccarchive index" in r.output  # never indexes itself
     build_index(demo_archive, data)

@@ -286,7 +286,7 @@ def read_cli(run: Any, arc: PlantedArchive, ex: Exposure, ids: list[str]) -> Non
 
 
 def read_hook(svc: Any, arc: PlantedArchive, ex: Exposure) -> None:
-    from ccarchive.mcp_server.hooks import prompt_context, session_start_context
+    from ccarchive.hooks.context import prompt_context, session_start_context
 
     for plant in arc.plants[:: max(1, len(arc.plants) // 60)]:
         event = {"session_id": "00000000-0000-4000-8000-000000000000",

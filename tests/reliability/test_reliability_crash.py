@@ -57,7 +57,7 @@ LIVE = textwrap.dedent("""
     from pathlib import Path
     from ccarchive.config import Settings
     from ccarchive.index import indexer as I
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.live.live_archive import LiveArchive
     I.COMMIT_DOCS = 60
     s = Settings(Path(sys.argv[1]), Path(sys.argv[2]))
     live = LiveArchive(s, watch=True, force_polling=False).start()

@@ -337,7 +337,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
     shrink_lines = [words(300 + k) for k in range(40)]
     shrinking = _session(root, 4, b"\n".join(shrink_lines) + b"\n")
     half = len(b"\n".join(shrink_lines[:20])) + 1
-    from ccarchive.index import reader as I  # where files are read line by line
+    from ccarchive.index import documents as I  # where files are read line by line
 
     real_iter = I.iter_raw_lines
 

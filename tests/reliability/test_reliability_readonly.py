@@ -72,7 +72,7 @@ LAUNCH = AUDIT + textwrap.dedent('''
     if code:
         exec(compile(code, "<cca>", "exec"))
     else:
-        from ccarchive.cli import main
+        from ccarchive.cli.main import main
         sys.argv = ["ccarchive", *sys.argv[1:]]
         main()
 ''')
@@ -246,7 +246,7 @@ async def test_every_command_and_pane_leaves_the_archive_untouched(
     print(round(time.monotonic() - T0, 1), "serve", flush=True)
     # every pane of the app, which indexes and watches the archive itself
     r = _run(launcher, {**env, "CCA_CODE": PILOT})
-    assert "visited search,transcript,timeline,plans,projects,prompts,live" in r.stdout
+    assert "visited search,replay,timeline,plans,projects,prompts,live" in r.stdout
     ran.append("app panes")
     print(round(time.monotonic() - T0, 1), "app panes", flush=True)
 

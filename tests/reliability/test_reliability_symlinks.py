@@ -97,7 +97,7 @@ def _session_with_subagent(svc: Any) -> tuple[Any, Any]:
 
 
 def _cli(world: dict[str, Any], *args: str) -> Any:
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     return CliRunner().invoke(main, [*args, "--archive", str(world["root"]),
                                      "--data-dir", str(world["data"])])

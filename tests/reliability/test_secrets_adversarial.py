@@ -119,7 +119,7 @@ async def test_mcp_tools(planted) -> None:
 
 
 def test_cli_text_and_json(planted) -> None:
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     arc, svc, out = planted
     where = ["--archive", str(arc.root), "--data-dir", str(out / "data")]
@@ -166,7 +166,7 @@ def _screen_text(app) -> str:  # noqa: ANN001
 async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Input
 
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.live.live_archive import LiveArchive
     from ccarchive.tui.app import make_app
     from ccarchive.tui.screens.search import SearchScreen
     from tests.tui.support import SIZE, searched, settle

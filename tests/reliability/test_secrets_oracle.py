@@ -65,9 +65,8 @@ def _probes(secret: str) -> list[str]:
     out = []
     for run in re.findall(r"[A-Za-z0-9]{6,}", secret):
         out.extend(run[:k] for k in range(4, min(len(run), 16) + 1, 3))
-        for part in re.findall(r"[A-Z]*[a-z0-9]+", run):
-            if len(part) >= 6:
-                out.append(part.lower()[:6])
+        parts = re.findall(r"[A-Z]*[a-z0-9]+", run)
+        out.extend(part.lower()[:6] for part in parts if len(part) >= 6)
     return out
 
 
@@ -147,7 +146,9 @@ def test_generated_classes_are_redacted(shape: str) -> None:
     for n in range(150):
         p = GENERATED[shape](Gen(random.Random(SEED * 1000 + n)))
         out = redact(p.text)
-        for s in p.secrets:
-            if any(s[i : i + 8] in out for i in range(max(1, len(s) - 7))):
-                readable.append((p.text, out))
+        readable.extend(
+            (p.text, out)
+            for s in p.secrets
+            if any(s[i : i + 8] in out for i in range(max(1, len(s) - 7)))
+        )
     assert readable == []

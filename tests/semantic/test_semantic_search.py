@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from ccarchive.config import SEMANTIC_ENV, Settings
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService, live_service
@@ -159,7 +159,7 @@ def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
 
 def test_the_command_line_embeds_searches_and_reports(demo_archive: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from ccarchive.cli import main
+    from ccarchive.cli.main import main
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
     where = ["--archive", str(demo_archive), "--data-dir", str(tmp_path / "data")]

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
+from ccarchive.tui import format as tf
 from ccarchive.tui.widgets import status_header
-from ccarchive.tui.widgets import timeline_format as tf
 from tests.conftest import DEMO_NOW
 
 

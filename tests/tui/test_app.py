@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Input
 
 from ccarchive.index.indexer import CommitInfo
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.widgets import status_header
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, first_frames, settle
@@ -16,7 +16,7 @@ async def test_every_pane_has_a_function_key(app) -> None:  # noqa: ANN001
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "search"
-        for n, mode in enumerate(["search", "transcript", "timeline", "plans", "projects",
+        for n, mode in enumerate(["search", "replay", "timeline", "plans", "projects",
                                   "prompts", "live"], start=1):
             await pilot.press(f"f{n}")
             await pilot.pause()
@@ -56,20 +56,20 @@ async def test_command_palette_offers_panes_and_pane_actions(app) -> None:  # no
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Go to Replay (F2 or 2)" in titles and "Go to Live (F7 or 7)" in titles
         assert "Group/hits" in titles and "Facets" in titles
-        await app.switch_mode("transcript")
+        await app.switch_mode("replay")
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert {"Play/pause", "Export", "Copy resume", "Subagent", "Time"} <= set(titles)
 
 
 async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN001
+    from ccarchive.tui.screens.replay.screen import ReplayScreen
     from ccarchive.tui.screens.search import SearchScreen
-    from ccarchive.tui.screens.transcript import TranscriptScreen
 
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(app, pilot)
-        await app.switch_mode("transcript")
+        await app.switch_mode("replay")
         await settle(app, pilot)
         seen.clear()
         forgot: list[bool] = []
@@ -82,11 +82,11 @@ async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN0
         assert any(isinstance(m, IndexUpdated) for m in seen)
         assert any(isinstance(m, SearchScreen.ResultsReady) for m in seen)  # search re-ran
         assert forgot  # and the replay, in the background of it, too
-        assert isinstance(app.screen, TranscriptScreen)
+        assert isinstance(app.screen, ReplayScreen)
 
 
 async def test_open_session_switches_to_replay_at_the_entry(app) -> None:  # noqa: ANN001
-    from ccarchive.tui.screens.transcript import TranscriptScreen
+    from ccarchive.tui.screens.replay.screen import ReplayScreen
 
     page = app.service.transcript(FOLLOWUP_SESSION, limit=30)
     target = page.entries[12]
@@ -95,7 +95,7 @@ async def test_open_session_switches_to_replay_at_the_entry(app) -> None:  # noq
         app.post_message(OpenSession(FOLLOWUP_SESSION, entry_id=target.id))
         await settle(app, pilot)
         screen = app.screen
-        assert isinstance(screen, TranscriptScreen)
+        assert isinstance(screen, ReplayScreen)
         assert screen.view.cursor == 12
         assert screen.view.entry(12).id == target.id
         assert 12 in screen.view.visible_entries()

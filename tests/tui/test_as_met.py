@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Static
 
 from ccarchive.config import Settings
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.widgets.facet_list import FacetList
 from ccarchive.tui.widgets.project_list import ProjectTable

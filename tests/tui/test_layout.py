@@ -145,7 +145,7 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: AN
     read from the bindings."""
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
-        await app.switch_mode("transcript")
+        await app.switch_mode("replay")
         app.screen.open_session(FOLLOWUP_SESSION)
         await settle(app, pilot)
         await pilot.press("question_mark")
@@ -161,7 +161,7 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: AN
         assert any(r.keys.startswith("f1") for r in everywhere)
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, KeyHelp) and app.current_mode == "transcript"
+        assert not isinstance(app.screen, KeyHelp) and app.current_mode == "replay"
 
 
 async def test_command_palette_lists_each_command_once_and_no_widget_internals(app) -> None:  # noqa: ANN001

@@ -10,8 +10,8 @@ from textual.widgets import Input, Select
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.projects import ProjectsScreen
+from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.search import SearchScreen
-from ccarchive.tui.screens.transcript import TranscriptScreen
 from ccarchive.tui.widgets.hit_preview import HitPreview
 from ccarchive.tui.widgets.plan_tree import NodeKey, PlanTree
 from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
@@ -113,7 +113,7 @@ async def test_a_typed_prompt_hit_opens_its_session_at_that_prompt(app) -> None:
         hit = await open_hit(app, pilot, results, "history")
         await settle(app, pilot)
         screen = app.screen
-        assert isinstance(screen, TranscriptScreen)
+        assert isinstance(screen, ReplayScreen)
         assert hit.session_id.startswith(RELEASE_SESSION)
         entry = screen.view.entry(screen.view.cursor)
         assert screen.view.cursor > 0  # not the session's first entry: its second prompt
@@ -131,7 +131,7 @@ async def test_enter_in_prompts_opens_the_session_at_that_prompt(app) -> None:  
         await pilot.press("enter")
         await settle(app, pilot)
         screen = app.screen
-        assert isinstance(screen, TranscriptScreen)
+        assert isinstance(screen, ReplayScreen)
         entry = screen.view.entry(screen.view.cursor)
         assert entry.kind == "prompt" and entry.text.startswith("also tag it")
 
@@ -144,7 +144,7 @@ async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:  
         app.screen.query_one(PromptTable).focus()
         await pilot.press("enter")
         await settle(app, pilot)
-        assert app.current_mode == "transcript"
+        assert app.current_mode == "replay"
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.current_mode == "prompts"
@@ -153,7 +153,7 @@ async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:  
         await settle(app, pilot)
         await pilot.press("enter")  # on the chart: the selected day's first session
         await settle(app, pilot)
-        assert app.current_mode == "transcript"
+        assert app.current_mode == "replay"
         await pilot.press("backspace")
         await settle(app, pilot)
         assert app.current_mode == "timeline"
@@ -172,7 +172,7 @@ async def test_back_from_a_subagent_then_to_the_pane(app) -> None:  # noqa: ANN0
         assert len(app.screen.stack) == 2
         await pilot.press("escape")  # the subagent -> its session
         await settle(app, pilot)
-        assert app.current_mode == "transcript" and len(app.screen.stack) == 1
+        assert app.current_mode == "replay" and len(app.screen.stack) == 1
         await pilot.press("escape")  # the session -> Plans, where it was opened
         await settle(app, pilot)
         assert app.current_mode == "plans"
@@ -270,7 +270,7 @@ async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> No
         await pilot.press("enter")
         await settle(app, pilot)
         assert opened and opened[-1].session_id == first
-        assert app.current_mode == "transcript"
+        assert app.current_mode == "replay"
 
 
 # ---- counts and previews agree with themselves ---------------------------------------------

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from ccarchive.config import Settings
-from ccarchive.live.runtime import LiveArchive
+from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service.models import Entry
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.screens.transcript import TranscriptScreen
-from ccarchive.tui.screens.transcript_time import jump_outcome, parse_jump
+from ccarchive.tui.screens.replay.screen import ReplayScreen
+from ccarchive.tui.screens.replay.time_jump import jump_outcome, parse_jump
 from ccarchive.tui.widgets.call_pairs import CallPairs
 from ccarchive.tui.widgets.tool_render import fit_path, tool_line
 from ccarchive.tui.widgets.transcript_view import TranscriptView
@@ -136,7 +136,7 @@ def tools_app(tmp_path: Path, fixed_clock):  # noqa: ANN001, ANN201
 async def open_session(app, pilot, sid: str = SID) -> TranscriptView:  # noqa: ANN001
     app.post_message(OpenSession(sid))
     await settle(app, pilot)
-    assert isinstance(app.screen, TranscriptScreen)
+    assert isinstance(app.screen, ReplayScreen)
     return app.screen.view
 
 
@@ -464,7 +464,7 @@ async def test_export_from_inside_the_archive_goes_outside_it(
         assert app.screen.query_one("#ask-input").value == str(default)  # offered instead
         await pilot.press("enter")
         await settle(app, pilot)
-        assert isinstance(app.screen, TranscriptScreen)
+        assert isinstance(app.screen, ReplayScreen)
     assert listing(root) == before
     text = default.read_text()
     assert text.startswith("# Find the walker and fix it")

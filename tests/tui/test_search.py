@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
+from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.search import SearchScreen
-from ccarchive.tui.screens.transcript import TranscriptScreen
 from ccarchive.tui.widgets.facet_list import FacetList
 from ccarchive.tui.widgets.result_list import ResultList, fit_snippet
 from tests.tui.support import SIZE, searched, settle
@@ -120,7 +120,7 @@ async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:  # noqa:
         await pilot.press("enter")
         await settle(app, pilot)
         screen = app.screen
-        assert isinstance(screen, TranscriptScreen)
+        assert isinstance(screen, ReplayScreen)
         _sid, _agent, index = app.service.entry_position(hit.id)
         assert screen.view.cursor == index
         assert screen.view.entry(index).id == hit.id

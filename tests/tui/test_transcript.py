@@ -10,18 +10,18 @@ from textual.app import App, ComposeResult
 
 from ccarchive.service.models import Entry
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.screens import transcript_time as tx
-from ccarchive.tui.screens.transcript import TranscriptScreen
-from ccarchive.tui.screens.transcript_time import parse_when, replay_delay
+from ccarchive.tui.screens.replay import time_jump as tx
+from ccarchive.tui.screens.replay.screen import ReplayScreen
+from ccarchive.tui.screens.replay.time_jump import parse_when, replay_delay
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 
-async def open_followup(app, pilot, **kw) -> TranscriptScreen:  # noqa: ANN001, ANN003
+async def open_followup(app, pilot, **kw) -> ReplayScreen:  # noqa: ANN001, ANN003
     app.post_message(OpenSession(FOLLOWUP_SESSION, **kw))
     await settle(app, pilot)
     screen = app.screen
-    assert isinstance(screen, TranscriptScreen)
+    assert isinstance(screen, ReplayScreen)
     return screen
 
 

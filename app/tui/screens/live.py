@@ -16,13 +16,13 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 
 from ccarchive.service.models import Entry, SessionInfo
+from ccarchive.tui.format import ago, human_count, now, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.status_header import ArchiveHeader
 from ccarchive.tui.widgets.tail_sessions import ActiveSessions
 from ccarchive.tui.widgets.tail_view import TailView
-from ccarchive.tui.widgets.timeline_format import ago, human_count, now, short_project
 
 WINDOWS = (5, 15, 60, 240, 1440)
 """Minutes of "recently active" to choose from (+/-)."""

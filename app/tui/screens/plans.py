@@ -17,13 +17,13 @@ from textual.message import Message
 from textual.widgets import Input, Static, Tree
 
 from ccarchive.service.models import PlanTree as PlanDoc
+from ccarchive.tui.format import human_bytes, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.plan_tree import NodeKey, PlanGroup, PlanTree, group_plans
 from ccarchive.tui.widgets.status_header import ArchiveHeader
-from ccarchive.tui.widgets.timeline_format import human_bytes, local, short_project
 
 PLAN_LIMIT = 500
 """Plans listed at most (the service's page cap); a search narrows beyond that."""

@@ -21,13 +21,13 @@ from textual.widgets import OptionList, Static
 
 from ccarchive.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
 from ccarchive.service.naming import home_path
+from ccarchive.tui.format import ago, human_bytes, local, plural, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
 from ccarchive.tui.widgets.status_header import ArchiveHeader
-from ccarchive.tui.widgets.timeline_format import ago, human_bytes, local, plural, short_project
 
 
 class PathLine:

@@ -19,13 +19,13 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from ccarchive.service.models import HistoryItem
+from ccarchive.tui.format import ago, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.screens.prompt_entry import find_prompt_entry
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.prompt_list import PromptTable
 from ccarchive.tui.widgets.status_header import ArchiveHeader
-from ccarchive.tui.widgets.timeline_format import ago, local, short_project
 
 PAGE = 200
 """Prompts per query; more load as the cursor nears the end."""

@@ -23,12 +23,12 @@ from textual.message import Message
 from textual.widgets import Select, Static
 
 from ccarchive.service.models import DayActivity, ProjectInfo, SessionInfo, Timeline
+from ccarchive.tui.format import human_count, now, plural, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.status_header import ArchiveHeader
 from ccarchive.tui.widgets.timeline_chart import ActivityChart
-from ccarchive.tui.widgets.timeline_format import human_count, now, plural, short_project
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
 WINDOWS = {"day": 30, "week": 26, "month": 12}

@@ -23,7 +23,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ccarchive.service.models import PlanInfo
-from ccarchive.tui.widgets.timeline_format import local, one_line, short_project
+from ccarchive.tui.format import local, one_line, short_project
 
 
 @dataclass

@@ -15,14 +15,14 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ccarchive.service.models import MemoryFileInfo, ProjectInfo
-from ccarchive.tui.widgets.line_table import Column, LineTable
-from ccarchive.tui.widgets.timeline_format import (
+from ccarchive.tui.format import (
     ago,
     human_bytes,
     human_count,
     one_line,
     short_project,
 )
+from ccarchive.tui.widgets.line_table import Column, LineTable
 
 
 class ProjectTable(LineTable):

@@ -10,8 +10,8 @@ from textual import on
 from textual.message import Message
 
 from ccarchive.service.models import HistoryItem
+from ccarchive.tui.format import local, one_line, short_project
 from ccarchive.tui.widgets.line_table import Cell, Column, LineTable
-from ccarchive.tui.widgets.timeline_format import local, one_line, short_project
 
 FIXED = (("when", 12, 0), ("project", 12, 0), ("session", 8, 1))
 """(label, width, drop): the session id is left out first on a narrow terminal."""

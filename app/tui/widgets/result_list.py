@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ccarchive.service.models import Hit, SearchPage, SessionGroup
-from ccarchive.tui.widgets.timeline_format import short_project
+from ccarchive.tui.format import short_project
 
 KIND_LABELS = {
     "prompt": "you",

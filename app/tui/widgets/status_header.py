@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rich.style import Style
 
     from ccarchive.config import Settings
-    from ccarchive.live.runtime import LiveArchive
+    from ccarchive.live.live_archive import LiveArchive
 
 
 class HeaderSource(Protocol):

@@ -8,7 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.tui.widgets.timeline_format import ago, one_line, short_project
+from ccarchive.tui.format import ago, one_line, short_project
 
 
 class ActiveSessions(OptionList):

@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ccarchive.service.models import DayActivity
-from ccarchive.tui.widgets.timeline_format import human_count
+from ccarchive.tui.format import human_count
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 BAND_ROWS = 3

@@ -9,8 +9,7 @@ from textual import on
 from textual.message import Message
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.tui.widgets.line_table import Column, LineTable
-from ccarchive.tui.widgets.timeline_format import (
+from ccarchive.tui.format import (
     human_count,
     human_duration,
     local,
@@ -18,6 +17,7 @@ from ccarchive.tui.widgets.timeline_format import (
     short_model,
     short_project,
 )
+from ccarchive.tui.widgets.line_table import Column, LineTable
 
 COLUMNS = (
     ("started", "started", 9),

@@ -102,7 +102,7 @@ class TranscriptView(AnchorScrolling, Widget, can_focus=True):
         "transcript-view--diff-add",
         "transcript-view--diff-remove",
     }
-    """Styled from styles/transcript.tcss."""
+    """Styled from styles/replay.tcss."""
 
     @dataclass
     class PagesWanted(Message):

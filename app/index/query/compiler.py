@@ -19,7 +19,7 @@ our analyzer, our filters or our dates), so we parse ourselves, in two small sta
 Dates in `after:`/`before:` are read in the time zone of `now` (local time by default);
 the index stores UTC.
 
-The stages live in `query_tokens`, `query_parser`, `query_dates` and `query_regex`; this
+The stages live in `tokens`, `parser`, `dates` and `regex`; this
 module holds the compiler and re-exports what callers use.
 """
 
@@ -33,10 +33,10 @@ from tantivy import FieldType, Occur, Query
 
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import split_camel, word_forms
-from ccarchive.index.query_dates import _MAX_TS, _MIN_TS, parse_date_bound
-from ccarchive.index.query_parser import And, Filter, Node, Not, Or, Phrase, Word, _and, _or, parse
-from ccarchive.index.query_regex import _regex_escape, contains_query, regex_query
-from ccarchive.index.query_tokens import (  # noqa: F401 (re-exported)
+from ccarchive.index.query.dates import _MAX_TS, _MIN_TS, parse_date_bound
+from ccarchive.index.query.parser import And, Filter, Node, Not, Or, Phrase, Word, _and, _or, parse
+from ccarchive.index.query.regex import _regex_escape, contains_query, regex_query
+from ccarchive.index.query.tokens import (  # noqa: F401 (re-exported)
     FILTER_FIELDS,
     KIND_ALIASES,
     MAX_DEPTH,

@@ -3,7 +3,7 @@ project's directory, `e` exports the transcript as Markdown.
 
 An export path is checked before anything is written (`transcript_export.export_target`):
 one inside the archive is refused with the reason, and the dialog comes back with the
-default place outside it. Mixed into `TranscriptScreen`, which supplies `place`.
+default place outside it. Mixed into `ReplayScreen`, which supplies `place`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from textual import work
 from textual.markup import escape
 
 from ccarchive.service.models import SessionInfo
-from ccarchive.tui.screens.transcript_place import ReplayPart
+from ccarchive.tui.screens.replay.place import ReplayPart
 from ccarchive.tui.transcript_export import (
     ExportRefused,
     default_export_dir,

@@ -2,7 +2,7 @@
 
 `semantic_options` adds `--semantic` and `--semantic-model` to a command and keeps their
 values in the click context rather than in the command's arguments, so every command
-reads them the same way: through `cli._settings`, which calls `with_flags`.
+reads them the same way: through `cli.options.resolve_settings`, which calls `with_flags`.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from ccarchive.index import schema as S
-from ccarchive.index.query import CompiledQuery
+from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, _first
 from ccarchive.service.cursor import encode_cursor

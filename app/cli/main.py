@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import gc
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,18 +22,18 @@ import click
 
 from ccarchive import __version__
 from ccarchive.archive.discovery import archive_exists
-from ccarchive.cli_query import QueryCommand
-from ccarchive.cli_semantic import embed, note_without_vectors, semantic_options, with_flags
+from ccarchive.cli.options import archive_options, resolve_settings
+from ccarchive.cli.query_args import QueryCommand
+from ccarchive.cli.semantic import embed, note_without_vectors, semantic_options
 from ccarchive.config import Settings
 
 
 class DefaultGroup(click.Group):
     """A group that runs `tui` when no command is given (`ccarchive` opens the app).
 
-    `serve` and `hook` (in `ccarchive.mcp_server.commands`) are added when a command that is
-    not defined yet is looked up (theirs, or a typo: the suggestions include them), or
-    when the commands are listed (`--help`): defining them at import cost ~1 ms of every
-    command's start.
+    `serve` (in `ccarchive.cli.serve`) is added when a command that is not defined yet is
+    looked up (its name, or a typo: the suggestions include it), or when the commands are
+    listed (`--help`): defining it at import cost ~1 ms of every command's start.
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -88,29 +87,6 @@ def _more(shown: int, total: int | None, noun: str = "") -> None:
     what = f" {noun}" if noun else ""
     of = f" of {total:,}" if total is not None else ""
     click.echo(f"{shown:,}{of}{what} shown; --limit N for more", err=not sys.stdout.isatty())
-
-
-_DIR = click.Path(file_okay=False)
-"""One instance for every command's two options: each `click.Path()` asks gettext for
-its name (~35 us, 22 times at import)."""
-
-
-def archive_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """--archive and --data-dir, shared by every command."""
-    f = click.option("--data-dir", type=_DIR, envvar="CCARCHIVE_HOME",
-                     help="Where ccarchive keeps its index (default: the user cache dir).")(f)
-    f = click.option("--archive", type=_DIR,
-                     help="The Claude Code folder (default: $CLAUDE_CONFIG_DIR or ~/.claude).")(f)
-    return f
-
-
-def _settings(archive: str | None, data_dir: str | None) -> Settings:
-    settings = with_flags(Settings.resolve(archive, data_dir))  # and --semantic
-    try:
-        settings.check_outside_archive()
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
-    return settings
 
 
 def _require_archive(settings: Settings) -> None:
@@ -211,7 +187,7 @@ def main() -> None:
 @click.option("--demo", is_flag=True, help="Open the demo archive instead of yours.")
 def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
     """Open the terminal app (the default command)."""
-    settings = _settings(archive, data_dir)
+    settings = resolve_settings(archive, data_dir)
     if demo or not archive_exists(settings.archive_root):
         if not demo:
             click.echo(f"No Claude Code archive at {settings.archive_root}.", err=True)
@@ -262,7 +238,7 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
     """
     import shutil
 
-    settings = _settings(archive, data_dir)
+    settings = resolve_settings(archive, data_dir)
     root = settings.data_dir / "demo-archive"
     if fresh and root.exists():
         shutil.rmtree(root)
@@ -288,7 +264,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     what is new."""
     from ccarchive.index.store import IndexStore
 
-    settings = _settings(archive, data_dir)
+    settings = resolve_settings(archive, data_dir)
     _require_archive(settings)
     store = IndexStore(settings.archive_data_dir, verify=True)
     if store.recovered:
@@ -360,7 +336,7 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
     from ccarchive.service import ServiceError
     from ccarchive.service.models import to_jsonable
 
-    settings = _settings(archive, data_dir)
+    settings = resolve_settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
     note_without_vectors(svc)
@@ -383,7 +359,7 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
             out["groups"] = data["groups"]
         _dump(out)
         return
-    from ccarchive.cli_format import print_search
+    from ccarchive.cli.format import print_search
 
     print_search(_console(), page, svc.project_name)
     if page.next_cursor:  # grouped, the number of sessions is not counted
@@ -398,17 +374,17 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 @click.option("--json", "as_json", is_flag=True)
 def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
     """Archive and index figures: what is indexed, what was skipped and why."""
-    from ccarchive.live.runtime import index_role
+    from ccarchive.live.live_archive import index_role
     from ccarchive.service.models import to_jsonable
 
-    settings = _settings(archive, data_dir)
+    settings = resolve_settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.role = index_role(svc.store)
     st = svc.status()
     if as_json:
         _dump(to_jsonable(st))
         return
-    from ccarchive.cli_format import print_status
+    from ccarchive.cli.format import print_status
 
     print_status(_console(), st)
 
@@ -427,9 +403,9 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
     from ccarchive.service import ServiceError
     from ccarchive.service.models import to_jsonable
 
-    settings = _settings(archive, data_dir)
+    settings = resolve_settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
-    from ccarchive.cli_format import print_entry, print_transcript
+    from ccarchive.cli.format import print_entry, print_transcript
 
     try:
         if ":" in ident:
@@ -464,7 +440,7 @@ def sessions(archive: str | None, data_dir: str | None, project: str | None,
     from ccarchive.service import ServiceError
     from ccarchive.service.models import to_jsonable
 
-    svc = _open(_settings(archive, data_dir), quiet=as_json)
+    svc = _open(resolve_settings(archive, data_dir), quiet=as_json)
     try:
         page = svc.sessions(project=project, since=since, limit=limit)
     except ServiceError as exc:
@@ -472,27 +448,65 @@ def sessions(archive: str | None, data_dir: str | None, project: str | None,
     if as_json:
         _dump(to_jsonable(page))
         return
-    from ccarchive.cli_format import print_sessions
+    from ccarchive.cli.format import print_sessions
 
     print_sessions(_console(), page, svc.project_name)
     _more(len(page.sessions), page.total)
+
+
+@main.group()
+def hook() -> None:
+    """Claude Code hooks: add relevant past work to a session's context.
+
+    Each reads the hook's JSON on stdin and prints hook output on stdout. They only
+    read the existing index (never index, never wait): with no index they print
+    nothing. Install them in ~/.claude/settings.json (see the README).
+    """
+
+
+@hook.command("user-prompt-submit")
+@archive_options
+@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 10),
+              help="Past items to add.")
+@click.option("--max-chars", default=1500, show_default=True,
+              type=click.IntRange(200, 10_000), help="Size of the added context.")
+def user_prompt_submit(archive: str | None, data_dir: str | None, limit: int,
+                       max_chars: int) -> None:
+    """Add the few past items most relevant to the prompt (UserPromptSubmit)."""
+    from ccarchive.hooks import context
+
+    context.run_hook("UserPromptSubmit", resolve_settings(archive, data_dir), limit=limit,
+                     max_chars=max_chars)
+
+
+@hook.command("session-start")
+@archive_options
+@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 10),
+              help="Recent sessions to list.")
+@click.option("--max-chars", default=1500, show_default=True,
+              type=click.IntRange(200, 10_000), help="Size of the added context.")
+def session_start(archive: str | None, data_dir: str | None, limit: int,
+                  max_chars: int) -> None:
+    """Add the project's recent activity at session start (SessionStart)."""
+    from ccarchive.hooks import context
+
+    context.run_hook("SessionStart", resolve_settings(archive, data_dir), limit=limit,
+                     max_chars=max_chars)
 
 
 _optional_registered = False
 
 
 def _register_optional_commands() -> None:
-    """`serve` and `hook` live with the MCP server; they add themselves when present.
-    Called by `DefaultGroup` when they are first looked up (once)."""
+    """`serve` adds itself when first looked up (once); it imports the MCP server only
+    when it runs. Called by `DefaultGroup`."""
     global _optional_registered
     if _optional_registered:
         return
     _optional_registered = True
-    try:
-        from ccarchive.mcp_server.commands import register
-    except ImportError:
-        return
-    register(main, archive_options, _settings, _open)
+    from ccarchive.cli.serve import serve
+
+    main.add_command(serve)
 
 
 if __name__ == "__main__":  # pragma: no cover

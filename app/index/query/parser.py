@@ -7,7 +7,7 @@ terms), then `OR`. Like the tokenizer it never raises: what it skips becomes a w
 
 from __future__ import annotations
 
-from ccarchive.index.query_tokens import Token, _set, _Value, tokenize
+from ccarchive.index.query.tokens import Token, _set, _Value, tokenize
 
 
 # ---- stage 1b: AST -----------------------------------------------------------------

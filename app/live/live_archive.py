@@ -8,7 +8,7 @@ read-only, follows the writer's commits (one `stat` of `meta.json` every 0.1 s),
 tries the lock every second, so that when the writer exits or dies (the OS frees the
 lock of a killed process), one of them carries on from the last commit.
 
-How the writer follows the archive's file events is `ccarchive.live.follow`; the
+How the writer follows the archive's file events is `ccarchive.live.writer`; the
 `index --watch` front end that prints a line per batch is `ccarchive.live.watch`.
 
 Nothing is lost or doubled across kills and takeovers because the indexer commits each
@@ -39,7 +39,7 @@ from ccarchive.config import Settings
 from ccarchive.index import schema as S
 from ccarchive.index.indexer import CommitInfo, Indexer, Progress, RunReport
 from ccarchive.index.store import IndexLocked, IndexStore
-from ccarchive.live.follow import follow_archive
+from ccarchive.live.writer import follow_archive
 
 if TYPE_CHECKING:
     from ccarchive.semantic.builder import BackgroundBuilder
@@ -110,7 +110,7 @@ class LiveArchive:
         settings: archive and data dir.
         watch: follow the archive's changes after the first indexing run.
         force_polling: poll the archive instead of using OS file events (None: decide
-            from the filesystem, see `ccarchive.live.follow.watch_mode`).
+            from the filesystem, see `ccarchive.live.writer.watch_mode`).
         rebuild: if this process becomes the writer, drop the index and read everything
             again (what `index --rebuild --watch` asks for).
     """

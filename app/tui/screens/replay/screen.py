@@ -1,11 +1,11 @@
-"""Transcript replay: read a session back as a conversation, step through it or play it.
+"""Replay: read a session back as a conversation, step through it or play it.
 
 The screen is thin: `TranscriptView` draws (virtualised), this screen fetches pages of
 entries (with the structured inputs of their tool calls) in thread workers, runs the
 replay clock, and keeps a stack of open transcripts so that a subagent opens on top of
-its session and Escape goes back. Jumping to a time (`transcript_jump`), resuming and
-exporting (`transcript_resume_export`) are mixed in from their own modules; the title
-and status lines are drawn by `transcript_place`.
+its session and Escape goes back. Jumping to a time (`jump`), resuming and
+exporting (`resume_export`) are mixed in from their own modules; the title
+and status lines are drawn by `place`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from ccarchive.service.models import SessionInfo, TranscriptPage
 from ccarchive.service.service import ServiceError
 from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
-from ccarchive.tui.screens.transcript_jump import TimeJump
-from ccarchive.tui.screens.transcript_place import Place, status_text, title_text
-from ccarchive.tui.screens.transcript_resume_export import ResumeAndExport
-from ccarchive.tui.screens.transcript_time import SPEEDS, replay_delay
+from ccarchive.tui.screens.replay.jump import TimeJump
+from ccarchive.tui.screens.replay.place import Place, status_text, title_text
+from ccarchive.tui.screens.replay.resume_export import ResumeAndExport
+from ccarchive.tui.screens.replay.time_jump import SPEEDS, replay_delay
 from ccarchive.tui.tool_input import service_tool_inputs
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.status_header import ArchiveHeader
@@ -35,8 +35,12 @@ from ccarchive.tui.widgets.tool_render import SUBAGENT_TOOLS
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 
 
-class TranscriptScreen(TimeJump, ResumeAndExport, PaneScreen):
-    """Replay one session (or one of its subagents)."""
+class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
+    """Replay one session (or one of its subagents).
+
+    Its way back out of the first transcript is the pane that opened it
+    (`ArchiveApp.go_back`); out of a subagent, the session it ran in.
+    """
 
     BINDINGS = [
         Binding("space", "play", "Play/pause", tooltip="Play the session at the chosen speed."),
@@ -50,7 +54,8 @@ class TranscriptScreen(TimeJump, ResumeAndExport, PaneScreen):
         Binding("t", "jump_time", "Time", tooltip="Jump to a time (14:05, +10m, a date)."),
         Binding("o", "open_subagent", "Subagent", tooltip="Open the subagent this call ran."),
         Binding("escape,backspace", "back", "Back",
-                tooltip="Back to the session (from a subagent) or to the search."),
+                tooltip="Back to the session (from a subagent) or to the pane that opened "
+                        "this one."),
         Binding("c", "copy_resume", "Copy resume",
                 tooltip="Copy `claude --resume <id>` to the clipboard."),
         Binding("R", "run_resume", "Resume", show=False,
@@ -367,7 +372,7 @@ class TranscriptScreen(TimeJump, ResumeAndExport, PaneScreen):
             place = self.stack.pop()
             self._push(place, index=place.cursor)
         else:
-            self.app.switch_mode("search")
+            self.app.go_back()  # type: ignore[attr-defined]
 
     # ---- drawing -------------------------------------------------------------------
     def _render_title(self) -> None:

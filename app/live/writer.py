@@ -1,6 +1,6 @@
 """Following the archive as Claude Code writes it: file events in, small commits out.
 
-The writer (`LiveArchive`, in runtime.py) runs `follow_archive`:
+The writer (`LiveArchive`, in live_archive.py) runs `follow_archive`:
 
 1. It starts the OS watch (watchfiles' inotify/FSEvents notifier) *before* anything
    else, so that whatever is written while the catch-up pass runs (a first index of a
@@ -20,7 +20,7 @@ pass runs every `RECONCILE_POLLING` seconds; with OS events a full pass every
 `RECONCILE_SECONDS` only guards against dropped events (queue overflow).
 
 This module knows the writer only through the `Followed` protocol below, so that
-`runtime` imports it and it never imports `runtime` (no import cycle).
+`live_archive` imports it and it never imports `live_archive` (no import cycle).
 """
 
 from __future__ import annotations
@@ -65,14 +65,14 @@ ADDED, DELETED = 1, 3  # watchfiles.Change values
 
 
 class WatchStatus(Protocol):
-    """The part of the writer's state (`runtime.IndexState`) that following updates."""
+    """The part of the writer's state (`live_archive.IndexState`) that following updates."""
 
     watching: str
     last_error: str | None
 
 
 class Followed(Protocol):
-    """What `follow_archive` drives: `runtime.LiveArchive` once it is the writer."""
+    """What `follow_archive` drives: `live_archive.LiveArchive` once it is the writer."""
 
     root: Path
     force_polling: bool | None

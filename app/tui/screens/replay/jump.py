@@ -1,8 +1,8 @@
 """Replay's `t`: ask for a time, find the entry, say honestly where it landed.
 
-The parsing and the wording are in `transcript_time`; this mixin asks (an `AskDialog`),
+The parsing and the wording are in `time_jump`; this mixin asks (an `AskDialog`),
 searches the entry times in a worker (a binary search, one single-entry read per step)
-and moves the cursor. Mixed into `TranscriptScreen`, which supplies `place` and `view`.
+and moves the cursor. Mixed into `ReplayScreen`, which supplies `place` and `view`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from datetime import datetime
 
 from textual import work
 
-from ccarchive.tui.screens.transcript_place import ReplayPart
-from ccarchive.tui.screens.transcript_time import JumpOutcome, When, jump_outcome, parse_jump
+from ccarchive.tui.screens.replay.place import ReplayPart
+from ccarchive.tui.screens.replay.time_jump import JumpOutcome, When, jump_outcome, parse_jump
 from ccarchive.tui.widgets.ask_dialog import AskDialog
 
 

@@ -17,7 +17,7 @@ Which session matters least, in this order:
 3. the one idle the longest.
 
 The defaults (table size, idle timeout) are `ccarchive serve`'s options, in
-`ccarchive.mcp_server.commands`.
+`ccarchive.cli.serve`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A query is split into tokens (words, phrases, `field:value` filters, parentheses, the
 operators `AND`/`OR`/`NOT`, `-` for "not" and `+` for "required") by `tokenize`, which never
-fails: what it had to drop is appended to `warnings`. See `ccarchive.index.query` for the
+fails: what it had to drop is appended to `warnings`. See `ccarchive.index.query.compiler` for the
 whole language.
 """
 

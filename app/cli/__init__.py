@@ -1,0 +1,1 @@
+"""The `ccarchive` command: `main` holds the commands, `serve` the MCP server's."""

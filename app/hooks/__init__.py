@@ -1,0 +1,2 @@
+"""Claude Code hooks: a little of the archive added to a session's context, through the
+service (`context`)."""
