@@ -35,7 +35,7 @@ from ccarchive.archive.record_text import (
     prompt_display,
     tool_input_text,
 )
-from ccarchive.redact import redact, redact_name
+from ccarchive.redact import prints_secret, redact, redact_name, redact_output, redact_pieces
 
 # Re-exported: the reader, the service and the tests import these from here.
 __all__ = ["COMPACT_PREFIX", "EVENT_PREFIXES", "EVENT_SUBTYPES", "INTERRUPT_PREFIX",
@@ -116,6 +116,9 @@ class Extractor:
         self.redacted = redacted
         """True for the indexer: every text, title and name is redacted (whole, before
         it is capped) so that no secret becomes a term, a stored field or a vector."""
+        self._printing: dict[str, str] = {}
+        """tool_use id -> the command of a Bash call that prints a secret (its result is
+        the secret alone)."""
         self._redacted_len: dict[int, int] = {}
         """A unit's text (by id) -> the length of the whole redacted text it was cut from:
         its `text_len` (markers are not as long as the secrets they replace)."""
@@ -192,9 +195,11 @@ class Extractor:
                 _add_unique(s.pr_links, self._name(url))
         return []
 
-    def _cap(self, text: str, limit: int) -> str:
+    def _cap(self, text: str, limit: int, *, done: bool = False) -> str:
+        """``text`` as the index keeps it: redacted whole (unless ``done`` already) and
+        capped."""
         if self.redacted:
-            text = redact(text, cached=False)
+            text = text if done else redact(text, cached=False)
             out = text if self.full_text else cap(text, limit)
             self._redacted_len[id(out)] = len(text)
             return out
@@ -207,6 +212,19 @@ class Extractor:
     def _name(self, name: str) -> str:
         """A branch, slug, path or URL: its known-format tokens redacted."""
         return redact_name(name) if self.redacted else name
+
+    def _joined_texts(self, content: list[Any]) -> dict[int, str]:
+        """The text blocks of one message, redacted together when there are several: a
+        secret's prefix can end one block and its body start the next."""
+        if not self.redacted:
+            return {}
+        texts = [(i, b["text"]) for i, b in enumerate(content) if isinstance(b, dict)
+                 and b.get("type") == "text" and isinstance(b.get("text"), str)
+                 and b["text"].strip()]
+        if len(texts) < 2:
+            return {}
+        return dict(zip((i for i, _ in texts), redact_pieces([t for _, t in texts]),
+                        strict=True))
 
     def _files(self, data: Any) -> list[str]:
         files = _tool_files(data)
@@ -297,6 +315,7 @@ class Extractor:
         if not isinstance(content, list):
             return []
         units: list[Unit] = []
+        joined = self._joined_texts(content)
         for i, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
@@ -304,8 +323,10 @@ class Extractor:
             if btype == "text":
                 text = block.get("text")
                 if isinstance(text, str) and text.strip():
-                    units.append(Unit("assistant", self._cap(text, PROSE_CAP), i, "assistant",
-                                      text_len=len(text)))
+                    shown = joined.get(i)
+                    units.append(Unit("assistant", self._cap(shown, PROSE_CAP, done=True)
+                                      if shown is not None else self._cap(text, PROSE_CAP), i,
+                                      "assistant", text_len=len(text)))
             elif btype == "thinking":
                 text = block.get("thinking")
                 if isinstance(text, str) and text.strip():
@@ -317,6 +338,12 @@ class Extractor:
                 data = block.get("input")
                 text = tool_input_text(name, data)
                 s.tool_calls += 1
+                if self.redacted and name == "Bash" and isinstance(data, dict):
+                    command = data.get("command")
+                    if isinstance(command, str) and prints_secret(command) and tid:
+                        if len(self._printing) > 256:
+                            self._printing.clear()
+                        self._printing[tid] = command
                 if name in SUBAGENT_TOOLS and tid:
                     desc = data.get("description") if isinstance(data, dict) else None
                     s.agent_calls[tid] = self._line(str(desc or ""))
@@ -373,6 +400,8 @@ class Extractor:
                 continue
             tid = str(block.get("tool_use_id") or "")
             text = content_text(block.get("content"))
+            if tid in self._printing:  # the output of a command that prints a secret
+                text = redact_output(self._printing.pop(tid), text)
             error = block.get("is_error") is True
             if linked and tid:
                 s.agent_links[tid] = linked

@@ -32,6 +32,10 @@ API
 ``redact_name(name)``
     A branch, path, URL, slug or file name: only known token formats and URL passwords
     (a name holds no assignments; their rules would take names for values).
+``redact_pieces(pieces)`` / ``redact_output(command, output)``
+    Texts cut apart before they get here: the text blocks of one message (a secret can
+    run from one into the next), and what a command that prints a secret printed
+    (``prints_secret(command)``: ``printenv DB_PASS``, ``op read ...``).
 ``redact_value(obj)``
     Walk ``str`` / ``list`` / ``tuple`` / ``dict`` (values only) / pydantic models and
     return the same shape redacted; unchanged objects are returned as they are.
@@ -63,24 +67,33 @@ Speed (``python -m tests.benchmarks.bench_redact``): see that script's docstring
 figures on the real transcripts; texts without any rule's literal cost a few ``in`` tests.
 """
 
+from ccarchive.redact.contexts import prints_secret, secret_file
 from ccarchive.redact.engine import (
+    MARKER_PREFIX,
     MARKER_RE,
     Window,
     find_secrets,
     marker,
     redact,
     redact_name,
+    redact_output,
+    redact_pieces,
     redact_value,
     redact_window,
     secret_spans,
 )
 
 __all__ = [
+    "MARKER_PREFIX",
     "MARKER_RE",
     "find_secrets",
     "marker",
     "redact",
+    "prints_secret",
     "redact_name",
+    "redact_output",
+    "redact_pieces",
+    "secret_file",
     "redact_value",
     "redact_window",
     "secret_spans",

@@ -393,6 +393,24 @@ def _certificate_before(text: str, pos: int) -> bool:
     )
 
 
+def prints_secret(command: str) -> bool:
+    """Does this shell command print a secret (``printenv DB_PASS``, ``op read ...``)?
+    Its output then is the secret, in a tool result that says nothing else."""
+    if not any(g in command for g in _PRINT_GATES) and "aws" not in command:
+        return False
+    line = command.strip().splitlines()[-1] if command.strip() else ""
+    m = _PRINTS_RE.match(line + "\nx")
+    if m is not None:
+        var = m.group("var") or m.group("var2")
+        return not var or name_tier(var) is not None
+    return "aws configure" in line or ("aws " in line and "--output" in line)
+
+
+def secret_file(path: str) -> bool:
+    """Is this the path of a file that holds secrets (.env, credentials, a key)?"""
+    return _SECRET_FILE_RE.search(path.strip()) is not None
+
+
 CONTEXT_RULES: tuple[Callable[[str, list[Span]], None], ...] = (
     _commands,
     _pairs,

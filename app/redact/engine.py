@@ -20,13 +20,13 @@ from functools import lru_cache
 from typing import Any
 
 from ccarchive.redact.assignments import assignment_spans
-from ccarchive.redact.contexts import context_spans
+from ccarchive.redact.contexts import context_spans, secret_file
 from ccarchive.redact.edges import edge_spans
 from ccarchive.redact.encodings import encoded_spans
 from ccarchive.redact.pem import pem_spans
 from ccarchive.redact.rules import Span, scan
 from ccarchive.redact.token_table import TOKEN_RULES
-from ccarchive.redact.values import MARKER_PREFIX
+from ccarchive.redact.values import MARKER_PREFIX, literal_is_secret
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,32}\]")
 Found = tuple[int, int, str]
@@ -203,6 +203,47 @@ def redact(text: str, *, cuts: Iterable[int] = (), cached: bool = True) -> str:
     return _apply(text, found) if found else text
 
 
+def redact_pieces(pieces: Sequence[str]) -> list[str]:
+    """Texts that were one before they were cut in blocks (an assistant message's text
+    blocks): each redacted, and a secret that runs from one into the next is found in
+    their concatenation and redacted in every piece it touches."""
+    pieces = list(pieces)
+    if len(pieces) < 2:
+        return [redact(p, cached=False) for p in pieces]
+    joined = "".join(pieces)
+    starts, pos = [], 0
+    for p in pieces:
+        starts.append(pos)
+        pos += len(p)
+    extra: list[list[Span]] = [[] for _ in pieces]
+    for s, e, kind in secret_spans(joined, cached=False):
+        i, j = bisect_right(starts, s) - 1, bisect_right(starts, e - 1) - 1
+        if i == j:
+            continue  # inside one piece: its own redaction finds it
+        for k in range(i, j + 1):
+            a, b = max(s, starts[k]) - starts[k], min(e, starts[k] + len(pieces[k])) - starts[k]
+            if b > a:
+                extra[k].append((a, b, kind, 0))
+    out = []
+    for piece, more in zip(pieces, extra, strict=True):
+        if not more:
+            out.append(redact(piece, cached=False))
+            continue
+        own = [(s, e, k, 1) for s, e, k in secret_spans(piece, cached=False)]
+        out.append(_apply(piece, _merge(own + more, piece)))
+    return out
+
+
+def redact_output(command: str, output: str) -> str:
+    """What a command printed, redacted as if the command stood above it (``printenv
+    DB_PASS`` prints the password alone: the output has no context of its own)."""
+    head = f"$ {command.strip().splitlines()[-1] if command.strip() else ''}\n"
+    found = secret_spans(head + output, cached=False)
+    spans = [(max(s, len(head)) - len(head), e - len(head), k) for s, e, k in found
+             if e > len(head)]
+    return _apply(output, spans) if spans else output
+
+
 def redact_name(name: str) -> str:
     """A name (a branch, a path, a URL, a slug, a file name) with the known-format tokens
     and URL passwords in it replaced: only what is a credential by its shape alone. A name
@@ -259,6 +300,16 @@ def redact_window(
     return Window(out, start, end, marks)
 
 
+_EDIT_KEYS = frozenset(("new_string", "old_string", "content"))
+_EDITED = "[REDACTED:env]"
+
+
+def _one_value(v: Any) -> bool:
+    """A lone word of 6+ characters, the whole text of an edit: a value, not code."""
+    return isinstance(v, str) and 6 <= len(v.strip()) <= 512 and not any(
+        c.isspace() for c in v.strip()) and literal_is_secret(v.strip(), "password", False)
+
+
 def redact_value(obj: Any) -> Any:
     """``obj`` with every string inside it redacted: same shape, no copy when unchanged.
 
@@ -271,6 +322,11 @@ def redact_value(obj: Any) -> Any:
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
+        path = obj.get("file_path")
+        if isinstance(path, str) and secret_file(path):
+            # an Edit or Write of a secrets file: its new text may be the secret alone
+            obj = {k: _EDITED if k in _EDIT_KEYS and _one_value(v) else v
+                   for k, v in obj.items()}
         new = {}
         changed = False
         for k, v in obj.items():

@@ -22,7 +22,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query
 from ccarchive.index.store import IndexStore
-from ccarchive.redact import redact
+from ccarchive.redact import MARKER_PREFIX, redact, redact_name
 from ccarchive.service.errors import ServiceError
 
 if TYPE_CHECKING:
@@ -155,6 +155,23 @@ class ServiceBase:
     def _red(self, text: str) -> str:
         """A whole text, redacted (never a piece of one: see `excerpts`)."""
         return redact(text) if self.redact_secrets and text else text
+
+    def _name(self, name: str) -> str:
+        """A path, id, branch or URL as shown: known-format tokens redacted (the index
+        keeps a file's real path to read it back; ids that embed one resolve both ways:
+        `_raw_path`)."""
+        return redact_name(name) if self.redact_secrets and name else name
+
+    def _raw_path(self, shown: str) -> str:
+        """The indexed path a shown one stands for: itself, or (when a redaction mark is
+        in it) the one indexed path that redacts to it; '' if none does."""
+        if MARKER_PREFIX not in shown:
+            return shown
+        agg = self._searcher().aggregate(tantivy.Query.all_query(), {
+            "p": {"terms": {"field": S.PATH, "size": 1_000_000}}})
+        found = [b["key"] for b in agg.get("p", {}).get("buckets", [])
+                 if redact_name(b["key"]) == shown]
+        return found[0] if len(found) == 1 else ""
 
     def _red_title(self, text: str) -> str:
         """A title, redacted again (the indexer redacted it whole before cutting it, so

@@ -86,7 +86,7 @@ class BrowseMixin(ServiceBase):
         return M.PlanInfo(codename=slug, title=self._red_title(_first(doc, S.TITLE)),
                           agent_id=_first(doc, S.AGENT), project=_first(doc, S.PROJECT),
                           modified=_dt(doc.get_first(S.TS)),
-                          size=int(_first(doc, S.LENGTH, 0)), path=_first(doc, S.PATH),
+                          size=int(_first(doc, S.LENGTH, 0)), path=self._name(_first(doc, S.PATH)),
                           sessions=sessions)
 
     SLUG_SESSIONS = 20
@@ -196,7 +196,7 @@ class BrowseMixin(ServiceBase):
         return out
 
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
-        path = _first(doc, S.PATH)
+        path = self._name(_first(doc, S.PATH))  # a token in a file name, redacted
         return M.MemoryFileInfo(project=_first(doc, S.PROJECT), filename=path.rsplit("/", 1)[-1],
                                 title=self._red_title(_first(doc, S.TITLE)), path=path,
                                 size=int(_first(doc, S.LENGTH, 0)),
@@ -220,7 +220,8 @@ class BrowseMixin(ServiceBase):
             raise ServiceError(f"no memory file {want!r} in {project!r}; there are: {names}")
         info = match[0]
         searcher = self._searcher()
-        hits = searcher.search(self._term(S.ID, f"memory:{info.path}"), 1, count=False).hits
+        raw = self._raw_path(info.path)  # the name as shown: resolved to the file's own
+        hits = searcher.search(self._term(S.ID, f"memory:{raw}"), 1, count=False).hits
         if not hits:
             raise ServiceError(f"no memory file {want!r} in {project!r}")
         text, more = self._read_page(searcher.doc(hits[0][1]), char_offset, max_chars)

@@ -113,7 +113,7 @@ class ExcerptsMixin(ServiceBase):
             subagent = self._subagent_links(_first(doc, S.SESSION)).get(
                 _first(doc, S.TOOL_USE_ID), "")
         return M.Entry(
-            id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE),
+            id=self._name(S.doc_id(doc)), kind=kind, role=_first(doc, S.ROLE),
             uuid=_first(doc, S.UUID), parent_uuid=_first(doc, S.PARENT),
             session_id=_first(doc, S.SESSION), agent_id=_first(doc, S.AGENT),
             timestamp=_dt(doc.get_first(S.TS)), text=piece, text_len=text_len,
@@ -121,7 +121,7 @@ class ExcerptsMixin(ServiceBase):
             next_char=end if truncated and (end < len(text) or readable) else None,
             tool=tool, tool_use_id=_first(doc, S.TOOL_USE_ID),
             subagent_id=subagent, files=doc.get_all(S.FILES),
-            model=_first(doc, S.MODEL), flags=_strs(doc, S.FLAGS), path=path,
+            model=_first(doc, S.MODEL), flags=_strs(doc, S.FLAGS), path=self._name(path),
             offset=offset, length=length, project=_first(doc, S.PROJECT),
         )
 

@@ -139,6 +139,7 @@ class ReadbackMixin(ServiceBase):
             q = self._term(S.ID, entry_id)
         else:
             path, seq = parsed
+            path = self._raw_path(path)  # an id shown with a token in its path redacted
             q = self._all(self._term(S.PATH, path), tantivy.Query.range_query(
                 self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq))
         hits = searcher.search(q, 1, count=False).hits
@@ -219,12 +220,12 @@ class ReadbackMixin(ServiceBase):
         if agent_id:
             sub = next((a for a in info.subagents if a.agent_id == agent_id), None)
             if sub is not None and sub.path:
-                return self._with_kinds(self._term(S.PATH, sub.path), kinds)
+                return self._with_kinds(self._term(S.PATH, self._raw_path(sub.path)), kinds)
             return self._with_kinds(self._all(self._term(S.SESSION, info.session_id),
                                               self._term(S.AGENT, agent_id)), kinds)
         if not info.path:
             raise ServiceError(f"session {info.session_id} has no main transcript indexed")
-        return self._with_kinds(self._term(S.PATH, info.path), kinds)
+        return self._with_kinds(self._term(S.PATH, self._raw_path(info.path)), kinds)
 
     def entry_position(self, entry_id: str) -> tuple[str, str, int]:
         """(session id, agent id, index in its transcript) of an entry: to open a hit."""

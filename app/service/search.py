@@ -191,12 +191,12 @@ class SearchMixin(ServiceBase):
             (self._red_title(_first(doc, S.TITLE)), "")
         snippet, spans = self._snippet(doc, gens, chars)
         return M.Hit(
-            id=S.doc_id(doc), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
+            id=self._name(S.doc_id(doc)), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
             agent_id=_first(doc, S.AGENT), uuid=_first(doc, S.UUID),
             project=_first(doc, S.PROJECT), timestamp=_dt(doc.get_first(S.TS)),
             title=title or self._red_title(_first(doc, S.TITLE)), snippet=snippet,
             highlights=spans,
-            score=round(score, 4), path=_first(doc, S.PATH), tool=_first(doc, S.TOOL),
+            score=round(score, 4), path=self._name(_first(doc, S.PATH)), tool=_first(doc, S.TOOL),
             model=_first(doc, S.MODEL), branch=_first(doc, S.BRANCH),
             flags=_strs(doc, S.FLAGS),
         )

@@ -86,7 +86,7 @@ class SessionsMixin(ServiceBase):
         subs = [M.SubagentInfo(agent_id=r.get("agent_id", ""), agent_type=r.get("agent_type", ""),
                                description=self._red_title(r.get("description", "")),
                                tool_use_id=r.get("tool_use_id", ""), entries=r.get("entries", 0),
-                               tokens=r.get("tokens", 0), path=r.get("path", ""),
+                               tokens=r.get("tokens", 0), path=self._name(r.get("path", "")),
                                warmup=r.get("warmup", False), first_ts=_dt(r.get("first_ts")))
                 for r in b.get("subagents", [])]
         return M.SessionInfo(
@@ -101,7 +101,8 @@ class SessionsMixin(ServiceBase):
             first_activity=_dt(b.get("first_ts")), last_activity=_dt(b.get("last_ts")),
             duration_s=b.get("duration_s", 0.0), subagent_count=b.get("subagent_count", 0),
             subagents=subs, compactions=b.get("compactions", 0), on_disk=b.get("on_disk", True),
-            path=b.get("path", ""), archive_bytes=b.get("bytes", 0), version=b.get("version", ""),
+            path=self._name(b.get("path", "")), archive_bytes=b.get("bytes", 0),
+            version=b.get("version", ""),
             pr_links=b.get("pr_links", []),
         )
 
