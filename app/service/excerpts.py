@@ -90,7 +90,8 @@ class ExcerptsMixin(ServiceBase):
         path = _first(doc, S.PATH)
         offset, length = int(_first(doc, S.OFFSET, 0)), int(_first(doc, S.LENGTH, 0))
         readable = True
-        if full or (text_len > len(text) and char_offset):
+        # the index holds redacted text: shown as archived (redaction off), it is read back
+        if full or not self.redact_secrets or (text_len > len(text) and char_offset):
             full_text = self._read_back(doc, path, offset, length)
             readable = full_text is not None
             if full_text is not None:

@@ -94,7 +94,8 @@ class ReadbackMixin(ServiceBase):
             text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind),
                         None)
         indexed = _first(doc, S.TEXT)
-        if text is None or not text.startswith(indexed[:64]):
+        mark = indexed.find("[REDACTED:", 0, 80)  # the index holds it redacted: up to a mark
+        if text is None or not text.startswith(indexed[:64 if mark < 0 else min(mark, 64)]):
             return None
         return text
 
