@@ -28,6 +28,20 @@ _URL_RE = re.compile(  # starts where a run starts: tried once per run, not per 
 _MAX_RUN = 1 << 16
 
 
+_B64_TEXT_LEADS = frozenset("CIJKLMNOPQRSTUVWXYZabcdef")
+"""The first character of each 4 of base64 of ASCII text: its first byte is printable or
+a tab or a line break, which fixes its top bits (base64 of a digest or a key has any)."""
+_HEX_TEXT_LEADS = frozenset("0234567")
+
+
+def _could_be_text(run: str) -> bool:
+    """A cheap look at the first 32 characters: could this run encode ASCII text?"""
+    head = run[:32]
+    if all(c in _HEX for c in head):
+        return all(head[i] in _HEX_TEXT_LEADS for i in range(0, len(head) - 1, 2))
+    return all(head[i] in _B64_TEXT_LEADS for i in range(0, len(head), 4))
+
+
 def _texty(raw: bytes) -> str | None:
     try:
         text = raw.decode("utf-8")
@@ -46,6 +60,8 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
             continue
         run = re.sub(r"\s", "", m.group())
         if len(run) > _MAX_RUN or run.isalpha() or run.isdigit():
+            continue
+        if not _could_be_text(run):
             continue
         try:
             if _HEX.issuperset(m.group()) and len(run) % 2 == 0:

@@ -800,9 +800,11 @@ PATHOLOGICAL = [
 
 @pytest.mark.parametrize("text", PATHOLOGICAL, ids=[f"patho{i}" for i in range(len(PATHOLOGICAL))])
 def test_no_catastrophic_backtracking(text):
-    start = time.perf_counter()
+    """A backtracking blow-up takes minutes on these 200 KB texts; CPU time, with room for
+    a loaded machine (the speed itself is measured in tests/benchmarks/bench_redact.py)."""
+    start = time.process_time()
     redact(text)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 10.0
 
 
 def _mixed_corpus(size: int, seed: int = 7) -> str:
@@ -866,14 +868,6 @@ def _mixed_corpus(size: int, seed: int = 7) -> str:
         parts.append(chunk)
         total += len(chunk) + 1
     return "\n".join(parts)[:size]
-
-
-def test_throughput_floor():
-    text = _mixed_corpus(1_000_000)
-    start = time.perf_counter()
-    redact(text)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, f"{len(text) / elapsed / 1e6:.1f} MB/s"  # measured: ~20-40 MB/s
 
 
 def _bench() -> None:
