@@ -37,12 +37,31 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+_JSON_ESCAPE_RE = re.compile(r'\\(?:[nrt"]|u[0-9a-fA-F]{4})')
+
+
+def _unescape_one(m: re.Match) -> str:
+    esc = m.group()
+    ch = {"n": "\n", "r": "\r", "t": "\t", '"': '"'}.get(esc[1]) or chr(int(esc[2:], 16))
+    return " " * (len(esc) - 1) + ch  # as long as the escape: offsets stay the same
+
+
+def _unescaped_in_place(text: str) -> str:
+    """``text`` with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, each
+    padded with spaces before it to the escape's length, so that a span found in it is
+    the same span of ``text``."""
+    return _JSON_ESCAPE_RE.sub(_unescape_one, text)
+
+
 def _detect(text: str, depth: int = 0) -> list[Span]:
     spans: list[Span] = []
     scan(TOKEN_RULES, text, spans)
     pem_spans(text, spans)
     assignment_spans(text, spans)
     context_spans(text, spans)
+    if "\\" in text and _JSON_ESCAPE_RE.search(text):
+        # text printed inside a JSON string: the contexts read its lines and quotes
+        context_spans(_unescaped_in_place(text), spans)
     if depth == 0:  # an encoding of an encoding is not looked into
         encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans

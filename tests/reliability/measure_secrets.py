@@ -132,14 +132,58 @@ def titles(show: int) -> None:
             print(f"  … {t[:120]}")
 
 
+def surfaces(seed: int) -> None:
+    """The generated classes planted in every place of an archive, read on every service
+    surface (search at several snippet lengths, entries paged, sessions, transcripts,
+    plans, memory, history, export) and through MCP: plantings x surfaces x readable."""
+    import asyncio
+
+    from mcp import Client
+
+    from ccarchive.mcp_server.server import build_server
+    from tests.conftest import build_index
+    from tests.reliability import secret_archive
+    from tests.reliability.secret_surfaces import Exposure, held_elsewhere, read_mcp, read_service
+
+    out = Path(tempfile.mkdtemp())
+    saved = dict(secret_archive.SHAPES)
+    secret_archive.SHAPES.update(GENERATED)
+    try:
+        arc = secret_archive.plant_archive(out / "claude", seed, shapes=sorted(GENERATED))
+    finally:
+        secret_archive.SHAPES.clear()
+        secret_archive.SHAPES.update(saved)
+    svc = build_index(arc.root, out / "data")
+    ex = Exposure(arc.plants)
+    ex.ignore(held_elsewhere(arc.plants, arc.root))
+    read_service(svc, arc, ex, random.Random(seed))
+
+    async def mcp() -> None:
+        async with Client(build_server(svc, redact_secrets=True, active_minutes=0)) as client:
+            await read_mcp(client, arc, ex, random.Random(seed + 1), share=0.25)
+
+    asyncio.run(mcp())
+    readable = ex.readable()
+    print(f"\nsurfaces: {len(GENERATED)} generated classes x {len(secret_archive.PLACES)} places"
+          f" = {len(arc.plants)} plantings, {len(ex.calls)} surfaces, "
+          f"{sum(ex.calls.values())} calls; readable plantings: {len(readable)}")
+    print(ex.report()[:3000])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=300)
     ap.add_argument("--show", type=int, default=20)
+    ap.add_argument("--only", choices=("recall", "fp", "titles", "surfaces"))
     args = ap.parse_args()
-    recall(args.seeds)
-    false_positives(args.show)
-    titles(args.show)
+    if args.only in (None, "recall"):
+        recall(args.seeds)
+    if args.only in (None, "fp"):
+        false_positives(args.show)
+    if args.only in (None, "titles"):
+        titles(args.show)
+    if args.only in (None, "surfaces"):
+        surfaces(20261127)
 
 
 if __name__ == "__main__":
