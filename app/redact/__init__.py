@@ -2,8 +2,11 @@
 
 Transcripts of a coding assistant leak secrets all the time: a Bash tool prints an
 ``.env`` file, a ``curl`` carries a bearer token, ``aws sts`` answers with session
-credentials. Every text the TUI renders, the MCP server returns or the CLI prints goes
-through here by default.
+credentials. Every text goes through here twice: when the indexer reads it (whole, before
+it is capped: terms, stored fields, camelCase parts, titles and vectors are built from the
+redacted text, so no query can find, count or rank by a secret), and when the TUI, the
+MCP server or the CLI shows what they read back from the archive (``--no-redact`` turns
+only this second one off).
 
 API
 ---
@@ -57,6 +60,25 @@ What is found, and where
     only a random-looking one. This is the only place "high-entropy" values are
     redacted: a random-looking string outside such an assignment is left alone (it is
     far more often a hash, an id or base64 data).
+
+`contexts`
+    What names a secret in another way than ``NAME=value``: passwords on command lines
+    (``mysql -pX``, ``sshpass -p``, ``redis-cli -a``, ``openssl -k``/``-pass pass:``),
+    a name and its value apart (Kubernetes/ECS ``name``/``value``, ``define('DB_PASS',
+    '..')``, YAML block scalars and lists, table rows), what secret-printing commands
+    print (``printenv``, ``vault kv get -field``, ``op read``, ``aws configure`` and
+    ``--output text``), .pgpass lines, presigned URL signatures, labels in other
+    languages, an Edit of a secrets file, key lines wrapped by a terminal. They also read
+    a text printed inside a JSON string (escapes decoded in place).
+`encodings`
+    Hex, base64 (lines joined) and URL-encodings of a text that holds a secret: the run
+    is redacted whole.
+Across pieces: a line continued by a backslash, a message's text blocks
+(``redact_pieces``), a command and its output in two tool blocks (``redact_output``).
+
+Measured with ``python -m tests.reliability.measure_secrets`` (generated classes, false
+positives on the real transcripts, titles); the attack on the index is a test:
+``tests/reliability/test_secrets_oracle.py``.
 
 Never touched: git SHAs, sha256 digests, UUIDs, ``msg_``/``toolu_``/``req_`` ids, base64
 image data, URLs without a password, paths, prose about passwords, public keys and
