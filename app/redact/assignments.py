@@ -69,6 +69,7 @@ _AUTHZ_TAIL_RE = lazy(
 _AUTH_SCHEMES = frozenset(
     "bearer basic token digest negotiate ntlm hoba mutual apikey key sso-key otp dpop".split()
 )
+_WORD_AND_NUMBER_RE = lazy(r"(?=[^0-9]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9!#%^*+=~_.-]{6,128}")
 _IDENT_RE = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_CHAIN_RE = lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 _IDENT_CHAIN_OR_WORD_RE = lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*|[0-9.]+")
@@ -288,7 +289,11 @@ def _unquoted(
         literal = False  # name = value, {name: value}, :=, =>
     if (not literal and tier != "weak" and sep_core in ("=", ":=")
             and _ini_line(text, name_start, vs, value)):
-        literal = True  # INI, properties: "password = Hunter25200" alone on its line
+        literal = True
+    if not literal and tier == "password" and sep_core == ":" and sep[-1:] in (" ", "\t") \
+            and _WORD_AND_NUMBER_RE.fullmatch(value.rstrip(".,;")):
+        literal = True  # "FtpPass: Welcome31402" in a sentence or a title
+        value = value.rstrip(".,;")  # INI, properties: "password = Hunter25200" alone on its line
     if not literal:
         if value.endswith(".") and not value.endswith(".."):
             value = value[:-1]  # end of a sentence

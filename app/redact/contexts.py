@@ -182,7 +182,7 @@ def _pairs(text: str, out: list[Span]) -> None:
 
 # ---- what a command prints -------------------------------------------------------------
 _PRINTS_RE = lazy(
-    r"""(?mx)^(?:[^\n$%#❯>]{0,40}[$%#❯>][ \t]*)?(?:printenv[ \t]+(?P<var>\w+)
+    r"""(?mx)(?:^|[$%#❯>][ \t]*)(?:printenv[ \t]+(?P<var>\w+)
     | echo[ \t]+["']?\$\{?(?P<var2>\w+)\}?["']?[ \t]*
     | vault[ \t]+(?:kv[ \t]+get|read)\b[^\n]*?-field=\w+[^\n]*
     | op[ \t]+read\b[^\n]*
@@ -195,6 +195,18 @@ _PRINTS_RE = lazy(
     | cat[ \t]+\S*(?:secret|token|passw|credential|\.pgpass|\.netrc|api[_-]?key)\S*[ \t]*
     )[ \t]*\r?\n(?P<v>[^\n]{1,4096})"""
 )
+_PRINTS_FOLDED_RE = lazy(
+    r"""(?x)(?:^|[$%#❯>][ \t]*)(?:printenv[ \t]+(?P<var>\w+)
+    | echo[ \t]+["']?\$\{?(?P<var2>\w+)\}?["']?
+    | vault[ \t]+kv[ \t]+get[ \t]+-field=\w+[ \t]+\S+
+    | op[ \t]+read[ \t]+\S+
+    | aws[ \t]+configure[ \t]+get[ \t]+\w*(?:secret|token|password)\w*
+    | gh[ \t]+auth[ \t]+token
+    | gcloud[ \t]+auth[ \t]+print-(?:access|identity)-token
+    | heroku[ \t]+auth:token
+    | cat[ \t]+\S*(?:secret|token|passw|credential|api[_-]?key)\S*
+    )[ \t]+(?P<v>[^\s"'`$]{8,4096})""")
+"""The same, as a title shows it: folded on one line, the output after the command."""
 _PRINT_GATES = (
     "printenv",
     "echo",
@@ -217,6 +229,14 @@ def _outputs(text: str, out: list[Span]) -> None:
             if var and name_tier(var) is None:
                 continue
             output_value(text, m.start("v"), m.group("v"), out)
+        if "\n" not in text:
+            for m in _PRINTS_FOLDED_RE.finditer(text):
+                var = m.group("var") or m.group("var2")
+                v = m.group("v")
+                if (var and name_tier(var) is None) or not (
+                        looks_random(v) or (_DIGIT_RE.search(v) and _SYMBOL_RE.search(v))):
+                    continue
+                output_value(text, m.start("v"), v, out)
     if "Secret Access Key [" in text:
         out.extend((m.start("v"), m.end("v"), "aws-secret", SPECIFIC)
                    for m in _AWS_PROMPT_RE.finditer(text))
@@ -228,6 +248,8 @@ def _outputs(text: str, out: list[Span]) -> None:
                     out.append((s, s + len(run.group()), "aws-secret", SPECIFIC))
 
 
+_DIGIT_RE = lazy(r"[0-9]")
+_SYMBOL_RE = lazy(r"[^\w\s]")
 _MIXED_RE = lazy(r"[a-z][A-Z]")
 _KEY_LINE_RE = lazy(r"[A-Za-z_][\w.-]*[ \t]*[=:][ \t]|[A-Z_][A-Z0-9_]{2,}=|.*[\"'`]")
 _AWS_PROMPT_RE = lazy(r"Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*(?P<v>[A-Za-z0-9/+=]{16,})")
