@@ -32,16 +32,17 @@ def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
     """Index `archive` into `data_dir` and return a service over it (writer released)."""
     from ccarchive.index.indexer import Indexer
     from ccarchive.index.store import IndexStore
-    from ccarchive.service import ArchiveService
+    from ccarchive.service import open_service
 
-    store = IndexStore(Settings(archive, data_dir).archive_data_dir)
+    settings = Settings(archive, data_dir, semantic=False)
+    store = IndexStore(settings.archive_data_dir)
     indexer = Indexer(store, archive, store.try_writer())
     try:
         indexer.run()
     finally:
         indexer.close()
     store.mark_complete()
-    return ArchiveService(store, archive)
+    return open_service(settings, store=store)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,9 @@ ARCHITECTURE.md describes the layers; these tests keep it true:
 - the import-linter contracts in pyproject.toml (`[tool.importlinter]`) hold;
 - no two modules of `ccarchive` import each other, however indirectly (function-level and
   TYPE_CHECKING imports count: a newcomer reading either module meets the other);
+- every import names the module that defines the name (no re-export shims: a module imports
+  only what it uses, and only a package's `__init__` offers names, those of its `__all__`);
+- no `_private` name is imported from another module (make it public in its home instead);
 - every folder under app/ that holds Python is a package in pyproject.toml (else a wheel
   silently leaves it out), and a built wheel holds `ccarchive` and nothing else.
 
@@ -15,6 +18,8 @@ import finder maps it to app/. No path trick is needed, as long as the project i
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib.util
 import os
 import re
@@ -153,6 +158,134 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert groups == [["p.a", "p.b", "p.c"]]
     assert _cycle_through(graph, groups[0]) == ["p.a", "p.b", "p.c", "p.a"]
     assert "p.c -> p.a  (line 1: import p.a)" in _describe(graph, ["p.a", "p.b", "p.c", "p.a"])
+
+
+# ---- imports point home -------------------------------------------------------------
+
+
+def _module_file(module: str) -> Path | None:
+    """The source of a `ccarchive` module (a package's `__init__.py`), or None."""
+    base = APP.joinpath(*module.split(".")[1:])
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return base.with_suffix(".py") if base.with_suffix(".py").is_file() else None
+
+
+def _top_level(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names a module defines at its top level (in `if`/`try` blocks too), and its
+    `__all__`."""
+    defined: set[str] = set()
+    exported: set[str] = set()
+
+    def walk(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    defined.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                    if isinstance(target, ast.Name) and target.id == "__all__" \
+                            and isinstance(node.value, ast.List | ast.Tuple):
+                        exported.update(e.value for e in node.value.elts
+                                        if isinstance(e, ast.Constant))
+            elif isinstance(node, ast.If | ast.Try):
+                walk(node.body)
+                walk(node.orelse)
+
+    walk(tree.body)
+    return defined, exported
+
+
+@functools.cache
+def _names_of(path: Path) -> tuple[set[str], set[str]]:
+    return _top_level(ast.parse(path.read_text(encoding="utf-8")))
+
+
+def _ccarchive_imports(tree: ast.Module) -> Iterator[tuple[ast.ImportFrom, ast.alias]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] == PACKAGE:
+            for alias in node.names:
+                yield node, alias
+
+
+def _misplaced_imports(sources: dict[str, str]) -> list[str]:
+    """`path:line: name from module` for each name imported from a module that neither
+    defines it, nor has it as a submodule, nor (a package) lists it in `__all__`."""
+    found = []
+    for where, source in sources.items():
+        for node, alias in _ccarchive_imports(ast.parse(source)):
+            module_file = _module_file(node.module or "")
+            if module_file is None or _module_file(f"{node.module}.{alias.name}"):
+                continue
+            defined, exported = _names_of(module_file)
+            if alias.name in defined or (module_file.name == "__init__.py"
+                                         and alias.name in exported):
+                continue
+            found.append(f"{where}:{node.lineno}: {alias.name} from {node.module}")
+    return found
+
+
+def _reexports(path: str, source: str) -> list[str]:
+    """Names a module imports without using them: re-exports (a package's `__init__` may
+    offer what its `__all__` lists)."""
+    tree = ast.parse(source)
+    _defined, exported = _top_level(tree)
+    names = {alias.asname or alias.name for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+             for alias in node.names}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+        and isinstance(n.value, str) and n.value.isidentifier() and n.value not in exported}
+    allowed = exported if path.endswith("__init__.py") else set()
+    return sorted(f"{path}: {name}" for name in names - used - allowed)
+
+
+def _private_imports(sources: dict[str, str]) -> list[str]:
+    return [f"{where}:{node.lineno}: {alias.name} from {node.module}"
+            for where, source in sources.items()
+            for node, alias in _ccarchive_imports(ast.parse(source))
+            if alias.name.startswith("_") and not alias.name.startswith("__")]
+
+
+def _sources(*folders: Path) -> dict[str, str]:
+    return {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+            for folder in folders for path in sorted(folder.rglob("*.py"))
+            if "__pycache__" not in path.parts}
+
+
+def test_every_import_names_the_module_that_defines_it() -> None:
+    found = _misplaced_imports(_sources(APP, ROOT / "tests"))
+    print("\n".join(found) or "every import points home")
+    assert not found, "names imported from a module that only passes them on:\n" + \
+        "\n".join(found)
+
+
+def test_no_module_re_exports_names_it_does_not_use() -> None:
+    found = [line for path, source in _sources(APP).items()
+             for line in _reexports(path, source)]
+    print("\n".join(found) or "no re-exports")
+    assert not found, "imported but never used (re-exports):\n" + "\n".join(found)
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    found = _private_imports(_sources(APP))
+    print("\n".join(found) or "no private imports")
+    assert not found, "private names imported from another module:\n" + "\n".join(found)
+
+
+def test_the_import_checks_can_fail() -> None:
+    """Each check above finds what it is for, in made-up sources."""
+    shim = "from ccarchive.index.query.compiler import tokenize\n"  # defined in tokens
+    assert _misplaced_imports({"x.py": shim}) == [
+        "x.py:1: tokenize from ccarchive.index.query.compiler"]
+    assert _misplaced_imports({"x.py": "from ccarchive.index.query.tokens import tokenize\n"}) \
+        == []
+    assert _reexports("m.py", "from a import b, c\n__all__ = ['b']\nc()\n") == ["m.py: b"]
+    assert _reexports("p/__init__.py", "from a import b\n__all__ = ['b']\n") == []
+    assert _private_imports({"x.py": "from ccarchive.service.base import _x\n"}) == [
+        "x.py:1: _x from ccarchive.service.base"]
 
 
 # ---- packaging --------------------------------------------------------------------------

@@ -10,8 +10,7 @@ and skipped, `content` may be a string or a list, `toolUseResult` may be anythin
 
 This module holds the record types and the rules per type; how a value becomes text
 (caps, prompts as typed, tool inputs, timestamps) is `record_text`, and what a file says
-about its session is `file_summary`. Both are re-exported here for the modules that
-import them from this one.
+about its session is `file_summary`.
 """
 
 from __future__ import annotations
@@ -30,18 +29,10 @@ from ccarchive.archive.record_text import (
     compact_json,
     content_text,
     event_display,
-    history_text,
-    parse_ts,
     prompt_display,
     tool_input_text,
 )
 from ccarchive.redact import prints_secret, redact, redact_name, redact_output, redact_pieces
-
-# Re-exported: the reader, the service and the tests import these from here.
-__all__ = ["COMPACT_PREFIX", "EVENT_PREFIXES", "EVENT_SUBTYPES", "INTERRUPT_PREFIX",
-           "KNOWN_TYPES", "PROSE_CAP", "SUBAGENT_TOOLS", "TITLE_CAP", "TOOL_CAP", "UNKNOWN_TYPE",
-           "Extractor", "FileSummary", "Unit", "cap", "content_text", "event_display",
-           "history_text", "parse_ts", "prompt_display", "tool_input_text"]
 
 KNOWN_TYPES = frozenset({
     "user", "assistant", "system", "attachment", "progress", "summary",

@@ -20,6 +20,7 @@ import re
 from datetime import datetime
 
 from ccarchive.redact import MARKER_RE
+from ccarchive.text import clip
 
 PLAN_PREFIX = re.compile(r"^\s*implement\s+the\s+following\s+plan\s*:?\s*", re.I)
 """What Claude Code writes before the plan when a session starts from an accepted one."""
@@ -73,9 +74,7 @@ def clean_title(text: str, width: int = 0) -> str:
         title = plan_heading(text[m.end():])
     else:
         title = strip_markdown(text)
-    if width and len(title) > width:
-        title = title[: max(1, width - 1)].rstrip() + "…"
-    return title
+    return clip(title, width) if width else title
 
 
 _WORD = re.compile(r"[^\W_]{2,}")

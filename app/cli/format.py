@@ -17,6 +17,7 @@ from rich.text import Text
 
 from ccarchive.service import models as M
 from ccarchive.service.naming import home_path, last_part, plural
+from ccarchive.text import clip
 
 Namer = Callable[[str], str]
 """Project path -> the name to print (the service's `project_name`)."""
@@ -44,10 +45,9 @@ def short_project(path: str, name: Namer = last_part) -> str:
     return (name(path) or path) if path else "—"
 
 
-def clip(text: str, width: int) -> str:
+def one_line(text: str, width: int) -> str:
     """`text` on one line, cut with an ellipsis at `width`."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(1, width - 1)].rstrip() + "…"
+    return clip(" ".join(text.split()), width)
 
 
 def print_search(console: Console, page: M.SearchPage, name: Namer = last_part) -> None:
@@ -61,14 +61,14 @@ def print_search(console: Console, page: M.SearchPage, name: Namer = last_part) 
     for group in rows:
         hits = group.hits if group is not None else page.hits
         if group is not None:
-            console.print(Text.assemble((clip(group.title, 70) or group.session_id[:8], "bold"),
+            console.print(Text.assemble((one_line(group.title, 70) or group.session_id[:8], "bold"),
                                         (f"  {short_project(group.project, name)}", "cyan"),
                                         (f"  {plural(group.hit_count, 'hit')}", "dim")))
         for h in hits:
             head = Text.assemble(
                 (f"{h.kind:<11}", KIND_STYLE.get(h.kind, "")), (f" {when(h.timestamp)} ", "dim"),
                 (short_project(h.project, name), "cyan"), "  ",
-                (clip(h.title, 70) if group is None else "", "bold"))
+                (one_line(h.title, 70) if group is None else "", "bold"))
             console.print(head)
             console.print(Text("  ") + snippet_text(h.snippet, h.highlights))
             console.print(Text(f"  {h.id}", style="dim"))
@@ -125,7 +125,7 @@ def print_transcript(console: Console, page: M.TranscriptPage,
         if e.kind == "tool_call":
             first = tool_lines.get(e.id) or _args_line(e)
         else:
-            first = clip(e.text.strip().splitlines()[0], 160) if e.text.strip() else ""
+            first = one_line(e.text.strip().splitlines()[0], 160) if e.text.strip() else ""
         marks = " ".join(f"[{f}]" for f in e.flags)
         console.print(Text.assemble((f"{when(e.timestamp)} ", "dim"), (f"{label:<12}", style),
                                     f" {marks} " if marks else " ", first))
@@ -135,7 +135,7 @@ def print_transcript(console: Console, page: M.TranscriptPage,
 def _args_line(e: M.Entry) -> str:
     """A tool call's first argument from its indexed text (`Name`, then its inputs)."""
     args = [ln for ln in e.text.splitlines()[1:] if ln.strip()]
-    return clip(args[0], 160) if args else ""
+    return one_line(args[0], 160) if args else ""
 
 
 def print_sessions(console: Console, page: M.SessionPage, name: Namer = last_part) -> None:
@@ -143,7 +143,7 @@ def print_sessions(console: Console, page: M.SessionPage, name: Namer = last_par
     for col in ("last active", "project", "title", "msgs", "tokens", "agents", "id"):
         t.add_column(col, no_wrap=True)
     for s in page.sessions:
-        t.add_row(when(s.last_activity), short_project(s.project, name), clip(s.title, 60),
+        t.add_row(when(s.last_activity), short_project(s.project, name), one_line(s.title, 60),
                   str(s.messages), f"{s.tokens.total:,}", str(s.subagent_count),
                   s.session_id[:8])
     console.print(t)

@@ -23,7 +23,6 @@ import click
 from ccarchive import __version__
 from ccarchive.archive.discovery import archive_exists
 from ccarchive.cli.options import archive_options, resolve_settings
-from ccarchive.cli.query_args import QueryCommand
 from ccarchive.cli.semantic import embed, note_without_vectors, semantic_options
 from ccarchive.config import Settings
 
@@ -79,6 +78,44 @@ class DefaultGroup(click.Group):
         return command
 
 
+# The search command's parsing: query words may start with `-` and stand anywhere.
+# A search query is free text in the search language, where `-flaky` means "not flaky" and
+# people search for flags (`--no-verify`); click would take those for options it does not
+# know, and `-hash` for `-h`. `QueryCommand` leaves click only the command's own options.
+class QueryCommand(click.Command):
+    """A command whose free words are a search query, wherever they stand and even when
+    they start with `-` (`ccarchive search --no-verify`, `search retry -flaky --json`).
+
+    Only the command's own option names are options; every other word is moved behind a
+    `--` before click parses, so click never reads it as an unknown option (or `-hash`
+    as `-h`). Words after a `--` of the reader's are query words too.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value: dict[str, bool] = {}
+        for p in self.get_params(ctx):
+            if isinstance(p, click.Option):
+                for name in (*p.opts, *p.secondary_opts):
+                    takes_value[name] = not p.is_flag and not p.count
+        options: list[str] = []
+        words: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                words.extend(rest)
+                break
+            name = arg.split("=", 1)[0]
+            if name in takes_value:
+                options.append(arg)
+                if takes_value[name] and "=" not in arg:
+                    value = next(rest, None)
+                    if value is not None:
+                        options.append(value)
+            else:
+                words.append(arg)
+        return super().parse_args(ctx, [*options, "--", *words])
+
+
 def _more(shown: int, total: int | None, noun: str = "") -> None:
     """Say that the rows printed are not all (`total` None: how many is not known):
     to stderr when stdout is piped, as the last line on a terminal."""
@@ -100,15 +137,13 @@ def _require_archive(settings: Settings) -> None:
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     """The service over an up-to-date-enough index: built first if it never was."""
     from ccarchive.index.store import IndexStore
-    from ccarchive.service import ArchiveService
+    from ccarchive.service import open_service
 
     _require_archive(settings)
     store = IndexStore(settings.archive_data_dir)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
-    svc = ArchiveService(store, settings.archive_root)
-    svc.use_semantic(settings)
-    return svc
+    return open_service(settings, store=store)
 
 
 def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
@@ -334,7 +369,7 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 
         ccarchive search 'tool:Bash "npm test" after:2026-02-01' --json
     """
-    from ccarchive.service import ServiceError
+    from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
 
     settings = resolve_settings(archive, data_dir)
@@ -401,7 +436,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
     id from search, or one printed under each entry here).
 
     Each tool call reads as its one-line summary (the command, file or pattern)."""
-    from ccarchive.service import ServiceError
+    from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
 
     settings = resolve_settings(archive, data_dir)
@@ -423,9 +458,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
     if as_json:
         _dump(to_jsonable(page))
         return
-    from ccarchive.tui.tool_input import tool_summaries  # no Textual: plain reads
-
-    print_transcript(_console(), page, tool_summaries(svc, page.entries))
+    print_transcript(_console(), page, svc.tool_summaries(page.entries))
     _more(len(page.entries), page.total, "entries")
 
 
@@ -438,7 +471,7 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
 def sessions(archive: str | None, data_dir: str | None, project: str | None,
              since: str | None, limit: int, as_json: bool) -> None:
     """List sessions, most recent first."""
-    from ccarchive.service import ServiceError
+    from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
 
     svc = _open(resolve_settings(archive, data_dir), quiet=as_json)

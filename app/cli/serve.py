@@ -130,23 +130,25 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
 
 def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The live archive: index in the background if no one else does, follow otherwise."""
-    from ccarchive.service import open_live_service
+    from ccarchive.live.live_archive import LiveArchive
+    from ccarchive.service import open_service
 
-    service = open_live_service(settings)
-    return service, service.live.stop
+    live = LiveArchive(settings).start()
+    return open_service(settings, live=live), live.stop
 
 
 def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The existing index, never written; other processes' commits are followed."""
     from ccarchive.index.store import complete_index_exists
-    from ccarchive.service import open_live_service
+    from ccarchive.live.live_archive import LiveArchive
+    from ccarchive.service import open_service
 
     if not complete_index_exists(settings.archive_data_dir):
         raise click.ClickException(
             f"no index of {settings.archive_root} yet: run `ccarchive index` first "
             "(or serve without --read-only, which indexes)")
-    service = open_live_service(settings, never_write=True)
-    return service, service.live.stop
+    live = LiveArchive(settings, never_write=True).start()
+    return open_service(settings, live=live), live.stop
 
 
 # ---- HTTP ---------------------------------------------------------------------------

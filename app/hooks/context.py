@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -56,19 +57,16 @@ def _when(ts: datetime | None) -> str:
     return ts.strftime("%Y-%m-%d") if ts else "?"
 
 
-def _short_project(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
-
-
 def _service(settings: Settings) -> Any:
     """The service over the existing, complete index, read-only; None if there is none."""
-    from ccarchive.index.store import IndexStore, complete_index_exists
+    from ccarchive.index.store import complete_index_exists
 
     if not complete_index_exists(settings.archive_data_dir):
         return None
-    from ccarchive.service import ArchiveService
+    from ccarchive.service import open_service
 
-    return ArchiveService(IndexStore(settings.archive_data_dir), settings.archive_root)
+    # never semantic: loading the encoder would cost a hook its budget on every prompt
+    return open_service(replace(settings, semantic=False))
 
 
 RELEVANCE_BAR = 0.6
@@ -104,7 +102,7 @@ def prompt_context(service: Any, event: dict[str, Any], *, limit: int,
         h = g.hits[0]
         if h.path.endswith("/MEMORY.md"):
             continue  # loaded into every session already
-        where = _short_project(g.project) if g.project else ""
+        where = service.project_name(g.project) if g.project else ""
         title = f' "{g.title[:80]}"' if g.title else ""
         asked = f" asked: {h.prompt[:120]!r};" if h.prompt and h.kind != "prompt" else ""
         lines.append(f"- {_when(g.timestamp)} {where}{title}:{asked} "
@@ -127,7 +125,7 @@ def session_start_context(service: Any, event: dict[str, Any], *, limit: int,
     sessions = [s for s in page.sessions if s.project == cwd and s.session_id != me][:limit]
     if not sessions:
         return ""
-    lines = [f"Recent sessions in {_short_project(cwd)}:"]
+    lines = [f"Recent sessions in {service.project_name(cwd)}:"]
     for s in sessions:
         title = (s.title or s.first_prompt or "(untitled)")[:100]
         extra = f", branch {s.branches[-1]}" if s.branches else ""

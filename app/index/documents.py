@@ -31,18 +31,11 @@ import orjson
 import tantivy
 
 from ccarchive.archive import discovery as D
+from ccarchive.archive.file_summary import FileSummary
 from ccarchive.archive.lines import HUGE, HugeLine, LineStats, decode_line, iter_raw_lines
 from ccarchive.archive.record_shape import reason_for, wrong_type_field, wrong_type_history
-from ccarchive.archive.records import (
-    KNOWN_TYPES,
-    PROSE_CAP,
-    Extractor,
-    FileSummary,
-    Unit,
-    cap,
-    history_text,
-    parse_ts,
-)
+from ccarchive.archive.record_text import PROSE_CAP, cap, history_text, parse_ts
+from ccarchive.archive.records import KNOWN_TYPES, Extractor, Unit
 from ccarchive.archive.safe_read import open_file, root_of
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
@@ -115,7 +108,7 @@ def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS) -> Iterator[Chu
                 length = line.length
             elif task.open_tail and at == first and not line:
                 length = 0  # the newline that completes a line already read
-            elif not history and _is_noise(line):
+            elif not history and is_noise(line):
                 stats.lines += 1
                 stats.objects += 1
                 builder.extractor.note_unparsed(line)
@@ -326,7 +319,7 @@ _SNAPSHOT = b'{"type":"file-history-snapshot",'
 _GLUED = b'}{"'
 
 
-def _is_noise(line: bytes) -> bool:
+def is_noise(line: bytes) -> bool:
     """Progress and file-history-snapshot records, recognised without parsing them.
 
     They are a third of all lines and a fifth of the bytes (FORMAT.md §15) and never

@@ -50,10 +50,6 @@ from ccarchive.index.run_reports import (
 from ccarchive.index.session_docs import build_session_doc, match_leaves, summary_titles
 from ccarchive.index.store import IndexStore
 
-# The run records are re-exported: the live layer and the views import them from here.
-__all__ = ["COMMIT_BYTES", "COMMIT_DOCS", "COMMIT_SECONDS", "COMMIT_SECONDS_MAX", "CommitFn",
-           "CommitInfo", "FileState", "Indexer", "Progress", "ProgressFn", "RunReport"]
-
 log = logging.getLogger(__name__)
 
 COMMIT_DOCS = 500_000

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import tantivy
 
 from ccarchive.archive import discovery as D
-from ccarchive.archive.records import PROSE_CAP, TITLE_CAP
+from ccarchive.archive.record_text import PROSE_CAP, TITLE_CAP
 from ccarchive.archive.safe_read import root_of, text_head_tail
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts

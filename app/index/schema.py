@@ -9,6 +9,7 @@ into a new one rather than read with the wrong schema.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 import tantivy
@@ -264,3 +265,10 @@ def first_value(doc: tantivy.Document, field: str, default: Any = "") -> Any:
     if v is None:
         return default
     return v.decode() if isinstance(v, bytes) and field in STORED_ONLY_FIELDS else v
+
+
+def searchable_counts(buckets: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Documents per searchable kind, from the buckets of a terms aggregation on `KIND`:
+    what every front end calls the index's documents (the session and state documents are
+    bookkeeping)."""
+    return {b["key"]: b["doc_count"] for b in buckets if b["key"] in SEARCHABLE_KINDS}

@@ -16,8 +16,9 @@ import orjson
 import tantivy
 
 from ccarchive.archive import discovery as D
+from ccarchive.archive.file_summary import FileSummary
 from ccarchive.archive.lines import INCOMPLETE_LAST_LINE
-from ccarchive.archive.records import TITLE_CAP, FileSummary, parse_ts
+from ccarchive.archive.record_text import TITLE_CAP, parse_ts
 from ccarchive.archive.titles import fallback_title
 from ccarchive.index import schema as S
 from ccarchive.index.checkpoints import FileState

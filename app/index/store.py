@@ -23,6 +23,7 @@ import orjson
 import tantivy
 
 from ccarchive.index import schema as S
+from ccarchive.text import clip
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ class IndexStore:
                 raise
             aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
             self.path.rename(aside)
-            detail = str(exc) if len(str(exc)) <= 300 else str(exc)[:300] + "…"
+            detail = clip(str(exc), 300)
             self.recovered = (
                 f"the index at {self.path} could not be opened ({detail}); it was moved to "
                 f"{aside.name} and is being rebuilt from the archive"

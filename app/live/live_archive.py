@@ -37,7 +37,8 @@ import tantivy
 
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
-from ccarchive.index.indexer import CommitInfo, Indexer, Progress, RunReport
+from ccarchive.index.indexer import Indexer
+from ccarchive.index.run_reports import CommitInfo, Progress, RunReport
 from ccarchive.index.store import IndexLocked, IndexStore
 from ccarchive.live.writer import follow_archive
 
@@ -418,7 +419,7 @@ class LiveArchive:
         gen = agg.get("gen", {}).get("value")
         if gen:
             self._seen_gen = max(self._seen_gen, int(gen))
-        docs = sum(n for k, n in kinds.items() if k in S.SEARCHABLE_KINDS)
+        docs = sum(S.searchable_counts(agg.get("kinds", {}).get("buckets", [])).values())
         return CommitInfo(
             opstamp=opstamp, docs=docs, sessions=frozenset(keys("sessions")),
             kinds=frozenset(k for k in kinds if k in S.SEARCHABLE_KINDS),

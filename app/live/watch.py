@@ -13,11 +13,9 @@ import threading
 import time
 
 from ccarchive.config import Settings
-from ccarchive.index.indexer import CommitInfo
+from ccarchive.index.run_reports import CommitInfo
 from ccarchive.live.live_archive import WRITER, Batch, LiveArchive
-
-# Re-exported: tests/live imports these two from here, where they lived before writer.py.
-from ccarchive.live.writer import _changed_rels, watch_mode  # noqa: F401
+from ccarchive.text import clip
 
 
 def _fmt_files(files: tuple[str, ...], width: int = 60) -> str:
@@ -29,7 +27,7 @@ def _fmt_files(files: tuple[str, ...], width: int = 60) -> str:
         stem = name.rsplit(".", 1)[0]
         names.append(stem[:8] if len(stem) == 36 and stem.count("-") == 4 else name)
     shown = ", ".join(names[:2]) + (f" +{len(names) - 2}" if len(names) > 2 else "")
-    return shown if len(shown) <= width else shown[: width - 1] + "…"
+    return clip(shown, width)
 
 
 def batch_line(batch: Batch) -> str:

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ccarchive.index.indexer import Indexer, RunReport
+    from ccarchive.index.indexer import Indexer
+    from ccarchive.index.run_reports import RunReport
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +185,7 @@ class _Hot:
         return out
 
 
-def _changed_rels(raw: set[tuple[int, str]], live: Followed) -> set[str]:
+def changed_rels(raw: set[tuple[int, str]], live: Followed) -> set[str]:
     """Archive-relative source paths behind a set of raw events.
 
     A directory that appeared (moved in) stands for the files under it; one that went
@@ -247,7 +248,7 @@ def follow_archive(live: Followed) -> None:
                                live.stopping)
             if raw == "stop":
                 break
-            rels = _changed_rels(raw, live) if isinstance(raw, set) else set()
+            rels = changed_rels(raw, live) if isinstance(raw, set) else set()
             if hot is not None:
                 hot.add(rels)
                 rels |= hot.changed()

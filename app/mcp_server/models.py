@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ccarchive.service import models as M
+from ccarchive.text import clip
 
 Kind = Literal["prompt", "assistant", "thinking", "tool_call", "tool_result", "summary",
                "event", "plan", "memory", "history"]
@@ -22,11 +23,6 @@ Kind = Literal["prompt", "assistant", "thinking", "tool_call", "tool_result", "s
 
 TITLE_CHARS = 160
 """Per-field budget for titles and first prompts (a pasted prompt can be a title)."""
-
-
-def clip(text: str, n: int) -> str:
-    """`text` cut to `n` characters, with an ellipsis when cut."""
-    return text if len(text) <= n else text[: max(0, n - 1)] + "…"
 
 
 class Hit(BaseModel):

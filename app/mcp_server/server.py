@@ -30,11 +30,8 @@ from mcp.server.mcpserver import MCPServer
 from ccarchive import __version__
 from ccarchive.mcp_server import tools_browse, tools_search, tools_sessions
 from ccarchive.mcp_server.caller_session import ActiveSessions
-from ccarchive.mcp_server.toolkit import CALL_BUDGET, READ_ONLY, SchemaErrors, ToolContext
+from ccarchive.mcp_server.toolkit import CALL_BUDGET, SchemaErrors, ToolContext
 from ccarchive.service import ArchiveService
-
-__all__ = ["CALL_BUDGET", "INSTRUCTIONS", "READ_ONLY", "SERVER_NAME", "ActiveSessions",
-           "build_server"]
 
 log = logging.getLogger(__name__)
 

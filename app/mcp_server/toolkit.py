@@ -23,8 +23,8 @@ from pydantic import BaseModel
 
 from ccarchive.mcp_server.caller_session import ActiveSessions
 from ccarchive.redact import redact
-from ccarchive.service import ArchiveService, ServiceError
-from ccarchive.service.cursor import decode_cursor, encode_cursor
+from ccarchive.service import ArchiveService
+from ccarchive.service.arguments import ServiceError, decode_cursor, encode_cursor
 
 log = logging.getLogger(__name__)
 
@@ -114,12 +114,12 @@ class SchemaErrors:
         return result.model_copy(update={"content": [TextContent(type="text", text=better)]})
 
 
-def _size(model: BaseModel) -> int:
+def json_size(model: BaseModel) -> int:
     return len(model.model_dump_json(exclude_defaults=True))
 
 
 @contextlib.contextmanager
-def _errors() -> Iterator[None]:
+def tool_errors() -> Iterator[None]:
     """Turn a bad request into a `ToolError` whose message reaches the model as is.
 
     (Any other exception reaches the model only as "Error executing tool x", which
@@ -140,17 +140,17 @@ def _errors() -> Iterator[None]:
 
 
 
-def _within(rows: list[Any], budget: int) -> list[Any]:
+def within_budget(rows: list[Any], budget: int) -> list[Any]:
     """The first rows whose text fits the budget (at least one)."""
     used = 0
     for i, row in enumerate(rows):
-        used += _size(row)
+        used += json_size(row)
         if i and used > budget:
             return rows[:i]
     return rows
 
 
-def _advance(cursor: str | None, next_cursor: str | None, kept: int) -> str:
+def advance_cursor(cursor: str | None, next_cursor: str | None, kept: int) -> str:
     """A cursor that continues right after the first `kept` rows of this page."""
     state = decode_cursor(cursor)
     later = decode_cursor(next_cursor)

@@ -13,7 +13,8 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _errors, _within
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, tool_errors, within_budget
+from ccarchive.text import clip
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -34,7 +35,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             description="Also list subagents' plans.")] = False,
     ) -> Annotated[CallToolResult, O.PlanList]:
         """Plans (plan-mode files), most recently changed first, with their sessions."""
-        with _errors():
+        with tool_errors():
             pl = service.plans(project=project, codename=codename, limit=limit, offset=offset,
                                include_agent_plans=include_agent_plans)
             nxt = offset + limit if offset + limit < pl.total else None
@@ -52,14 +53,14 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                              ] = 12_000,
     ) -> Annotated[CallToolResult, O.PlanDetail]:
         """One plan's text, its agent subplans and the sessions that wrote or used it."""
-        with _errors():
+        with tool_errors():
             t = service.plan(codename, include_agent_plans=include_agent_plans,
                              max_chars=min(max_chars, max(call_budget, 1000)))
             out = O.plan_detail(t)
             left = max(call_budget, max_chars) - len(out.text)
             for sub in out.subplans:
                 if len(sub.text) > max(left, 200):
-                    sub.text, sub.truncated = O.clip(sub.text, max(left, 200)), True
+                    sub.text, sub.truncated = clip(sub.text, max(left, 200)), True
                 left -= len(sub.text)
             return result(out)
 
@@ -70,9 +71,9 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                                                          "contains this.")] = None,
     ) -> Annotated[CallToolResult, O.MemoryFileList]:
         """Memory files (MEMORY.md and topic files) and session-memory summaries."""
-        with _errors():
+        with tool_errors():
             rows = [O.memory_info(m) for m in service.memory_files(project=project)]
-            kept = _within(rows, call_budget)
+            kept = within_budget(rows, call_budget)
             return result(O.MemoryFileList(files=kept, total=len(rows),
                                            truncated=len(kept) < len(rows)))
 
@@ -84,7 +85,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         max_chars: Annotated[int, Field(ge=100, le=100_000)] = 12_000,
     ) -> Annotated[CallToolResult, O.MemoryFile]:
         """Read one memory file of a project (MEMORY.md by default)."""
-        with _errors():
+        with tool_errors():
             m = service.memory_file(project, filename, max_chars=max_chars)
             return result(O.MemoryFile(info=O.memory_info(m.info), text=m.text,
                                        truncated=m.truncated))
@@ -103,13 +104,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         offset: Annotated[int, Field(ge=0)] = 0,
     ) -> Annotated[CallToolResult, O.HistoryPage]:
         """Prompts the user typed (history.jsonl), newest first or ranked by a query."""
-        with _errors():
+        with tool_errors():
             page = service.history(query=query, project=project, session_id=session_id,
                                    since=since, limit=limit, offset=offset)
             per = max(200, min(2_000, call_budget // max(1, len(page.items))))
             nxt = offset + limit if offset + limit < page.total else None
             return result(O.HistoryPage(
-                items=[O.HistoryItem(id=h.id, text=O.clip(h.text, per), project=h.project,
+                items=[O.HistoryItem(id=h.id, text=clip(h.text, per), project=h.project,
                                      session_id=h.session_id, timestamp=h.timestamp)
                        for h in page.items],
                 total=page.total, next_offset=nxt, warnings=page.warnings))
@@ -118,7 +119,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="Archive and index status", annotations=READ_ONLY)
     def status() -> Annotated[CallToolResult, O.Status]:
         """What is indexed (by kind), what was skipped and why, and who indexes."""
-        with _errors():
+        with tool_errors():
             st = service.status()
             return result(O.Status(
                 archive=st.archive, role=st.role, projects=st.projects, sessions=st.sessions,

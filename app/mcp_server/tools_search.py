@@ -14,10 +14,17 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _advance, _errors, _size
+from ccarchive.mcp_server.toolkit import (
+    READ_ONLY,
+    ToolContext,
+    advance_cursor,
+    json_size,
+    tool_errors,
+)
 from ccarchive.service import models as M
-from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.arguments import encode_cursor
 from ccarchive.service.search import narrows_to_entries
+from ccarchive.text import clip
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -67,7 +74,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         or single entries (`group_by_session=false`). Follow up with `context(id)` or
         `get_entries([ids])`.
         """
-        with _errors():
+        with tool_errors():
             if group_by_session is None:
                 group_by_session = not narrows_to_entries(query, kind)
             excluded = [] if include_active else active.current()
@@ -83,13 +90,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             for row in rows:
                 if isinstance(row, M.SessionGroup):
                     item: BaseModel = O.SessionHits(
-                        session_id=row.session_id, title=O.clip(row.title, O.TITLE_CHARS),
+                        session_id=row.session_id, title=clip(row.title, O.TITLE_CHARS),
                         project=row.project, timestamp=row.timestamp,
                         hit_count=row.hit_count, relevance=row.relevance,
                         hits=[O.hit(h, snippet_chars) for h in row.hits])
                 else:
                     item = O.hit(row, snippet_chars)
-                used += _size(item)
+                used += json_size(item)
                 if kept and used > call_budget:
                     break
                 kept += 1
@@ -100,7 +107,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             if page.groups is not None:
                 out.groups = out.groups or []
             if kept < len(rows):
-                out.next_cursor = _advance(cursor, page.next_cursor, kept)
+                out.next_cursor = advance_cursor(cursor, page.next_cursor, kept)
                 out.warnings.append(f"budget: {kept} of {len(rows)} rows returned; "
                                     "next_cursor continues")
             return result(out)
@@ -115,7 +122,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             "Characters per neighbouring entry (the hit itself gets 4x)."))] = 800,
     ) -> Annotated[CallToolResult, O.ContextResult]:
         """The entries around one entry, in conversation order: the second step."""
-        with _errors():
+        with tool_errors():
             n = before + after + 4
             per = max(100, min(max_chars, call_budget // n))
             ctx = service.context(id, before=before, after=after, max_chars=per)
@@ -141,7 +148,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         characters of the text as archived; credentials are redacted in the whole text
         before a page is cut, and a page that would cut one widens to take it in whole.
         """
-        with _errors():
+        with tool_errors():
             out = O.EntriesResult()
             left = max(call_budget, max_chars) if len(ids) == 1 else call_budget
             for i in ids:
@@ -167,7 +174,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             description="Read this subagent's transcript instead of the main one.")] = None,
     ) -> Annotated[CallToolResult, O.SessionPage]:
         """A session's transcript in conversation order, in pages."""
-        with _errors():
+        with tool_errors():
             page = service.transcript(session_id, agent_id=agent_id, cursor=cursor,
                                       limit=limit, max_chars=max_chars)
             # the service echoes a prefix as given; the entries carry the full id
@@ -179,7 +186,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             used = 0
             for e in page.entries:
                 item = O.entry(e)
-                used += _size(item)
+                used += json_size(item)
                 if out.entries and used > call_budget:
                     break
                 out.entries.append(item)

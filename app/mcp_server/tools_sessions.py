@@ -9,7 +9,13 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, _errors, _size, _within
+from ccarchive.mcp_server.toolkit import (
+    READ_ONLY,
+    ToolContext,
+    json_size,
+    tool_errors,
+    within_budget,
+)
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -21,9 +27,9 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="List projects", annotations=READ_ONLY)
     def list_projects() -> Annotated[CallToolResult, O.ProjectList]:
         """Every project (working directory) with its figures, most recently active first."""
-        with _errors():
+        with tool_errors():
             rows = [O.project(p) for p in service.projects()]
-            kept = _within(rows, call_budget)
+            kept = within_budget(rows, call_budget)
             return result(O.ProjectList(projects=kept, total=len(rows),
                                         truncated=len(kept) < len(rows)))
 
@@ -39,7 +45,7 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                                                         "page.")] = None,
     ) -> Annotated[CallToolResult, O.SessionList]:
         """Sessions, most recently active first, with their titles and figures."""
-        with _errors():
+        with tool_errors():
             page = service.sessions(project=project, since=since, until=until, limit=limit,
                                     cursor=cursor)
             return result(O.SessionList(sessions=[O.session(s) for s in page.sessions],
@@ -55,13 +61,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                         "would not fit the call's budget.")] = None,
     ) -> Annotated[CallToolResult, O.Timeline]:
         """Sessions, prompts, messages and tokens per day (rows with activity only)."""
-        with _errors():
+        with tool_errors():
             for b in [bucket] if bucket else ["day", "week", "month"]:
                 t = service.timeline(days=days, project=project, bucket=b)
                 rows = [O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,
                               messages=d.messages, tokens=d.tokens)
                         for d in t.days if d.sessions or d.prompts or d.messages]
-                if sum(map(_size, rows)) <= call_budget:
+                if sum(map(json_size, rows)) <= call_budget:
                     break
             return result(O.Timeline(since=t.since, until=t.until, bucket=t.bucket,
-                                     project=t.project, days=_within(rows, call_budget)))
+                                     project=t.project, days=within_budget(rows, call_budget)))

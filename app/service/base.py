@@ -3,8 +3,7 @@
 `ArchiveService` is composed of one mixin per kind of question (`search`, `excerpts`,
 `readback`, `sessions`, `browse`); each subclasses `ServiceBase`, which holds the state they
 share (the store, the archive root, redaction, the caches and their lock) and the small
-helpers that build tantivy queries and read stored values. Names with a leading underscore
-here are private to the `ccarchive.service` package, not to this module.
+helpers that build tantivy queries and read stored values.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query
 from ccarchive.index.store import IndexStore
 from ccarchive.redact import MARKER_PREFIX, redact, redact_name
-from ccarchive.service.errors import ServiceError
+from ccarchive.service.arguments import ServiceError
 
 if TYPE_CHECKING:
     from ccarchive.index.query.compiler import CompiledQuery
@@ -33,19 +32,17 @@ if TYPE_CHECKING:
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 """Display order of the kinds (facets, status): the order of `S.SEARCHABLE_KINDS`."""
 
-_first = S.first_value
 
-
-def _strs(doc: tantivy.Document, field: str) -> list[Any]:
+def stored_strs(doc: tantivy.Document, field: str) -> list[Any]:
     return [v.decode() if isinstance(v, bytes) else v for v in doc.get_all(field)]
 
 
-def _dt(v: Any) -> datetime | None:
+def as_datetime(v: Any) -> datetime | None:
     if isinstance(v, datetime):
         return v if v.tzinfo else v.replace(tzinfo=UTC)
     if not v:
         return None
-    from ccarchive.archive.records import parse_ts
+    from ccarchive.archive.record_text import parse_ts
 
     return parse_ts(v)
 
@@ -67,6 +64,7 @@ class ServiceBase:
         self._titles_gen: object = -1
         self._links: dict[str, dict[str, str]] = {}
         self._links_gen = -1
+        self._doc_count = (-1, 0)
         self._lock = threading.Lock()
 
     @property
@@ -191,6 +189,7 @@ class ServiceBase:
         # What one mixin calls on another, declared so that each module reads (and type
         # checks) on its own; `ArchiveService` composes the real methods.
         def session(self, session_id: str) -> M.SessionInfo: ...
+        def search(self, query: str, **options: Any) -> M.SearchPage: ...
         def session_title(self, sid: str) -> tuple[str, str]: ...
         def _prefetch_titles(self, sids: Iterable[str]) -> None: ...
         def _session_info(self, doc: tantivy.Document) -> M.SessionInfo: ...

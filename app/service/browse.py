@@ -2,40 +2,64 @@
 
 Each backs one pane of the app and one group of MCP tools. Plans and memory files are
 whole files, read back from the archive; history lines are indexed whole.
+
+A typed prompt (a `history.jsonl` line) is also an entry of its session's transcript,
+recorded a moment later. To open a prompt "at that prompt" (`prompt_entry`), the
+session's prompt entries near its time are read and the one whose text matches is taken,
+the nearest in time if several match (the same words typed twice), else the nearest in
+time within `NEAR` (the text differs: pasted text is a placeholder in the history,
+expanded in the transcript).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import tantivy
 
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import compile_query
 from ccarchive.index.query.regex import contains_query, regex_query
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _dt, _first
-from ccarchive.service.cursor import _check_limit, check_offset
-from ccarchive.service.errors import ServiceError
+from ccarchive.service.arguments import ServiceError, check_limit, check_offset, check_session_id
+from ccarchive.service.base import ServiceBase, as_datetime
 from ccarchive.service.excerpts import SNIPPET_CHARS
-from ccarchive.service.ids import check_session_id
+
+WINDOW = timedelta(hours=6)
+"""How far from the typed time the prompt entries are read."""
+NEAR = timedelta(minutes=2)
+"""A prompt entry this close in time stands for the typed one even if its text differs."""
+COMPARED = 80
+"""Characters of each text compared (after spaces are folded)."""
+CANDIDATES = 100
+"""Prompt entries read around the typed time."""
+
+_PASTE = re.compile(r"\[Pasted text #\d+[^\]]*\]|\[Image #\d+\]")
 
 
 class BrowseMixin(ServiceBase):
     """`timeline()`, plans, memory files and `history()`."""
     def timeline(self, *, since: str | datetime | None = None,
                  until: str | datetime | None = None, days: int | None = None,
-                 project: str | None = None, bucket: str = "day") -> M.Timeline:
-        """Sessions, prompts, messages and tokens per day (or week, month)."""
+                 project: str | None = None, bucket: str = "day",
+                 ending: date | None = None, buckets: int | None = None) -> M.Timeline:
+        """Sessions, prompts, messages and tokens per day (or week, month).
+
+        With `ending` and `buckets`, the range is that many whole buckets ending with the
+        bucket that holds the day `ending` (`since`, `until` and `days` are then unused)."""
         if bucket not in ("day", "week", "month"):
             raise ServiceError(f"bucket must be day, week or month, got {bucket!r}")
+        if ending is not None and buckets is not None:
+            check_limit(buckets, "buckets", 3660)
+            since, until = bucket_window(ending, bucket, buckets)
         now = datetime.now(UTC)
         hi = self._date_arg(until, "until") or (now + timedelta(days=1)).replace(
             hour=0, minute=0, second=0, microsecond=0)
         if days is not None:
-            _check_limit(days, "days", 3660)
+            check_limit(days, "days", 3660)
         # whole (UTC) days: a partial first or last day would undercount its bucket
         midnight = hi.astimezone(UTC).replace(hour=0, minute=0, second=0,
                                                        microsecond=0)
@@ -80,13 +104,14 @@ class BrowseMixin(ServiceBase):
 
     def _plan_info(self, doc: tantivy.Document, searcher: tantivy.Searcher,
                    sessions: list[str] | None = None) -> M.PlanInfo:
-        slug = _first(doc, S.SLUG)
+        slug = first_value(doc, S.SLUG)
         if sessions is None:
             sessions = self._slug_sessions(searcher, [slug]).get(slug, [])
-        return M.PlanInfo(codename=slug, title=self._red_title(_first(doc, S.TITLE)),
-                          agent_id=_first(doc, S.AGENT), project=_first(doc, S.PROJECT),
-                          modified=_dt(doc.get_first(S.TS)),
-                          size=int(_first(doc, S.LENGTH, 0)), path=self._name(_first(doc, S.PATH)),
+        return M.PlanInfo(codename=slug, title=self._red_title(first_value(doc, S.TITLE)),
+                          agent_id=first_value(doc, S.AGENT), project=first_value(doc, S.PROJECT),
+                          modified=as_datetime(doc.get_first(S.TS)),
+                          size=int(first_value(doc, S.LENGTH, 0)),
+                          path=self._name(first_value(doc, S.PATH)),
                           sessions=sessions)
 
     SLUG_SESSIONS = 20
@@ -110,16 +135,20 @@ class BrowseMixin(ServiceBase):
         out: dict[str, list[str]] = {}
         for _, a in res.hits:
             doc = searcher.doc(a)
-            got = out.setdefault(_first(doc, S.SLUG), [])
+            got = out.setdefault(first_value(doc, S.SLUG), [])
             if len(got) < cap:
-                got.append(_first(doc, S.SESSION))
+                got.append(first_value(doc, S.SESSION))
         return out
 
     def plans(self, *, project: str | None = None, codename: str | None = None,
               limit: int = 30, offset: int = 0, include_agent_plans: bool = False,
-              query: str | None = None) -> M.PlanList:
-        """Plans, most recently changed first; agent subplans only when asked for."""
-        _check_limit(limit)
+              query: str | None = None, whole_plans: bool = False) -> M.PlanList:
+        """Plans, most recently changed first; agent subplans only when asked for.
+
+        With `whole_plans`, a subplan listed without its main plan (a query matched the
+        subplan only) brings the main plan along: appended after the page, in the order
+        of their subplans (`total` counts the matches alone)."""
+        check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [self._term(S.KIND, S.PLAN),
                                             self._project_query(project)]
@@ -140,10 +169,33 @@ class BrowseMixin(ServiceBase):
             res = searcher.search(q, limit, count=True, order_by_field=S.TS,
                                   order=tantivy.Order.Desc, offset=offset)
         docs = [searcher.doc(a) for _, a in res.hits]
-        sessions = self._slug_sessions(searcher, (_first(d, S.SLUG) for d in docs))
-        return M.PlanList(plans=[self._plan_info(d, searcher,
-                                                 sessions.get(_first(d, S.SLUG), []))
-                                 for d in docs], total=res.count or 0)
+        sessions = self._slug_sessions(searcher, (first_value(d, S.SLUG) for d in docs))
+        plans = [self._plan_info(d, searcher, sessions.get(first_value(d, S.SLUG), []))
+                 for d in docs]
+        if whole_plans:
+            plans += self._main_plans(searcher, plans)
+        return M.PlanList(plans=plans, total=res.count or 0)
+
+    def _main_plans(self, searcher: tantivy.Searcher,
+                    plans: list[M.PlanInfo]) -> list[M.PlanInfo]:
+        """The main plans of the subplans among `plans` whose main plan is not among
+        them, in the order of those subplans (the newest, if a codename has several)."""
+        listed = {p.codename for p in plans if not p.agent_id}
+        missing = list(dict.fromkeys(p.codename for p in plans
+                                     if p.agent_id and p.codename not in listed))
+        if not missing:
+            return []
+        q = self._all(self._term(S.KIND, S.PLAN), self._terms(S.SLUG, missing),
+                      must_not=[regex_query(self.schema, S.AGENT, ".+")])
+        res = searcher.search(q, len(missing) * 5, count=False, order_by_field=S.TS,
+                              order=tantivy.Order.Desc)
+        docs: dict[str, tantivy.Document] = {}
+        for _, a in res.hits:
+            doc = searcher.doc(a)
+            docs.setdefault(first_value(doc, S.SLUG), doc)
+        sessions = self._slug_sessions(searcher, docs)
+        return [self._plan_info(docs[c], searcher, sessions.get(c, []))
+                for c in missing if c in docs]
 
     def plan(self, codename: str, *, include_agent_plans: bool = True,
              max_chars: int = 50_000, char_offset: int = 0) -> M.PlanTree:
@@ -160,8 +212,8 @@ class BrowseMixin(ServiceBase):
         rows = searcher.search(q, 200, count=False, order_by_field=S.TS,
                                order=tantivy.Order.Desc).hits
         docs = [searcher.doc(a) for _, a in rows]
-        main = [d for d in docs if not _first(d, S.AGENT)]
-        subs = [d for d in docs if _first(d, S.AGENT)]
+        main = [d for d in docs if not first_value(d, S.AGENT)]
+        subs = [d for d in docs if first_value(d, S.AGENT)]
         if not main and not subs:
             raise ServiceError(f"unknown plan {codename!r}")
         head = main[0] if main else subs.pop(0)
@@ -196,12 +248,13 @@ class BrowseMixin(ServiceBase):
         return out
 
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
-        path = self._name(_first(doc, S.PATH))  # a token in a file name, redacted
-        return M.MemoryFileInfo(project=_first(doc, S.PROJECT), filename=path.rsplit("/", 1)[-1],
-                                title=self._red_title(_first(doc, S.TITLE)), path=path,
-                                size=int(_first(doc, S.LENGTH, 0)),
-                                modified=_dt(doc.get_first(S.TS)),
-                                session_id=_first(doc, S.SESSION))
+        path = self._name(first_value(doc, S.PATH))  # a token in a file name, redacted
+        return M.MemoryFileInfo(project=first_value(doc, S.PROJECT),
+                                filename=path.rsplit("/", 1)[-1],
+                                title=self._red_title(first_value(doc, S.TITLE)), path=path,
+                                size=int(first_value(doc, S.LENGTH, 0)),
+                                modified=as_datetime(doc.get_first(S.TS)),
+                                session_id=first_value(doc, S.SESSION))
 
     def memory_file(self, project: str, filename: str | None = None, *,
                     max_chars: int = 50_000, char_offset: int = 0) -> M.MemoryFile:
@@ -232,7 +285,7 @@ class BrowseMixin(ServiceBase):
                 until: str | datetime | None = None, limit: int = 50,
                 offset: int = 0) -> M.HistoryPage:
         """Typed prompts from history.jsonl, newest first, or ranked when a query is given."""
-        _check_limit(limit)
+        check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [
             self._term(S.KIND, S.HISTORY), self._project_query(project),
@@ -259,10 +312,49 @@ class BrowseMixin(ServiceBase):
             doc = searcher.doc(addr)
             snippet, _spans = self._snippet(doc, gens, SNIPPET_CHARS)
             items.append(M.HistoryItem(id=S.doc_id(doc), text=self._red_stored(doc),
-                                       project=_first(doc, S.PROJECT),
-                                       session_id=_first(doc, S.SESSION),
-                                       timestamp=_dt(doc.get_first(S.TS)), snippet=snippet))
+                                       project=first_value(doc, S.PROJECT),
+                                       session_id=first_value(doc, S.SESSION),
+                                       timestamp=as_datetime(doc.get_first(S.TS)), snippet=snippet))
         return M.HistoryPage(items=items, total=res.count or 0, warnings=warnings)
+
+    def prompt_entry(self, session_id: str, text: str, when: datetime | None) -> str | None:
+        """The id of the session's prompt entry that `text`, typed at `when`, became
+        (None if none is found: the session then opens at its start)."""
+        if not session_id:
+            return None
+        around = {} if when is None else {"since": when - WINDOW, "until": when + WINDOW}
+        try:
+            page = self.search("", session_id=session_id, kind="prompt", limit=CANDIDATES,
+                               **around)
+        except ServiceError:
+            return None
+        prompts = [h for h in page.hits if not h.agent_id]  # the session's own, not a subagent's
+
+        def distance(ts: datetime | None) -> float:
+            if ts is None or when is None:
+                return float("inf")
+            return abs((ts - when).total_seconds())
+
+        matching = [h for h in prompts if _matches(text, h.snippet)]
+        if matching:
+            return min(matching, key=lambda h: distance(h.timestamp)).id
+        near = [h for h in prompts if distance(h.timestamp) <= NEAR.total_seconds()]
+        return min(near, key=lambda h: distance(h.timestamp)).id if near else None
+
+
+
+def _key(text: str) -> str:
+    """The comparable head of a prompt: no paste placeholders, spaces folded, lowercase."""
+    text = _PASTE.split(text, maxsplit=1)[0].rstrip("…")  # a snippet ends with … if cut
+    return " ".join(text.split()).lower()[:COMPARED]
+
+
+def _matches(typed: str, entry: str) -> bool:
+    a, b = _key(typed), _key(entry)
+    if not a or not b:
+        return False
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
 
 
 def _check_page(max_chars: int, char_offset: int) -> None:
@@ -272,14 +364,46 @@ def _check_page(max_chars: int, char_offset: int) -> None:
         raise ServiceError(f"char_offset must be 0 or more, got {char_offset!r}")
 
 
+def bucket_start(day: date, kind: str) -> date:
+    """The first day of the day, week (Monday) or month bucket holding `day`."""
+    if kind == "week":
+        return day - timedelta(days=day.weekday())
+    if kind == "month":
+        return day.replace(day=1)
+    return day
+
+
+def next_bucket(start: datetime, kind: str) -> datetime:
+    """The start of the day, week or month bucket after the one starting at `start`."""
+    if kind == "day":
+        return start + timedelta(days=1)
+    if kind == "week":
+        return start + timedelta(days=7)
+    return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+
+def bucket_window(end: date, kind: str, n: int) -> tuple[datetime, datetime]:
+    """[since, until) of `n` day, week or month buckets ending with the bucket holding
+    `end` (UTC midnights)."""
+    hi = datetime.combine(end, time(), tzinfo=UTC) + timedelta(days=1)
+    if kind == "day":
+        return hi - timedelta(days=n), hi
+    if kind == "week":
+        monday = hi - timedelta(days=1) - timedelta(days=(end.weekday()))
+        lo = monday - timedelta(weeks=n - 1)
+        return lo, monday + timedelta(weeks=1)
+    first = end.replace(day=1)
+    lo = first
+    for _ in range(n - 1):
+        lo = (lo - timedelta(days=1)).replace(day=1)
+    return datetime.combine(lo, time(), tzinfo=UTC), next_bucket(
+        datetime.combine(first, time(), tzinfo=UTC), "month")
+
+
 def _rebucket(days: list[M.DayActivity], bucket: str) -> list[M.DayActivity]:
     out: dict[str, M.DayActivity] = {}
     for d in days:
-        day = datetime.fromisoformat(d.day)
-        if bucket == "week":
-            key = (day - timedelta(days=day.weekday())).date().isoformat()
-        else:
-            key = day.date().replace(day=1).isoformat()
+        key = bucket_start(date.fromisoformat(d.day[:10]), bucket).isoformat()
         r = out.setdefault(key, M.DayActivity(day=key))
         r.sessions += d.sessions
         r.prompts += d.prompts

@@ -20,9 +20,10 @@ import tantivy
 
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import CompiledQuery
+from ccarchive.index.schema import first_value
 from ccarchive.redact import redact, redact_window
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _dt, _first, _strs
+from ccarchive.service.base import ServiceBase, as_datetime, stored_strs
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""
@@ -47,8 +48,8 @@ class ExcerptsMixin(ServiceBase):
     def _stored(self, doc: tantivy.Document) -> tuple[str, tuple[int, ...]]:
         """The indexed text, and where the index cut it: a long text is kept as its head,
         "\n…\n" and its tail (record_text.cap)."""
-        text = _first(doc, S.TEXT)
-        if int(_first(doc, S.TEXT_LEN, 0) or 0) > len(text) > 3:
+        text = first_value(doc, S.TEXT)
+        if int(first_value(doc, S.TEXT_LEN, 0) or 0) > len(text) > 3:
             head = _head_len(text)
             return text, (head, head + 3)
         return text, ()
@@ -86,9 +87,9 @@ class ExcerptsMixin(ServiceBase):
     def _entry(self, doc: tantivy.Document, max_chars: int, char_offset: int = 0,
                full: bool = False) -> M.Entry:
         text, cuts = self._stored(doc)
-        text_len = int(_first(doc, S.TEXT_LEN, 0)) or len(text)
-        path = _first(doc, S.PATH)
-        offset, length = int(_first(doc, S.OFFSET, 0)), int(_first(doc, S.LENGTH, 0))
+        text_len = int(first_value(doc, S.TEXT_LEN, 0)) or len(text)
+        path = first_value(doc, S.PATH)
+        offset, length = int(first_value(doc, S.OFFSET, 0)), int(first_value(doc, S.LENGTH, 0))
         readable = True
         # the index holds redacted text: shown as archived (redaction off), it is read back
         if full or not self.redact_secrets or (text_len > len(text) and char_offset):
@@ -108,22 +109,22 @@ class ExcerptsMixin(ServiceBase):
             piece = text[char_offset:char_offset + max_chars]
             end = char_offset + len(piece)
         truncated = end < max(text_len, len(text))
-        kind, tool = _first(doc, S.KIND), _first(doc, S.TOOL)
-        subagent = _first(doc, S.LINK_AGENT)
+        kind, tool = first_value(doc, S.KIND), first_value(doc, S.TOOL)
+        subagent = first_value(doc, S.LINK_AGENT)
         if not subagent and kind == S.TOOL_CALL and tool in _subagent_tools():
-            subagent = self._subagent_links(_first(doc, S.SESSION)).get(
-                _first(doc, S.TOOL_USE_ID), "")
+            subagent = self._subagent_links(first_value(doc, S.SESSION)).get(
+                first_value(doc, S.TOOL_USE_ID), "")
         return M.Entry(
-            id=self._name(S.doc_id(doc)), kind=kind, role=_first(doc, S.ROLE),
-            uuid=_first(doc, S.UUID), parent_uuid=_first(doc, S.PARENT),
-            session_id=_first(doc, S.SESSION), agent_id=_first(doc, S.AGENT),
-            timestamp=_dt(doc.get_first(S.TS)), text=piece, text_len=text_len,
+            id=self._name(S.doc_id(doc)), kind=kind, role=first_value(doc, S.ROLE),
+            uuid=first_value(doc, S.UUID), parent_uuid=first_value(doc, S.PARENT),
+            session_id=first_value(doc, S.SESSION), agent_id=first_value(doc, S.AGENT),
+            timestamp=as_datetime(doc.get_first(S.TS)), text=piece, text_len=text_len,
             truncated=truncated,
             next_char=end if truncated and (end < len(text) or readable) else None,
-            tool=tool, tool_use_id=_first(doc, S.TOOL_USE_ID),
+            tool=tool, tool_use_id=first_value(doc, S.TOOL_USE_ID),
             subagent_id=subagent, files=doc.get_all(S.FILES),
-            model=_first(doc, S.MODEL), flags=_strs(doc, S.FLAGS), path=self._name(path),
-            offset=offset, length=length, project=_first(doc, S.PROJECT),
+            model=first_value(doc, S.MODEL), flags=stored_strs(doc, S.FLAGS), path=self._name(path),
+            offset=offset, length=length, project=first_value(doc, S.PROJECT),
         )
 
 

@@ -8,16 +8,18 @@ Transcripts are ordered by `seq`, the order of the source file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import orjson
 import tantivy
 
 from ccarchive.index import schema as S
+from ccarchive.index.schema import first_value
 from ccarchive.redact import redact_window
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _first
-from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
-from ccarchive.service.errors import ServiceError
+from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
+from ccarchive.service.base import ServiceBase
+from ccarchive.service.tool_calls import read_tool_inputs, tool_summaries
 
 PAGE_MARGIN = 32_768
 """Characters of a file read and redacted on either side of a page: more than the
@@ -30,6 +32,18 @@ ENTRY_KINDS = tuple(k for k in S.SEARCHABLE_KINDS if k not in (S.PLAN, S.MEMORY,
 
 class ReadbackMixin(ServiceBase):
     """Entries by id, context, transcripts, positions and the live tail."""
+
+    def tool_inputs(self, entries: Sequence[M.Entry]) -> dict[str, dict[str, Any]]:
+        """Entry id -> the `input` object of each tool call among `entries` whose picture
+        needs it, read back from its source line and redacted as every text is
+        (`ccarchive.service.tool_calls`)."""
+        return read_tool_inputs(self.root, list(entries), redact=self.redact_secrets)
+
+    def tool_summaries(self, entries: Sequence[M.Entry]) -> dict[str, str]:
+        """Entry id -> what each tool call among `entries` did, in one line (as Replay
+        shows it, from its input where the index keeps too little)."""
+        calls = [e for e in entries if e.kind == "tool_call"]
+        return tool_summaries(calls, self.tool_inputs(calls) if calls else {})
     def _subagent_links(self, sid: str) -> dict[str, str]:
         """Spawning tool_use id -> subagent id of a session, cached until the next commit:
         the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""
@@ -43,7 +57,7 @@ class ReadbackMixin(ServiceBase):
         doc = self._session_doc(sid) if sid else None
         hit = {}
         if doc is not None:
-            blob = orjson.loads(_first(doc, S.BLOB, b"{}"))
+            blob = orjson.loads(first_value(doc, S.BLOB, b"{}"))
             hit = {r["tool_use_id"]: r.get("agent_id", "") for r in blob.get("subagents", [])
                    if r.get("tool_use_id")}
         with self._lock:
@@ -64,11 +78,13 @@ class ReadbackMixin(ServiceBase):
                 the path leaves the archive: refused, with the reason.
         """
         # the archive readers load here, not at import: `ccarchive search` never needs them
+        from ccarchive.archive.file_summary import FileSummary
         from ccarchive.archive.lines import HUGE_LINE, LineStats, decode_line
-        from ccarchive.archive.records import Extractor, FileSummary, history_text
+        from ccarchive.archive.record_text import history_text
+        from ccarchive.archive.records import Extractor
         from ccarchive.archive.safe_read import UnsafePath, read_line
 
-        kind = _first(doc, S.KIND)
+        kind = first_value(doc, S.KIND)
         if not length or length > HUGE_LINE:
             return None  # a huge line is indexed, and shown, by its head
         try:
@@ -78,14 +94,14 @@ class ReadbackMixin(ServiceBase):
         except OSError:
             return None
         objs = decode_line(raw, LineStats())
-        block = int(_first(doc, S.SEQ, 0)) % 256
+        block = int(first_value(doc, S.SEQ, 0)) % 256
         j, b = divmod(block, 16)
         text: str | None = None
         if kind == S.HISTORY:  # history documents number the objects of a line directly
             if block < len(objs):
                 text = history_text(objs[block])
         elif j < len(objs):
-            uuid = _first(doc, S.UUID)
+            uuid = first_value(doc, S.UUID)
             if uuid and objs[j].get("uuid") != uuid:
                 return None  # another record sits there now
             is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
@@ -93,7 +109,7 @@ class ReadbackMixin(ServiceBase):
                 objs[j], LineStats())
             text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind),
                         None)
-        indexed = _first(doc, S.TEXT)
+        indexed = first_value(doc, S.TEXT)
         mark = indexed.find("[REDACTED:", 0, 80)  # the index holds it redacted: up to a mark
         if text is None or not text.startswith(indexed[:64 if mark < 0 else min(mark, 64)]):
             return None
@@ -118,7 +134,7 @@ class ReadbackMixin(ServiceBase):
         lo = max(0, char_offset - margin)
         want = char_offset - lo + max_chars + margin
         try:
-            text, more, _ = read_text_page(self.root, _first(doc, S.PATH), lo, want)
+            text, more, _ = read_text_page(self.root, first_value(doc, S.PATH), lo, want)
             cuts: tuple[int, ...] = ()
         except UnsafePath as exc:
             raise ServiceError(str(exc)) from None
@@ -147,7 +163,7 @@ class ReadbackMixin(ServiceBase):
         if not hits:
             raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
         doc = searcher.doc(hits[0][1])
-        if _first(doc, S.KIND) not in S.SEARCHABLE_KINDS:
+        if first_value(doc, S.KIND) not in S.SEARCHABLE_KINDS:
             raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
         return doc
 
@@ -162,18 +178,18 @@ class ReadbackMixin(ServiceBase):
         """
         if not ids:
             raise ServiceError("ids must name at least one entry")
-        _check_limit(len(ids), "number of ids", 100)
-        _check_limit(max_chars, "max_chars", 200_000)
+        check_limit(len(ids), "number of ids", 100)
+        check_limit(max_chars, "max_chars", 200_000)
         return [self._entry(self._doc_by_id(i), max_chars, char_offset, full=True)
                 for i in ids]
 
     def context(self, entry_id: str, *, before: int = 3, after: int = 3,
                 max_chars: int = 1_000) -> M.ContextResult:
         """The entries around one entry, in conversation order."""
-        _check_limit(before + 1, "before", 51)
-        _check_limit(after + 1, "after", 51)
+        check_limit(before + 1, "before", 51)
+        check_limit(after + 1, "after", 51)
         doc = self._doc_by_id(entry_id)
-        path, seq = _first(doc, S.PATH), int(_first(doc, S.SEQ, 0))
+        path, seq = first_value(doc, S.PATH), int(first_value(doc, S.SEQ, 0))
         searcher = self._searcher()
         same = self._with_kinds(self._term(S.PATH, path), S.SEARCHABLE_KINDS)
 
@@ -199,7 +215,7 @@ class ReadbackMixin(ServiceBase):
         Order is the order of the source file, which is the order Claude Code appended in;
         rewinds, compaction boundaries and errors are flagged on the entries.
         """
-        _check_limit(limit, "limit", 1000)
+        check_limit(limit, "limit", 1000)
         info = self.session(session_id)
         q = self._transcript_query(info, agent_id, kinds)
         state = decode_cursor(cursor)
@@ -231,12 +247,12 @@ class ReadbackMixin(ServiceBase):
     def entry_position(self, entry_id: str) -> tuple[str, str, int]:
         """(session id, agent id, index in its transcript) of an entry: to open a hit."""
         doc = self._doc_by_id(entry_id)
-        sid, agent = _first(doc, S.SESSION), _first(doc, S.AGENT)
-        if _first(doc, S.KIND) not in ENTRY_KINDS:
+        sid, agent = first_value(doc, S.SESSION), first_value(doc, S.AGENT)
+        if first_value(doc, S.KIND) not in ENTRY_KINDS:
             raise ServiceError(f"{entry_id!r} is not a transcript entry")
-        seq = int(_first(doc, S.SEQ, 0))
+        seq = int(first_value(doc, S.SEQ, 0))
         q = self._with_kinds(self._all(
-            self._term(S.PATH, _first(doc, S.PATH)),
+            self._term(S.PATH, first_value(doc, S.PATH)),
             tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
                                       0, max(0, seq - 1))), ENTRY_KINDS)
         n = self._searcher().search(q, 1, count=True).count if seq else 0
@@ -256,7 +272,7 @@ class ReadbackMixin(ServiceBase):
         rows = searcher.search(q, limit, count=False, order_by_field=S.SEQ,
                                order=tantivy.Order.Asc).hits
         docs = [searcher.doc(a) for _, a in rows]
-        last = max([after_seq] + [int(_first(d, S.SEQ, 0)) for d in docs])
+        last = max([after_seq] + [int(first_value(d, S.SEQ, 0)) for d in docs])
         return [self._entry(d, max_chars) for d in docs], last
 
     def tail_last(self, session_id: str, *, count: int = 100, agent_id: str | None = None,
@@ -265,12 +281,12 @@ class ReadbackMixin(ServiceBase):
 
         Where a live view starts; it then follows with `tail(after_seq=last)`.
         """
-        _check_limit(count)
+        check_limit(count)
         info = self.session(session_id)
         q = self._transcript_query(info, agent_id, None)
         searcher = self._searcher()
         rows = searcher.search(q, count, count=False, order_by_field=S.SEQ,
                                order=tantivy.Order.Desc).hits
         docs = [searcher.doc(a) for _, a in reversed(rows)]
-        last = max([-1] + [int(_first(d, S.SEQ, 0)) for d in docs])
+        last = max([-1] + [int(first_value(d, S.SEQ, 0)) for d in docs])
         return [self._entry(d, max_chars) for d in docs], last

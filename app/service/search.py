@@ -17,10 +17,10 @@ import tantivy
 
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import CompiledQuery, compile_query
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first, _strs
-from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
-from ccarchive.service.errors import ServiceError
+from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
+from ccarchive.service.base import KIND_ORDER, ServiceBase, as_datetime, stored_strs
 from ccarchive.service.excerpts import SNIPPET_CHARS
 
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
@@ -49,7 +49,7 @@ class SearchMixin(ServiceBase):
         unless asked for (`kind:` or the include options).
         """
         t0 = time.perf_counter()
-        _check_limit(limit)
+        check_limit(limit)
         if len(query) > 20_000:
             query = query[:20_000]
         state = decode_cursor(cursor)
@@ -80,7 +80,7 @@ class SearchMixin(ServiceBase):
             rows = ranked[1][offset:offset + limit]
             snip = self._snippets(searcher, cq)
             docs = [searcher.doc(addr) for _score, addr in rows]
-            self._prefetch_titles(_first(d, S.SESSION) for d in docs)
+            self._prefetch_titles(first_value(d, S.SESSION) for d in docs)
             page.hits = [self._hit(doc, score, snip, snippet_chars)
                          for (score, _addr), doc in zip(rows, docs, strict=True)]
             if offset + limit < page.total:
@@ -185,20 +185,21 @@ class SearchMixin(ServiceBase):
 
     def _hit(self, doc: tantivy.Document, score: float,
              gens: dict[str, tantivy.SnippetGenerator] | None, chars: int) -> M.Hit:
-        kind = _first(doc, S.KIND)
-        sid = _first(doc, S.SESSION)
+        kind = first_value(doc, S.KIND)
+        sid = first_value(doc, S.SESSION)
         title, _ = self.session_title(sid) if sid and kind not in (S.PLAN, S.MEMORY) else \
-            (self._red_title(_first(doc, S.TITLE)), "")
+            (self._red_title(first_value(doc, S.TITLE)), "")
         snippet, spans = self._snippet(doc, gens, chars)
         return M.Hit(
-            id=self._name(S.doc_id(doc)), kind=kind, role=_first(doc, S.ROLE), session_id=sid,
-            agent_id=_first(doc, S.AGENT), uuid=_first(doc, S.UUID),
-            project=_first(doc, S.PROJECT), timestamp=_dt(doc.get_first(S.TS)),
-            title=title or self._red_title(_first(doc, S.TITLE)), snippet=snippet,
+            id=self._name(S.doc_id(doc)), kind=kind, role=first_value(doc, S.ROLE), session_id=sid,
+            agent_id=first_value(doc, S.AGENT), uuid=first_value(doc, S.UUID),
+            project=first_value(doc, S.PROJECT), timestamp=as_datetime(doc.get_first(S.TS)),
+            title=title or self._red_title(first_value(doc, S.TITLE)), snippet=snippet,
             highlights=spans,
-            score=round(score, 4), path=self._name(_first(doc, S.PATH)), tool=_first(doc, S.TOOL),
-            model=_first(doc, S.MODEL), branch=_first(doc, S.BRANCH),
-            flags=_strs(doc, S.FLAGS),
+            score=round(score, 4), path=self._name(first_value(doc, S.PATH)),
+            tool=first_value(doc, S.TOOL),
+            model=first_value(doc, S.MODEL), branch=first_value(doc, S.BRANCH),
+            flags=stored_strs(doc, S.FLAGS),
         )
 
     def _grouped(self, searcher: tantivy.Searcher, cq: CompiledQuery, q: tantivy.Query,
@@ -221,7 +222,7 @@ class SearchMixin(ServiceBase):
         shown = {key: [(sc, searcher.doc(a)) for sc, a in groups[key][:per_group]]
                  for key in order[offset:want]}
         snip = self._snippets(searcher, cq)
-        self._prefetch_titles(_first(docs[0][1], S.SESSION) for docs in shown.values())
+        self._prefetch_titles(first_value(docs[0][1], S.SESSION) for docs in shown.values())
         out = []
         for key in order[offset:want]:
             members = groups[key]

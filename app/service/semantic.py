@@ -2,7 +2,7 @@
 
 When semantic search is on (`Settings.semantic`, see `ccarchive.semantic`), the query's
 words are encoded (a few ms) and compared with every turn and session vector in one
-matrix product; a session's semantic score is its best cosine. `FindingMixin._rank`
+matrix product; a session's semantic score is its best cosine. `session_ranking._rank`
 mixes it with the word score, both z-normalised over the candidates, at nearly equal
 weight (`DENSE_WEIGHT`), the weight measured best on the eval harness (`tests/eval`,
 `--semantic`, seeds 1-3: rewordings' MRR@10 0.80 words only, 0.89 at 0.3, 0.91 at 0.4,

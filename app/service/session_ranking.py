@@ -27,10 +27,12 @@ from tantivy import Occur, Query
 
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import CompiledQuery
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, _first
-from ccarchive.service.cursor import encode_cursor
+from ccarchive.service.arguments import encode_cursor
+from ccarchive.service.base import ServiceBase
 from ccarchive.service.semantic import Dense, mix
+from ccarchive.text import clip
 
 TERM_POOL = 200
 """Best hits read per term. A rare term's hits all fit; a common term's best few hundred
@@ -131,7 +133,7 @@ class FindingMixin(ServiceBase):
                               for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
                               [:max(1, per_group)] if t.best[1] is not None])
                   for score, s in shown]
-        self._prefetch_titles(_first(rows[0][1], S.SESSION) for _sc, _s, rows in picked
+        self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
                               if rows)
         prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
                                                 for _sc, _s, rows in picked for t, doc in rows])
@@ -194,10 +196,10 @@ class FindingMixin(ServiceBase):
         hits = []
         for t, doc in rows:
             hit = self._hit(doc, t.score, snip, chars)
-            pdoc = doc if _first(doc, S.KIND) == S.PROMPT else \
-                prompts.get((_first(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+            pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
+                prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
             if pdoc is not None:
-                hit.prompt, hit.turn_id = self._clip_prompt(_first(pdoc, S.TEXT)), \
+                hit.prompt, hit.turn_id = self._clip_prompt(first_value(pdoc, S.TEXT)), \
                     S.doc_id(pdoc)
             hits.append(hit)
         first = hits[0]
@@ -225,11 +227,11 @@ class FindingMixin(ServiceBase):
         (shown beside it anyway) and another entry of the turn holds evidence too, so a
         result reads as the question and a snippet of what answered it."""
         doc = searcher.doc(t.best[1])
-        if _first(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
+        if first_value(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
             return doc
         for _e, addr in sorted(t.entries.values(), key=lambda row: -row[0])[1:4]:
             other = searcher.doc(addr)
-            if _first(other, S.KIND) != S.PROMPT:
+            if first_value(other, S.KIND) != S.PROMPT:
                 return other
         return doc
 
@@ -237,8 +239,8 @@ class FindingMixin(ServiceBase):
                                                                            int]]
                       ) -> dict[tuple[str, int], tantivy.Document]:
         """The prompts that opened the turns shown, by (path, seq): one search for all."""
-        keys = {(_first(doc, S.PATH), turn) for doc, turn in wanted
-                if turn and _first(doc, S.KIND) != S.PROMPT}
+        keys = {(first_value(doc, S.PATH), turn) for doc, turn in wanted
+                if turn and first_value(doc, S.KIND) != S.PROMPT}
         if not keys:
             return {}
         # by the files' prompts, then the seq column: a range clause per turn made the
@@ -255,14 +257,14 @@ class FindingMixin(ServiceBase):
         for (_score, addr), seq in zip(hits, seqs, strict=True):
             if seq in want_seqs:
                 doc = searcher.doc(addr)
-                key = (_first(doc, S.PATH), int(seq))
+                key = (first_value(doc, S.PATH), int(seq))
                 if key in keys:
                     out[key] = doc
         return out
 
     def _clip_prompt(self, text: str) -> str:
         flat = " ".join(self._red(text).split())
-        return flat if len(flat) <= PROMPT_CHARS else flat[:PROMPT_CHARS - 1] + "…"
+        return clip(flat, PROMPT_CHARS)
 
 
 def _term_hits(searcher: tantivy.Searcher, q: Query,

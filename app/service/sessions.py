@@ -22,11 +22,16 @@ import tantivy
 from ccarchive.archive.titles import clean_title, fallback_title
 from ccarchive.index import schema as S
 from ccarchive.index.query.regex import contains_query, regex_query
+from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
-from ccarchive.service.base import KIND_ORDER, ServiceBase, _dt, _first
-from ccarchive.service.cursor import _check_limit, decode_cursor, encode_cursor
-from ccarchive.service.errors import ServiceError
-from ccarchive.service.ids import check_session_id
+from ccarchive.service.arguments import (
+    ServiceError,
+    check_limit,
+    check_session_id,
+    decode_cursor,
+    encode_cursor,
+)
+from ccarchive.service.base import KIND_ORDER, ServiceBase, as_datetime
 from ccarchive.service.naming import last_part, short_names
 
 PREFIX_MATCHES_SHOWN = 10
@@ -48,7 +53,7 @@ class SessionsMixin(ServiceBase):
         return self._titles
 
     def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
-        return self._red_title(clean_title(_first(doc, S.TITLE))), _first(doc, S.PROJECT)
+        return self._red_title(clean_title(first_value(doc, S.TITLE))), first_value(doc, S.PROJECT)
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
@@ -75,22 +80,23 @@ class SessionsMixin(ServiceBase):
         found = {}
         for _score, addr in searcher.search(q, len(todo), count=False).hits:
             doc = searcher.doc(addr)
-            found[_first(doc, S.ID)[len("session:"):]] = self._title_of(doc)
+            found[first_value(doc, S.ID)[len("session:"):]] = self._title_of(doc)
         with self._lock:
             cache = self._title_cache()
             for sid in todo:
                 cache.setdefault(sid, found.get(sid, ("", "")))
 
     def _session_info(self, doc: tantivy.Document) -> M.SessionInfo:
-        b = orjson.loads(_first(doc, S.BLOB, b"{}"))
+        b = orjson.loads(first_value(doc, S.BLOB, b"{}"))
         subs = [M.SubagentInfo(agent_id=r.get("agent_id", ""), agent_type=r.get("agent_type", ""),
                                description=self._red_title(r.get("description", "")),
                                tool_use_id=r.get("tool_use_id", ""), entries=r.get("entries", 0),
                                tokens=r.get("tokens", 0), path=self._name(r.get("path", "")),
-                               warmup=r.get("warmup", False), first_ts=_dt(r.get("first_ts")))
+                               warmup=r.get("warmup", False),
+                               first_ts=as_datetime(r.get("first_ts")))
                 for r in b.get("subagents", [])]
         return M.SessionInfo(
-            session_id=b.get("session_id", _first(doc, S.SESSION)),
+            session_id=b.get("session_id", first_value(doc, S.SESSION)),
             title=self._red_title(clean_title(b.get("title", ""))) or fallback_title(
                 b.get("slugs", []), b.get("project", ""), b.get("first_ts", "")),
             first_prompt=self._red_title(b.get("first_prompt", "")),
@@ -98,7 +104,8 @@ class SessionsMixin(ServiceBase):
             models=b.get("models", []), slugs=b.get("slugs", []),
             messages=b.get("messages", 0), prompts=b.get("prompts", 0),
             tool_calls=b.get("tool_calls", 0), tokens=M.TokenTotals(**b.get("tokens", {})),
-            first_activity=_dt(b.get("first_ts")), last_activity=_dt(b.get("last_ts")),
+            first_activity=as_datetime(b.get("first_ts")),
+            last_activity=as_datetime(b.get("last_ts")),
             duration_s=b.get("duration_s", 0.0), subagent_count=b.get("subagent_count", 0),
             subagents=subs, compactions=b.get("compactions", 0), on_disk=b.get("on_disk", True),
             path=self._name(b.get("path", "")), archive_bytes=b.get("bytes", 0),
@@ -134,7 +141,7 @@ class SessionsMixin(ServiceBase):
         out = []
         for _, addr in hits:
             doc = searcher.doc(addr)
-            out.append((_first(doc, S.SESSION), self._title_of(doc)[0]))
+            out.append((first_value(doc, S.SESSION), self._title_of(doc)[0]))
         return out
 
     def sessions(self, *, project: str | None = None, since: str | datetime | None = None,
@@ -146,7 +153,7 @@ class SessionsMixin(ServiceBase):
         Sessions with no message at all (0-byte files, files of bookkeeping records
         only) are left out unless `include_empty`.
         """
-        _check_limit(limit)
+        check_limit(limit)
         offset = int(decode_cursor(cursor).get("o", 0))
         searcher = self._searcher()
         q = self._sessions_query(project, since, until, model, branch, include_gone,
@@ -244,7 +251,7 @@ class SessionsMixin(ServiceBase):
         recently active sessions first, then each one's newest entries.
         """
         t0 = time.perf_counter()
-        _check_limit(limit)
+        check_limit(limit)
         searcher = self._searcher()
         recent = searcher.search(self._sessions_query(project, since, None), limit,
                                  order_by_field=S.TS, order=tantivy.Order.Desc).hits
@@ -255,9 +262,9 @@ class SessionsMixin(ServiceBase):
         total = 0
         for _, addr in recent:  # titles from the documents at hand (and cached)
             doc = searcher.doc(addr)
-            sid, title = _first(doc, S.SESSION), self._title_of(doc)[0]
+            sid, title = first_value(doc, S.SESSION), self._title_of(doc)[0]
             with self._lock:
-                self._title_cache().setdefault(sid, (title, _first(doc, S.PROJECT)))
+                self._title_cache().setdefault(sid, (title, first_value(doc, S.PROJECT)))
             part = self.search("", session_id=sid, limit=hits_per_group, **args)
             if part.hits:
                 groups.append(_group(part.hits, part.total, sid, title))
@@ -277,6 +284,21 @@ class SessionsMixin(ServiceBase):
             page.facets = self.search("", limit=1, facets=True, **args).facets
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
+
+    def document_count(self) -> int:
+        """Searchable documents in the index, as `status()` counts them; cached until the
+        next commit (the app's header shows it at every frame)."""
+        gen = self.generation
+        if self._doc_count[0] != gen:
+            try:
+                agg = self._searcher().aggregate(
+                    tantivy.Query.all_query(),
+                    {"kinds": {"terms": {"field": S.KIND, "size": 50}}})
+                n = sum(S.searchable_counts(agg["kinds"]["buckets"]).values())
+            except Exception:  # an index being created has no searcher yet
+                n = 0
+            self._doc_count = (gen, n)
+        return self._doc_count[1]
 
     def status(self) -> M.Status:
         """Archive and index figures: what is indexed, what was skipped and why."""
@@ -308,7 +330,7 @@ class SessionsMixin(ServiceBase):
         gone = searcher.search(self._all(self._term(S.KIND, S.SESSION_DOC),
                                          self._term(S.STATE, "gone")), 1, count=True).count
         last = agg.get("last", {}).get("value")
-        docs = {k: v for k, v in by_kind.items() if k in S.SEARCHABLE_KINDS}
+        docs = S.searchable_counts(agg["kinds"]["buckets"])
         return M.Status(
             archive=str(self.root), index_path=str(self.store.path), role=self.role,
             projects=len(self.projects()), sessions=by_kind.get(S.SESSION_DOC, 0),
@@ -327,7 +349,7 @@ class SessionsMixin(ServiceBase):
         `timeline()` counts a session on the day it started; this lists the same sessions
         (where `sessions()` filters on last activity).
         """
-        _check_limit(limit)
+        check_limit(limit)
         must = [self._term(S.KIND, S.SESSION_DOC), self._project_query(project),
                 self._date_range(self._date_arg(since, "since"),
                                  self._date_arg(until, "until"), S.TS_START),

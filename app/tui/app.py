@@ -24,7 +24,6 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-import tantivy
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -32,9 +31,8 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ccarchive.config import Settings
-from ccarchive.index import schema as S
 from ccarchive.live.live_archive import LiveArchive
-from ccarchive.service import ArchiveService, live_service
+from ccarchive.service import ArchiveService, open_service
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
 from ccarchive.tui.screens.plans import PlansScreen
@@ -120,11 +118,10 @@ class ArchiveApp(App[None]):
         """The archive and the data dir."""
         self.live = live if live is not None else LiveArchive(settings)
         """The index, kept current in the background (the app stops it on exit)."""
-        self.service: ArchiveService = live_service(self.live)
+        self.service: ArchiveService = open_service(settings, live=self.live)
         """The only way panes query the archive."""
         self._start_live = start_live
         self._closing = False
-        self._doc_count = (-1, 0)
         self._reported: set[int] = set()
         self.role_known = not start_live
         """Whether the index role (writer or follower) is decided: until the writer lock
@@ -178,22 +175,6 @@ class ArchiveApp(App[None]):
     def _committed(self, info: object) -> None:
         """From the indexer thread: one message; newer commits replace pending ones."""
         self.post_message(IndexUpdated(info))  # type: ignore[arg-type]
-
-    def document_count(self) -> int:
-        """Searchable documents in the index, as `ccarchive status` counts them (not the
-        session and bookkeeping documents); cached until the next commit."""
-        gen = self.service.generation
-        if self._doc_count[0] != gen:
-            try:
-                agg = self.service.store.searcher().aggregate(
-                    tantivy.Query.all_query(),
-                    {"kinds": {"terms": {"field": S.KIND, "size": 50}}})
-                n = sum(b["doc_count"] for b in agg["kinds"]["buckets"]
-                        if b["key"] in S.SEARCHABLE_KINDS)
-            except Exception:  # an index being created has no searcher yet
-                n = 0
-            self._doc_count = (gen, n)
-        return self._doc_count[1]
 
     # ---- switching panes ----------------------------------------------------------
     def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)

@@ -12,10 +12,8 @@ from datetime import UTC, datetime
 
 from textual import active_app
 
-from ccarchive.service.naming import plural
-
-__all__ = ["ago", "human_bytes", "human_count", "human_duration", "local", "now", "one_line",
-           "plural", "short_model", "short_project"]
+from ccarchive.service.naming import last_part
+from ccarchive.text import clip
 
 CLOCK: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
 """Where the panes read the time; tests replace it with a fixed clock."""
@@ -110,7 +108,7 @@ def short_project(path: str) -> str:
             return service.project_name(path) or path
         except Exception:  # an index being created has no searcher yet
             pass
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
+    return last_part(path)
 
 
 _MODEL = re.compile(r"^claude-(?:(\d+)-(\d+)-)?([a-z]+)(?:-(\d+))?(?:-(\d+))?(?:-\d{8})?$")
@@ -133,5 +131,5 @@ def one_line(text: str, width: int = 0) -> str:
     """Whitespace folded to single spaces, cut with an ellipsis at `width`."""
     flat = " ".join(text.split())
     if width and len(flat) > width:
-        return flat[: max(0, width - 1)] + "…"
+        return clip(flat, width)
     return flat

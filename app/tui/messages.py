@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from ccarchive.index.indexer import CommitInfo
+from ccarchive.index.run_reports import CommitInfo
 
 
 @dataclass

@@ -19,7 +19,6 @@ import tempfile
 from pathlib import Path
 
 from ccarchive.service.models import Entry, SessionInfo
-from ccarchive.tui.tool_input import service_tool_inputs
 from ccarchive.tui.widgets.entry_render import entry_markdown
 
 
@@ -127,7 +126,7 @@ def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
             page = svc.transcript(info.session_id, agent_id=agent_id or None,  # type: ignore
                                   start=start, limit=500, max_chars=200_000)
             entries: list[Entry] = page.entries
-            inputs = service_tool_inputs(svc, entries)
+            inputs = svc.tool_inputs(entries)  # type: ignore[attr-defined]
             full_ids = [e.id for e in entries if e.truncated]
             full = {}
             for i in range(0, len(full_ids), 100):

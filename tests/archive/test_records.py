@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ccarchive.archive.file_summary import FileSummary
 from ccarchive.archive.lines import LineStats
-from ccarchive.archive.records import Extractor, FileSummary, event_display, prompt_display
+from ccarchive.archive.record_text import event_display, prompt_display
+from ccarchive.archive.records import Extractor
 
 
 def test_slash_commands_read_as_typed_with_their_arguments() -> None:

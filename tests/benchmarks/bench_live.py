@@ -34,7 +34,7 @@ import tantivy
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
 from ccarchive.live.live_archive import LiveArchive
-from ccarchive.service import live_service
+from ccarchive.service import open_service
 
 pytestmark = pytest.mark.benchmark
 
@@ -160,7 +160,7 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
                     files.add(rec["file"])
 
     def check() -> None:
-        searcher_of = live_service(live)._searcher
+        searcher_of = open_service(live.settings, live=live)._searcher
         schema = live.store.schema
         while not done.is_set():
             commits.wait(0.05)

@@ -126,13 +126,13 @@ async def _run(settings: Settings, results: dict[str, list[float]],
                painted: dict[str, list[tuple[float, float]]], clock: _GcClock,
                monkeypatch: pytest.MonkeyPatch) -> None:
     from ccarchive.live.live_archive import LiveArchive
-    from ccarchive.service import live_service
+    from ccarchive.service import open_service
     from ccarchive.tui import format as tf
     from ccarchive.tui.app import make_app
 
     for _ in range(RUNS):
         live = LiveArchive(settings, watch=False)  # read the existing index; no indexing
-        last = live_service(live).sessions(limit=1).sessions[0].last_activity
+        last = open_service(live.settings, live=live).sessions(limit=1).sessions[0].last_activity
         monkeypatch.setattr(tf, "CLOCK", lambda last=last: last + timedelta(minutes=1))
         app = make_app(settings, live=live, start_live=False)
         frames: list[tuple[float, float]] = []

@@ -25,7 +25,7 @@ import pytest
 
 from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
-from ccarchive.service.service import ArchiveService
+from ccarchive.service import ArchiveService
 from tests.conftest import MAKE_ARCHIVE
 
 TARGETS_MS = {  # call: (p50, p99)

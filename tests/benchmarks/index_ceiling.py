@@ -46,7 +46,7 @@ def parse_cpu(sources: list[D.SourceFile]) -> tuple[float, int]:
     for src in sources:
         with open(src.path, "rb") as f:
             for _at, line in iter_raw_lines(f, 0, end=src.size):
-                if isinstance(line, HugeLine) or (src.kind != D.HISTORY and R._is_noise(line)):
+                if isinstance(line, HugeLine) or (src.kind != D.HISTORY and R.is_noise(line)):
                     continue
                 try:
                     orjson.loads(line)

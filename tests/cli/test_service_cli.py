@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ccarchive.service import ArchiveService
 from ccarchive.service.search import narrows_to_entries
-from ccarchive.service.service import ArchiveService
 from tests.conftest import build_index
 
 

@@ -402,8 +402,10 @@ def _extract_all(records: list[dict[str, Any]], history: list[dict[str, Any]]) -
     import orjson
 
     from ccarchive.archive import lines as L
+    from ccarchive.archive.file_summary import FileSummary
     from ccarchive.archive.record_shape import wrong_type_history
-    from ccarchive.archive.records import Extractor, FileSummary, history_text
+    from ccarchive.archive.record_text import history_text
+    from ccarchive.archive.records import Extractor
 
     n = 0
     for line in _every_mutation(records):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ccarchive.index.documents import _is_noise
+from ccarchive.index.documents import is_noise
 
 
 def _line(obj: dict) -> bytes:
@@ -21,8 +21,8 @@ def test_progress_and_snapshot_records_are_noise() -> None:
                       "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z"})
     snapshot = _line({"type": "file-history-snapshot", "messageId": "m1",
                       "snapshot": {"trackedFileBackups": {}}})
-    assert _is_noise(progress)
-    assert _is_noise(snapshot)
+    assert is_noise(progress)
+    assert is_noise(snapshot)
 
 
 def test_records_that_only_mention_progress_are_read() -> None:
@@ -35,7 +35,7 @@ def test_records_that_only_mention_progress_are_read() -> None:
         _line({**ENVELOPE, "type": "user", "message": {"role": "user", "content": "hi"}})
     plain = _line({**ENVELOPE, "type": "assistant", "message": {"content": []}})
     for line in (quoting, nested, glued, plain):
-        assert not _is_noise(line), line[:80]
+        assert not is_noise(line), line[:80]
 
 
 def test_skipped_records_still_count_as_activity(tmp_path) -> None:  # noqa: ANN001

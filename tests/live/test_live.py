@@ -2,8 +2,8 @@
 
 Driven deterministically: real lines are appended to a private copy of the demo archive
 and `live.run_once(only=[rel])` stands in for the watcher; what was written is then
-looked up through `live_service(live)`, as the app and the MCP tools do. The tests with the
-real watcher (one per event source) poll the service with a timeout.
+looked up through `open_service(settings, live=live)`, as the app and the MCP tools do.
+The tests with the real watcher (one per event source) poll the service with a timeout.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ import tantivy
 from ccarchive.archive import discovery as D
 from ccarchive.config import Settings
 from ccarchive.index import schema as S
-from ccarchive.index.indexer import CommitInfo
+from ccarchive.index.run_reports import CommitInfo
 from ccarchive.live.live_archive import READ_ONLY, WRITER, Batch, LiveArchive
-from ccarchive.live.watch import batch_line, watch_mode
-from ccarchive.service import live_service
+from ccarchive.live.watch import batch_line
+from ccarchive.live.writer import watch_mode
+from ccarchive.service import open_service
 
 # ---- helpers (also used by test_live_process.py) ------------------------------------------
 
@@ -152,13 +153,13 @@ def test_appended_lines_are_searchable_after_one_pass(live: LiveArchive,
     path = main_sessions(root)[0]
     w1, w2 = word(), word()
     append(path, prompt_line(path, f"please look at {w1}") + prompt_line(path, f"and {w2}"))
-    assert found(live_service(live), w1) == 0
+    assert found(open_service(live.settings, live=live), w1) == 0
 
     report = live.run_once(only=[rel(root, path)])
 
     assert report is not None and report.files_read == 1 and report.docs_added == 2
-    assert found(live_service(live), w1) == 1
-    assert found(live_service(live), w2) == 1
+    assert found(open_service(live.settings, live=live), w1) == 1
+    assert found(open_service(live.settings, live=live), w2) == 1
     info = commits[-1]
     assert rel(root, path) in info.files
     assert path.stem in info.sessions
@@ -176,7 +177,7 @@ def test_only_pass_does_not_walk_the_archive(live: LiveArchive,
     w = word()
     append(path, prompt_line(path, w))
     live.run_once(only=[rel(live.root, path)])
-    assert found(live_service(live), w) == 1
+    assert found(open_service(live.settings, live=live), w) == 1
 
 
 def test_half_written_line_waits_for_its_newline(live: LiveArchive) -> None:
@@ -189,18 +190,18 @@ def test_half_written_line_waits_for_its_newline(live: LiveArchive) -> None:
     append(path, line[:40])  # Claude Code is in the middle of writing this entry
 
     live.run_once(only=[r])
-    assert found(live_service(live), w) == 0
+    assert found(open_service(live.settings, live=live), w) == 0
     st = live.indexer.states[r]
     assert st.offset == before  # the checkpoint stays before the torn line
     assert st.pending == 40
 
     append(path, line[40:])
     live.run_once(only=[r])
-    assert found(live_service(live), w) == 1
+    assert found(open_service(live.settings, live=live), w) == 1
     assert live.indexer.states[r].offset == before + len(line)
     assert live.indexer.states[r].pending == 0
     live.run_once(only=[r])  # nothing new: nothing doubled
-    assert found(live_service(live), w) == 1
+    assert found(open_service(live.settings, live=live), w) == 1
     assert_no_doubles(live.store)
 
 
@@ -231,22 +232,22 @@ def test_new_files_of_every_kind_and_deletions(live: LiveArchive,
     live.run_once(only=rels)
 
     for kind, w in words.items():
-        assert found(live_service(live), w) == 1, kind
+        assert found(open_service(live.settings, live=live), w) == 1, kind
     assert set(rels) <= set().union(*(c.files for c in commits))
-    assert live_service(live).session(sid).subagent_count == 1
+    assert open_service(live.settings, live=live).session(sid).subagent_count == 1
 
     # Deleted (Claude Code's 30-day sweep): documents stay, the session is marked gone.
     session.unlink()
     live.run_once(only=[rel(root, session)])
     assert live.indexer.states[rel(root, session)].gone
-    assert live_service(live).session(sid).on_disk is False
-    assert found(live_service(live), words["session"]) == 1
+    assert open_service(live.settings, live=live).session(sid).on_disk is False
+    assert found(open_service(live.settings, live=live), words["session"]) == 1
 
     # An edited memory file replaces its document.
     memory.write_text("# Notes\n\nnothing left\n")
     live.run_once(only=[rel(root, memory)])
-    assert found(live_service(live), words["memory"]) == 0
-    assert found(live_service(live), "nothing left") >= 1
+    assert found(open_service(live.settings, live=live), words["memory"]) == 0
+    assert found(open_service(live.settings, live=live), "nothing left") >= 1
     assert_no_doubles(live.store)
 
 
@@ -275,7 +276,7 @@ def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> No
     old = word()
     append(path, prompt_line(path, f"old {old}"))
     live.run_once(only=[r])
-    assert found(live_service(live), old) == 1
+    assert found(open_service(live.settings, live=live), old) == 1
     lines = path.read_bytes().splitlines(keepends=True)
 
     # 1. Cut back to half and written on (smaller than what was indexed): read again.
@@ -285,8 +286,8 @@ def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> No
     append(path, prompt_line(path, f"after cut {new1}"))
     assert path.stat().st_size < live.indexer.states[r].offset
     live.run_once(only=[r])
-    assert found(live_service(live), old) == 0
-    assert found(live_service(live), new1) == 1
+    assert found(open_service(live.settings, live=live), old) == 0
+    assert found(open_service(live.settings, live=live), new1) == 1
 
     # 2. Emptied and rewritten with other content, bigger than before (same inode).
     new2 = word()
@@ -297,8 +298,8 @@ def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> No
         f.write(content)
     assert path.stat().st_size > live.indexer.states[r].offset
     live.run_once(only=[r])
-    assert found(live_service(live), new1) == 0
-    assert found(live_service(live), new2) == 1
+    assert found(open_service(live.settings, live=live), new1) == 0
+    assert found(open_service(live.settings, live=live), new2) == 1
 
     # 3. Replaced by a new file (atomic rename, new inode).
     new3 = word()
@@ -306,8 +307,8 @@ def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> No
     tmp.write_bytes(prompt_line(path, f"replaced {new3}") + content[len(content) // 2:])
     os.replace(tmp, path)
     live.run_once(only=[r])
-    assert found(live_service(live), new2) == 0
-    assert found(live_service(live), new3) == 1
+    assert found(open_service(live.settings, live=live), new2) == 0
+    assert found(open_service(live.settings, live=live), new3) == 1
 
     ids = assert_no_doubles(live.store)
     assert sum(1 for i in ids if i.startswith(f"{r}:")) == live.indexer.states[r].docs
@@ -342,11 +343,11 @@ def test_appends_during_a_full_pass_are_not_lost_or_doubled(demo_settings: Setti
         live.run_once()
         assert appended.is_set()
         live.run_once(only=[rel(root, first), rel(root, last)])  # the queued events
-        assert found(live_service(live), w_first) == 1
-        assert found(live_service(live), w_last) == 1
+        assert found(open_service(live.settings, live=live), w_first) == 1
+        assert found(open_service(live.settings, live=live), w_last) == 1
         live.run_once()  # the periodic full pass finds nothing more
-        assert found(live_service(live), w_first) == 1
-        assert found(live_service(live), w_last) == 1
+        assert found(open_service(live.settings, live=live), w_first) == 1
+        assert found(open_service(live.settings, live=live), w_last) == 1
         ids = assert_no_doubles(live.store)
     finally:
         live.stop()
@@ -410,7 +411,8 @@ def test_second_instance_follows_read_only_and_takes_over(demo_settings: Setting
     writer.run_once()
     follower = LiveArchive(demo_settings, watch=False)
     assert not follower._try_become_writer()
-    assert follower.state.role == READ_ONLY and live_service(follower).role == READ_ONLY
+    assert follower.state.role == READ_ONLY
+    assert open_service(follower.settings, live=follower).role == READ_ONLY
     assert follower.state.writer_pid == os.getpid()
     seen: list[CommitInfo] = []
     follower.on_commit(seen.append)
@@ -422,7 +424,7 @@ def test_second_instance_follows_read_only_and_takes_over(demo_settings: Setting
     writer.run_once(only=[rel(writer.root, path)])
 
     assert follower.poll_commits()
-    assert found(live_service(follower), w) == 1
+    assert found(open_service(follower.settings, live=follower), w) == 1
     info = seen[-1]
     assert rel(writer.root, path) in info.files
     assert path.stem in info.sessions
@@ -430,12 +432,13 @@ def test_second_instance_follows_read_only_and_takes_over(demo_settings: Setting
 
     writer.stop()  # exits: the lock is free
     assert follower._try_become_writer()
-    assert follower.state.role == WRITER and live_service(follower).role == WRITER
+    assert follower.state.role == WRITER
+    assert open_service(follower.settings, live=follower).role == WRITER
     w2 = word()
     append(path, prompt_line(path, f"after takeover {w2}"))
     follower.run_once(only=[rel(writer.root, path)])
-    assert found(live_service(follower), w2) == 1
-    assert found(live_service(follower), w) == 1
+    assert found(open_service(follower.settings, live=follower), w2) == 1
+    assert found(open_service(follower.settings, live=follower), w) == 1
     assert_no_doubles(follower.store)
     follower.stop()
 
@@ -451,7 +454,7 @@ def test_commit_callback_errors_do_not_stop_indexing(live: LiveArchive) -> None:
     w = word()
     append(path, prompt_line(path, w))
     live.run_once(only=[rel(live.root, path)])
-    assert found(live_service(live), w) == 1
+    assert found(open_service(live.settings, live=live), w) == 1
     b = batches[-1]
     assert b.docs == 1 and b.files == (rel(live.root, path),) and not b.full
     assert b.lag is not None and 0 <= b.lag < 60
@@ -490,23 +493,23 @@ def test_watcher_end_to_end(demo_settings: Settings) -> None:
         assert full_done.wait(60)
         assert live.state.watching in ("inotify", "native") or \
             live.state.watching.startswith("polling")
-        assert wait_for(lambda: found(live_service(live), w_during) == 1)
+        assert wait_for(lambda: found(open_service(live.settings, live=live), w_during) == 1)
         t0 = time.monotonic()
         append(path, prompt_line(path, f"just typed {w_after}"))
-        assert wait_for(lambda: found(live_service(live), w_after) == 1)
+        assert wait_for(lambda: found(open_service(live.settings, live=live), w_after) == 1)
         assert time.monotonic() - t0 < 10
         # A burst of appends is coalesced into few commits.
         n0 = live.state.commits
         burst = [word() for _ in range(30)]
         for w in burst:
             append(path, prompt_line(path, f"burst {w}"))
-        assert wait_for(lambda: found(live_service(live), burst[-1]) == 1)
-        assert all(found(live_service(live), w) == 1 for w in burst)
+        assert wait_for(lambda: found(open_service(live.settings, live=live), burst[-1]) == 1)
+        assert all(found(open_service(live.settings, live=live), w) == 1 for w in burst)
         assert live.state.commits - n0 < 30
         new = path.parent / f"{uuidlib.uuid4()}.jsonl"
         w_new = word()
         new.write_bytes(prompt_line(path, f"new file {w_new}"))
-        assert wait_for(lambda: found(live_service(live), w_new) == 1)
+        assert wait_for(lambda: found(open_service(live.settings, live=live), w_new) == 1)
     finally:
         live.stop()
     assert_no_doubles(live.store)
@@ -522,9 +525,9 @@ def test_polling_fallback_says_so_and_sees_same_second_appends(
         path = main_sessions(live.root)[0]
         w1, w2 = word(), word()
         append(path, prompt_line(path, w1))
-        assert wait_for(lambda: found(live_service(live), w1) == 1)
+        assert wait_for(lambda: found(open_service(live.settings, live=live), w1) == 1)
         append(path, prompt_line(path, w2))  # most likely within the same second
-        assert wait_for(lambda: found(live_service(live), w2) == 1, timeout=10)
+        assert wait_for(lambda: found(open_service(live.settings, live=live), w2) == 1, timeout=10)
     finally:
         live.stop()
 
@@ -539,7 +542,7 @@ def test_watch_mode_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
-    from ccarchive.live.watch import _changed_rels
+    from ccarchive.live.writer import changed_rels
 
     root = live.root
     agents = [r for r, st in live.indexer.states.items()
@@ -548,7 +551,7 @@ def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
         pytest.skip("the demo archive has no nested subagents")
     sdir = root / agents[0].split("/subagents/")[0]
     shutil.rmtree(sdir)
-    rels = _changed_rels({(3, str(sdir))}, live)
+    rels = changed_rels({(3, str(sdir))}, live)
     assert agents[0] in rels
     live.run_once(only=rels)
     assert live.indexer.states[agents[0]].gone

@@ -20,7 +20,7 @@ import pytest
 from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
 from ccarchive.live.live_archive import LiveArchive
-from ccarchive.service import ArchiveService, live_service
+from ccarchive.service import ArchiveService, open_service
 from tests.live.test_live import (
     all_ids,
     append,
@@ -192,7 +192,7 @@ def test_writer_killed_mid_batch_loses_and_doubles_nothing(demo_settings: Settin
     assert nxt._try_become_writer()  # the dead writer's lock is free
     nxt.run_once(only=rels)  # what the watcher reports on start
     nxt.run_once()  # the catch-up pass
-    assert all(found(live_service(nxt), w) == 2 for w in words)
+    assert all(found(open_service(nxt.settings, live=nxt), w) == 2 for w in words)
     ids = assert_no_doubles(nxt.store)
     nxt.stop()
 

@@ -28,8 +28,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccarchive.archive import lines as L
-from ccarchive.archive.records import Extractor, FileSummary
-from ccarchive.service import ServiceError
+from ccarchive.archive.file_summary import FileSummary
+from ccarchive.archive.records import Extractor
+from ccarchive.service.arguments import ServiceError
 from tests.conftest import DEMO_NOW, REAL_CORPUS, build_index
 
 ROOT = Path(__file__).resolve().parents[2]

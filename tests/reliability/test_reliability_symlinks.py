@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from mcp import Client
 
 from ccarchive.mcp_server.server import build_server
-from ccarchive.service import ServiceError
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import to_jsonable
 from tests.conftest import DEMO_NOW, build_index
 
@@ -159,7 +159,7 @@ async def test_a_jsonl_swapped_for_a_poisoned_link_is_refused(world: dict[str, A
     full = svc.entries([entry_id], max_chars=200_000)[0]  # before: read back whole
     # the transcript of the swapped file
     page = svc.transcript(session_id, agent_id=agent_id, limit=1000) if session_id else None
-    from ccarchive.tui.tool_input import read_tool_inputs
+    from ccarchive.service.tool_calls import read_tool_inputs
 
     calls_ = [x for x in page.entries if x.kind == "tool_call"] if page else []
     assert not calls_ or read_tool_inputs(root, calls_, redact=False)  # before: read

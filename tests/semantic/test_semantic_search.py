@@ -21,7 +21,7 @@ from ccarchive.config import SEMANTIC_ENV, Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import VectorStore, dedupe
-from ccarchive.service import ArchiveService, live_service
+from ccarchive.service import ArchiveService, open_service
 from tests.live.test_live import _envelope, main_sessions, prompt_line, wait_for
 
 SOURDOUGH = ("My sourdough starter smells like nail polish remover and barely rises anymore. "
@@ -81,7 +81,7 @@ def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
     assert wait_for(lambda: caught_up(live), timeout=300), live.vectors.state
     folder = live.store.path / "vectors"  # inside the index's own folder: dropped with it
     assert (folder / "manifest.json").is_file()
-    service = live_service(live)
+    service = open_service(live.settings, live=live)
     embedded = VectorStore(live.store.path).manifest().vectors
     assert embedded > 20
     assert service.status().semantic.startswith(f"on: {embedded:,} turns and sessions")
@@ -147,7 +147,7 @@ def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
         live.run_once()
         assert live.vectors is None
         assert not (live.store.path / "vectors").exists()
-        service = live_service(live)
+        service = open_service(live.settings, live=live)
         assert service.semantic is None
         line = service.status().semantic
         assert line.startswith("off") and "--semantic" in line and "CCARCHIVE_SEMANTIC=1" in line

@@ -12,7 +12,8 @@ import tantivy
 
 from ccarchive.archive.titles import clean_title
 from ccarchive.index import schema as S
-from ccarchive.service import ArchiveService, ServiceError
+from ccarchive.service import ArchiveService
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.naming import home_path, plural, short_names
 from tests.conftest import build_index
 from tests.service import shapes_archive as A

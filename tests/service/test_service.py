@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from ccarchive.service import ArchiveService
 from ccarchive.service import models as M
-from ccarchive.service.service import ArchiveService, ServiceError
+from ccarchive.service.arguments import ServiceError
 from tests.conftest import MAKE_ARCHIVE, build_index
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from ccarchive.index.indexer import CommitInfo
+from ccarchive.index.run_reports import CommitInfo
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.widgets import status_header
@@ -45,7 +45,7 @@ async def test_header_shows_archive_state_and_documents(app) -> None:  # noqa: A
         header = app.screen.query_one(status_header.ArchiveHeader)
         text = header.render().plain
         assert "~/.claude" in text and "● live" in text
-        assert f"{app.document_count():,} documents" in text
+        assert f"{app.service.document_count():,} documents" in text
         app.live.state.indexing, app.live.state.progress = True, 0.42
         assert "indexing 42%" in header.render().plain
 

@@ -182,7 +182,7 @@ async def test_header_fits_80_columns_with_state_and_count(app) -> None:  # noqa
         text = header.render().plain
         assert header.size.height == 1 and len(text) <= SMALL[0]
         assert "Search" in text and "● live" in text
-        assert text.rstrip().endswith(f"{app.document_count():,} docs")
+        assert text.rstrip().endswith(f"{app.service.document_count():,} docs")
 
 
 async def test_header_says_starting_until_the_role_is_known(app) -> None:  # noqa: ANN001
@@ -219,8 +219,8 @@ async def test_a_starting_app_never_claims_another_process_indexes(demo_settings
 async def test_header_counts_documents_as_status_does(app) -> None:  # noqa: ANN001
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert app.document_count() == app.service.status().documents
-        assert app.document_count() < app.service.store.searcher().num_docs
+        assert app.service.document_count() == app.service.status().documents
+        assert app.service.document_count() < app.service.store.searcher().num_docs
 
 
 async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:  # noqa: ANN001

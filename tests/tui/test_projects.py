@@ -34,7 +34,7 @@ async def test_projects_and_memory_files(app) -> None:  # noqa: ANN001
 
 
 async def test_refresh_keeps_project_and_file(app) -> None:  # noqa: ANN001
-    from ccarchive.index.indexer import CommitInfo
+    from ccarchive.index.run_reports import CommitInfo
     from ccarchive.tui.messages import IndexUpdated
 
     async with app.run_test(size=SIZE) as pilot:

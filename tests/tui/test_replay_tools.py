@@ -19,11 +19,11 @@ import pytest
 from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service.models import Entry
+from ccarchive.service.tool_calls import fit_path, tool_line
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.replay.time_jump import jump_outcome, parse_jump
 from ccarchive.tui.widgets.call_pairs import CallPairs
-from ccarchive.tui.widgets.tool_render import fit_path, tool_line
 from ccarchive.tui.widgets.transcript_view import TranscriptView
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 

@@ -61,7 +61,7 @@ async def test_project_filter_and_open_in_replay(app) -> None:  # noqa: ANN001
 
 
 async def test_refresh_keeps_selection(app) -> None:  # noqa: ANN001
-    from ccarchive.index.indexer import CommitInfo
+    from ccarchive.index.run_reports import CommitInfo
     from ccarchive.tui.messages import IndexUpdated
 
     async with app.run_test(size=SIZE) as pilot:

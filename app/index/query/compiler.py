@@ -19,8 +19,8 @@ our analyzer, our filters or our dates), so we parse ourselves, in two small sta
 Dates in `after:`/`before:` are read in the time zone of `now` (local time by default);
 the index stores UTC.
 
-The stages live in `tokens`, `parser`, `dates` and `regex`; this
-module holds the compiler and re-exports what callers use.
+The stages live in `tokens`, `parser`, `dates` and `regex`; this module holds the
+compiler.
 """
 
 from __future__ import annotations
@@ -33,33 +33,28 @@ from tantivy import FieldType, Occur, Query
 
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import split_camel, word_forms
-from ccarchive.index.query.dates import _MAX_TS, _MIN_TS, parse_date_bound
-from ccarchive.index.query.parser import And, Filter, Node, Not, Or, Phrase, Word, _and, _or, parse
-from ccarchive.index.query.regex import _regex_escape, contains_query, regex_query
-from ccarchive.index.query.tokens import (  # noqa: F401 (re-exported)
-    FILTER_FIELDS,
+from ccarchive.index.query.dates import MAX_TS, MIN_TS, parse_date_bound
+from ccarchive.index.query.parser import (
+    And,
+    Filter,
+    Node,
+    Not,
+    Or,
+    Phrase,
+    Word,
+    and_of,
+    or_of,
+    parse,
+)
+from ccarchive.index.query.regex import contains_query, regex_escape, regex_query
+from ccarchive.index.query.tokens import (
     KIND_ALIASES,
-    MAX_DEPTH,
     MAX_FILTER_CHARS,
     MAX_PHRASE_TOKENS,
-    MAX_QUERY_CHARS,
-    MAX_TERMS,
-    _clip,
-    tokenize,
+    QUOTED_CHARS,
 )
 from ccarchive.index.stopwords import is_stopword
-
-__all__ = [
-    "FILTER_FIELDS",
-    "KIND_ALIASES",
-    "CompiledQuery",
-    "compile_query",
-    "parse_date_bound",
-    "parse",
-    "contains_query",
-    "regex_query",
-    "tokenize",
-]
+from ccarchive.text import clip
 
 TITLE_BOOST = 2.0
 FORMS_BOOST = 0.7
@@ -233,8 +228,8 @@ class _Compiler:
                 self.warnings.append(
                     f"filters apply to the whole query, not to one side of OR: {named}"
                 )
-            return _or(kids)
-        return _and(kids)
+            return or_of(kids)
+        return and_of(kids)
 
     # -- text ------------------------------------------------------------------------
     def _text(self, node: Node, negated: bool) -> tuple[Query, bool] | None:
@@ -294,7 +289,7 @@ class _Compiler:
         if len(tokens) == 1:
             if prefix:
                 out.append(regex_query(self.schema, S.PARTS,
-                                             _regex_escape(tokens[0]) + ".*"))
+                                             regex_escape(tokens[0]) + ".*"))
             else:
                 out.append(Query.term_query(self.schema, S.PARTS, tokens[0]))
                 forms = [f for f in word_forms(tokens[0]) if f != tokens[0]]
@@ -325,7 +320,7 @@ class _Compiler:
             return None
         if len(tokens) > MAX_PHRASE_TOKENS:
             self.warnings.append(
-                f"{_clip(shown)!r} has {len(tokens)} words; only the first "
+                f"{clip(shown, QUOTED_CHARS)!r} has {len(tokens)} words; only the first "
                 f"{MAX_PHRASE_TOKENS} were used"
             )
             tokens = tokens[:MAX_PHRASE_TOKENS]
@@ -333,7 +328,7 @@ class _Compiler:
         if prefix:
             stem = _prefix_stem(text, tokens[-1])
             if len(tokens) == 1:
-                pattern = _regex_escape(stem) + ".*"
+                pattern = regex_escape(stem) + ".*"
                 return [regex_query(self.schema, f, pattern) for f in fields]
             words = [*tokens[:-1], stem]
             return [Query.phrase_prefix_query(self.schema, f, words) for f in fields]
@@ -396,10 +391,10 @@ class _Compiler:
         if len(value) > MAX_FILTER_CHARS:
             self.warnings.append(
                 f"{name}: values are limited to {MAX_FILTER_CHARS} characters; "
-                f"{_clip(flt.raw)} was ignored"
+                f"{clip(flt.raw, QUOTED_CHARS)} was ignored"
             )
             return None
-        esc = _regex_escape(value)
+        esc = regex_escape(value)
         try:
             if name in ("project", "model", "branch"):
                 field_name = {"project": S.PROJECT, "model": S.MODEL, "branch": S.BRANCH}[name]
@@ -408,16 +403,17 @@ class _Compiler:
                 return regex_query(self.schema, S.SESSION, f"(?i){esc}.*")
             return regex_query(self.schema, S.TOOL, f"(?i){esc}")
         except ValueError:
-            self.warnings.append(f"{_clip(flt.raw)} is too complex to match; it was ignored")
+            self.warnings.append(
+                f"{clip(flt.raw, QUOTED_CHARS)} is too complex to match; it was ignored")
             return None
 
     def _date_filter(self, flt: Filter, value: str) -> Query | None:
         try:
             bound = parse_date_bound(value, now=self.now)
         except ValueError as e:
-            self.warnings.append(f"{_clip(flt.raw)} was ignored: {e}")
+            self.warnings.append(f"{clip(flt.raw, QUOTED_CHARS)} was ignored: {e}")
             return None
-        bound = min(max(bound.astimezone(UTC), _MIN_TS), _MAX_TS)
+        bound = min(max(bound.astimezone(UTC), MIN_TS), MAX_TS)
         if flt.field == "after":
             return Query.range_query(self.schema, S.TS, FieldType.Date, bound, None)
         return Query.range_query(

@@ -10,8 +10,8 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 
 # Tantivy dates are i64 nanoseconds: roughly 1677-09-21 .. 2262-04-11.
-_MIN_TS = datetime(1678, 1, 1, tzinfo=UTC)
-_MAX_TS = datetime(2262, 1, 1, tzinfo=UTC)
+MIN_TS = datetime(1678, 1, 1, tzinfo=UTC)
+MAX_TS = datetime(2262, 1, 1, tzinfo=UTC)
 
 # ---- dates -------------------------------------------------------------------------
 # Patterns, not compiled regexes: `re.fullmatch` compiles them on the first date read

@@ -7,74 +7,74 @@ terms), then `OR`. Like the tokenizer it never raises: what it skips becomes a w
 
 from __future__ import annotations
 
-from ccarchive.index.query.tokens import Token, _set, _Value, tokenize
+from ccarchive.index.query.tokens import Token, Value, set_field, tokenize
 
 
 # ---- stage 1b: AST -----------------------------------------------------------------
-class Word(_Value):
+class Word(Value):
     """A bare word; `prefix` when typed with a trailing `*` (kept out of `text`);
     `required` when typed with a leading `+` (it matters where plain words only rank)."""
 
     __slots__ = __match_args__ = ("text", "prefix", "required")
 
     def __init__(self, text: str, prefix: bool = False, required: bool = False) -> None:
-        _set(self, "text", text)
-        _set(self, "prefix", prefix)
-        _set(self, "required", required)
+        set_field(self, "text", text)
+        set_field(self, "prefix", prefix)
+        set_field(self, "required", required)
 
 
-class Phrase(_Value):
+class Phrase(Value):
     """A quoted phrase: its analysed tokens must occur in order."""
 
     __slots__ = __match_args__ = ("text", "required")
 
     def __init__(self, text: str, required: bool = False) -> None:
-        _set(self, "text", text)
-        _set(self, "required", required)
+        set_field(self, "text", text)
+        set_field(self, "required", required)
 
 
-class Filter(_Value):
+class Filter(Value):
     """`field:value`; `raw` is how it was typed, for messages and display."""
 
     __slots__ = __match_args__ = ("field", "value", "raw")
 
     def __init__(self, field: str, value: str, raw: str) -> None:
-        _set(self, "field", field)
-        _set(self, "value", value)
-        _set(self, "raw", raw)
+        set_field(self, "field", field)
+        set_field(self, "value", value)
+        set_field(self, "raw", raw)
 
 
-class Not(_Value):
+class Not(Value):
     __slots__ = __match_args__ = ("child",)
 
     def __init__(self, child: Node) -> None:
-        _set(self, "child", child)
+        set_field(self, "child", child)
 
 
-class And(_Value):
+class And(Value):
     __slots__ = __match_args__ = ("children",)
 
     def __init__(self, children: tuple[Node, ...]) -> None:
-        _set(self, "children", children)
+        set_field(self, "children", children)
 
 
-class Or(_Value):
+class Or(Value):
     __slots__ = __match_args__ = ("children",)
 
     def __init__(self, children: tuple[Node, ...]) -> None:
-        _set(self, "children", children)
+        set_field(self, "children", children)
 
 
 Node = Word | Phrase | Filter | Not | And | Or
 
 
-def _and(nodes: list[Node]) -> Node | None:
+def and_of(nodes: list[Node]) -> Node | None:
     if not nodes:
         return None
     return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
 
 
-def _or(nodes: list[Node]) -> Node | None:
+def or_of(nodes: list[Node]) -> Node | None:
     if not nodes:
         return None
     return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
@@ -114,7 +114,7 @@ class _Parser:
                 break
             self.next()  # only a ')' stops parse_or before the end
             self.warnings.append("a ')' closes no '('; it was ignored")
-        return _and(nodes)
+        return and_of(nodes)
 
     def parse_or(self) -> Node | None:
         parts: list[Node] = []
@@ -135,7 +135,7 @@ class _Parser:
                 pending = False
         if pending:
             self.warnings.append("OR has nothing after it; it was ignored")
-        return _or(parts)
+        return or_of(parts)
 
     def parse_and(self) -> Node | None:
         parts: list[Node] = []
@@ -156,7 +156,7 @@ class _Parser:
                 pending = False
         if pending:
             self.warnings.append("AND has nothing after it; it was ignored")
-        return _and(parts)
+        return and_of(parts)
 
     def parse_unary(self) -> Node | None:
         negations: list[Token] = []

@@ -35,10 +35,10 @@ def regex_query(schema: tantivy.Schema, field_name: str, pattern: str) -> Query:
 def contains_query(schema: tantivy.Schema, field_name: str, text: str) -> Query:
     """Documents whose raw `field_name` (a project path, model, branch, plan codename)
     holds `text` anywhere, ignoring case. Raises ValueError if Tantivy refuses it."""
-    return regex_query(schema, field_name, f"(?i).*{_regex_escape(text)}.*")
+    return regex_query(schema, field_name, f"(?i).*{regex_escape(text)}.*")
 
 
 
-def _regex_escape(text: str) -> str:
+def regex_escape(text: str) -> str:
     """Escape for Tantivy's (Rust) regex syntax, which rejects some of `re.escape`'s escapes."""
     return "".join("\\" + c if c in _REGEX_META else c for c in text)

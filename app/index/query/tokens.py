@@ -12,6 +12,7 @@ import re
 from dataclasses import FrozenInstanceError
 
 from ccarchive.index import schema as S
+from ccarchive.text import clip
 
 # ---- limits ------------------------------------------------------------------------
 MAX_QUERY_CHARS = 4000
@@ -24,6 +25,9 @@ MAX_DEPTH = 16
 """Nesting of parentheses; deeper ones are flattened (keeps recursion and the query small)."""
 MAX_FILTER_CHARS = 100
 """Filter values compile to regexes, which Tantivy caps at 1000 automaton states."""
+
+QUOTED_CHARS = 40
+"""A piece of the query quoted in a warning is cut to this many characters."""
 
 # ---- field filters -----------------------------------------------------------------
 FILTER_FIELDS = (
@@ -53,7 +57,7 @@ _OPERATORS = {"AND", "OR", "NOT"}
 _FIELD_RE = re.compile(r"([A-Za-z]+):")
 
 
-class _Value:
+class Value:
     """An immutable value: compared, hashed and shown by its fields (its `__slots__`),
     like a frozen dataclass (`Word(text='a', prefix=False)`).
 
@@ -89,11 +93,11 @@ class _Value:
         return self.__class__, self._fields()  # copy and pickle (setattr would refuse)
 
 
-_set = object.__setattr__
+set_field = object.__setattr__
 
 
 # ---- stage 1a: tokens --------------------------------------------------------------
-class Token(_Value):
+class Token(Value):
     """A lexical token. `kind` is one of WORD PHRASE FIELD LPAREN RPAREN AND OR NOT MINUS
     PLUS."""
 
@@ -101,11 +105,11 @@ class Token(_Value):
 
     def __init__(self, kind: str, text: str = "", field: str = "", quoted: bool = False,
                  raw: str = "") -> None:
-        _set(self, "kind", kind)
-        _set(self, "text", text)  # word as typed, phrase content, or filter value
-        _set(self, "field", field)  # FIELD: the filter name, lower-cased
-        _set(self, "quoted", quoted)  # FIELD: the value was in quotes
-        _set(self, "raw", raw)  # as typed, for messages
+        set_field(self, "kind", kind)
+        set_field(self, "text", text)  # word as typed, phrase content, or filter value
+        set_field(self, "field", field)  # FIELD: the filter name, lower-cased
+        set_field(self, "quoted", quoted)  # FIELD: the value was in quotes
+        set_field(self, "raw", raw)  # as typed, for messages
 
 
 def tokenize(text: str, warnings: list[str]) -> list[Token]:
@@ -199,8 +203,8 @@ def _read_phrase(text: str, i: int, warnings: list[str]) -> tuple[str, int]:
     if end < 0:
         value = text[i + 1:]
         warnings.append(
-            f'the quote before "{_clip(value)}" is never closed; the rest of the query '
-            "was read as one phrase"
+            f'the quote before "{clip(value, QUOTED_CHARS)}" is never closed; the rest of the '
+            "query was read as one phrase"
         )
         return value, len(text)
     return text[i + 1:end], end + 1
@@ -223,8 +227,3 @@ def _read_word(text: str, i: int) -> tuple[str, int]:
             local -= 1
         i += 1
     return text[start:i], i
-
-
-
-def _clip(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"

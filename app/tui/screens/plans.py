@@ -122,20 +122,10 @@ class PlansScreen(PaneScreen):
         svc = self.service
         gen = svc.generation
         try:
+            # a match in a subplan shows its whole plan
             page = svc.plans(include_agent_plans=True, limit=PLAN_LIMIT,
-                             query=query or None)
+                             query=query or None, whole_plans=bool(query))
             groups = group_plans(page.plans)
-            if query:  # a match in a subplan shows its whole plan
-                for g in groups:
-                    if g.plan.agent_id:
-                        try:
-                            head = svc.plans(codename=g.plan.codename, limit=5).plans
-                        except Exception:
-                            head = []
-                        main = [p for p in head if p.codename == g.plan.codename]
-                        if main:
-                            g.subplans.insert(0, g.plan)
-                            g.plan = main[0]
             for g in groups:  # titles when a plan is opened, not for every plan now
                 g.title_of = lambda sid: svc.session_title(sid)[0]
         except Exception as exc:

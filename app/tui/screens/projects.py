@@ -20,8 +20,8 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 
 from ccarchive.service.models import MemoryFile, MemoryFileInfo, ProjectInfo
-from ccarchive.service.naming import home_path
-from ccarchive.tui.format import ago, human_bytes, local, plural, short_project
+from ccarchive.service.naming import home_path, plural
+from ccarchive.tui.format import ago, human_bytes, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter

@@ -22,7 +22,6 @@ from ccarchive.service.models import HistoryItem
 from ccarchive.tui.format import ago, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
-from ccarchive.tui.screens.prompt_entry import find_prompt_entry
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.prompt_list import PromptTable
 from ccarchive.tui.widgets.status_header import ArchiveHeader
@@ -218,7 +217,7 @@ class PromptsScreen(PaneScreen):
     @work(thread=True, group="prompts-open", exclusive=True, exit_on_error=False,
           description="Finding the prompt in its session")
     def _open_at_prompt(self, item: HistoryItem) -> None:
-        entry = find_prompt_entry(self.service, item.session_id, item.text, item.timestamp)
+        entry = self.service.prompt_entry(item.session_id, item.text, item.timestamp)
         self.post_message(OpenSession(item.session_id, entry_id=entry))
 
     @on(Input.Changed, "#prompts-search")

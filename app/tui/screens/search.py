@@ -36,8 +36,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
-from ccarchive.service.service import ServiceError
 from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.screens.search_open import HitOpening

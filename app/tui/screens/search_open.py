@@ -7,10 +7,9 @@ from __future__ import annotations
 from textual import work
 from textual.screen import Screen
 
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import Hit
-from ccarchive.service.service import ServiceError
 from ccarchive.tui.messages import OpenItem, OpenSession
-from ccarchive.tui.screens.prompt_entry import find_prompt_entry
 from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS
 
 
@@ -46,5 +45,5 @@ class HitOpening(Screen[None]):
             text = service.entries([hit.id], max_chars=2_000)[0].text
         except ServiceError:
             text = hit.snippet
-        entry = find_prompt_entry(service, hit.session_id, text, hit.timestamp)
+        entry = service.prompt_entry(hit.session_id, text, hit.timestamp)
         self.post_message(OpenSession(hit.session_id, entry_id=entry, query=query))

@@ -22,8 +22,10 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Select, Static
 
+from ccarchive.service.browse import bucket_start, bucket_window, next_bucket
 from ccarchive.service.models import DayActivity, ProjectInfo, SessionInfo, Timeline
-from ccarchive.tui.format import human_count, now, plural, short_project
+from ccarchive.service.naming import plural
+from ccarchive.tui.format import human_count, now, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -37,14 +39,6 @@ WINDOWS = {"day": 30, "week": 26, "month": 12}
 
 def _day(d: str) -> datetime:
     return datetime.combine(date.fromisoformat(d), time(), tzinfo=UTC)
-
-
-def _next_bucket(start: datetime, kind: str) -> datetime:
-    if kind == "day":
-        return start + timedelta(days=1)
-    if kind == "week":
-        return start + timedelta(days=7)
-    return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
 
 
 def _selected(days: list[DayActivity], key: str | None,
@@ -61,15 +55,6 @@ def _selected(days: list[DayActivity], key: str | None,
     if key in keys:
         return keys.index(key)
     return inside[0] if inside else len(keys) - 1
-
-
-def bucket_start(day: date, kind: str) -> date:
-    """The first day of the day, week (Monday) or month bucket holding `day`."""
-    if kind == "week":
-        return day - timedelta(days=day.weekday())
-    if kind == "month":
-        return day.replace(day=1)
-    return day
 
 
 def last_active_day(projects: list[ProjectInfo], project: str | None) -> date | None:
@@ -91,28 +76,10 @@ def range_label(tl: Timeline) -> str:
 def _bucket_range(day: str, kind: str, tl: Timeline | None) -> tuple[datetime, datetime]:
     """[start, end) of the bucket starting on `day`, clipped to the timeline's range."""
     start = _day(day)
-    end = _next_bucket(start, kind)
+    end = next_bucket(start, kind)
     if tl is not None:
         start, end = max(start, tl.since), min(end, tl.until)
     return start, end
-
-
-def _window(end: date, kind: str) -> tuple[datetime, datetime]:
-    """[since, until) of `WINDOWS[kind]` buckets ending with the bucket holding `end`."""
-    hi = datetime.combine(end, time(), tzinfo=UTC) + timedelta(days=1)
-    n = WINDOWS[kind]
-    if kind == "day":
-        return hi - timedelta(days=n), hi
-    if kind == "week":
-        monday = hi - timedelta(days=1) - timedelta(days=(end.weekday()))
-        lo = monday - timedelta(weeks=n - 1)
-        return lo, monday + timedelta(weeks=1)
-    first = end.replace(day=1)
-    lo = first
-    for _ in range(n - 1):
-        lo = (lo - timedelta(days=1)).replace(day=1)
-    return datetime.combine(lo, time(), tzinfo=UTC), _next_bucket(
-        datetime.combine(first, time(), tzinfo=UTC), "month")
 
 
 def _count(n: int, word: str) -> str:
@@ -241,8 +208,8 @@ class TimelineScreen(PaneScreen):
         try:
             infos = svc.projects()
             latest = last_active_day(infos, project) or now().date()
-            since, until = _window(end or latest, kind)
-            tl = svc.timeline(since=since, until=until, bucket=kind, project=project)
+            tl = svc.timeline(ending=end or latest, buckets=WINDOWS[kind], bucket=kind,
+                              project=project)
             projects = [p.path for p in infos]
         except Exception as exc:  # shown in place, never a crash
             return self.TimelineLoaded(request, None, [], str(exc))
@@ -301,7 +268,7 @@ class TimelineScreen(PaneScreen):
                        read: tuple[str, list[SessionInfo], int] | None = None) -> None:
         self.selected_key = b.day
         start, end = _bucket_range(b.day, self.bucket_kind, self._timeline)
-        first, stop = _day(b.day).date(), _next_bucket(_day(b.day), self.bucket_kind).date()
+        first, stop = _day(b.day).date(), next_bucket(_day(b.day), self.bucket_kind).date()
         if self.picked is None or not first <= date.fromisoformat(self.picked[0]) < stop:
             self.picked = (b.day, self.bucket_kind == "day")
         label = {"day": start.strftime("%a %d %b %Y"),
@@ -373,17 +340,17 @@ class TimelineScreen(PaneScreen):
             order = ("day", "week", "month")
             if order.index(kind) < order.index(old):  # finer: the window must hold it
                 coarse = _day(bucket_start(day, old).isoformat())
-                stop = _next_bucket(coarse, old).date()
+                stop = next_bucket(coarse, old).date()
                 first = day if exact else coarse.date()
                 if not exact:
                     self._within = (coarse.date().isoformat(), stop.isoformat())
                 latest = self._latest or now().date()
                 end = self.end or latest
-                since, until = _window(end, kind)
+                since, until = bucket_window(end, kind, WINDOWS[kind])
                 last = day if exact else stop - timedelta(days=1)
                 if not since.date() <= first <= last < until.date():  # not all in view
                     end = min(latest, stop - timedelta(days=1))  # the coarse bucket's end
-                    if day < _window(end, kind)[0].date():
+                    if day < bucket_window(end, kind, WINDOWS[kind])[0].date():
                         end = day
                     self.end = None if end >= latest else end
         self.reload()

@@ -25,17 +25,10 @@ from rich.style import Style
 from rich.text import Text
 
 from ccarchive.service.models import Entry
+from ccarchive.service.tool_calls import SUBAGENT_TOOLS, edit_pairs, todo_items, tool_line
+from ccarchive.text import clip
 from ccarchive.tui.widgets.entry_theme import DEFAULT_THEME, EntryTheme
-from ccarchive.tui.widgets.tool_render import (
-    SUBAGENT_TOOLS,
-    capped,
-    diff_lines,
-    edit_pairs,
-    todo_items,
-    tool_body,
-    tool_line,
-    tool_summary,
-)
+from ccarchive.tui.widgets.tool_render import capped, diff_lines, tool_body, tool_summary
 
 RESULT_PREVIEW_CHARS = 90
 """A folded tool result shows this much of its first line."""
@@ -56,7 +49,7 @@ def clean(text: str) -> str:
 
 def one_line(text: str, width: int) -> str:
     flat = " ".join(clean(text).split())
-    return flat if len(flat) <= width else flat[: max(1, width - 1)] + "…"
+    return clip(flat, width)
 
 
 def result_summary(entry: Entry) -> str:
@@ -125,7 +118,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         terms: words to highlight (the search that led here).
         show_time: put the entry's time at the end of its first line.
         tool_input: a tool call's structured input, when it was read back
-            (`ccarchive.tui.tool_input`): its line and body are drawn from it.
+            (`ArchiveService.tool_inputs`): its line and body are drawn from it.
 
     Returns:
         A Rich renderable.

@@ -17,7 +17,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ccarchive.service.models import ContextResult, Hit
-from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.tui.widgets.entry_render import render_entry
+from ccarchive.tui.widgets.entry_theme import EntryTheme
 from ccarchive.tui.widgets.result_list import project_name, when
 
 TRANSCRIPT_KINDS = frozenset({"prompt", "assistant", "thinking", "tool_call", "tool_result",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ccarchive.config import Settings
     from ccarchive.live.live_archive import LiveArchive
+    from ccarchive.service import ArchiveService
 
 
 class HeaderSource(Protocol):
@@ -33,7 +34,8 @@ class HeaderSource(Protocol):
     @property
     def live(self) -> LiveArchive: ...
 
-    def document_count(self) -> int: ...
+    @property
+    def service(self) -> ArchiveService: ...
 
     @property
     def role_known(self) -> bool:
@@ -92,7 +94,8 @@ class ArchiveHeader(Widget):
         vectors = getattr(live, "vectors", None)  # semantic search's, while they are built
         embedding = round(vectors.state.progress, 2) if vectors is not None and \
             vectors.state.running and vectors.state.todo > 1 else None
-        return (role, st.indexing, round(st.progress, 2), app.document_count(), embedding)
+        return (role, st.indexing, round(st.progress, 2), app.service.document_count(),
+                embedding)
 
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"archive-header--{part}", partial=True)

@@ -22,7 +22,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ccarchive.service.models import Entry
-from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.tui.widgets.entry_render import render_entry
+from ccarchive.tui.widgets.entry_theme import EntryTheme
 
 MAX_ENTRIES = 2000
 """Entries kept; older ones scroll away (replay has the whole session)."""

@@ -6,16 +6,14 @@ it added and removed, a TodoWrite's progress. Paths are cut in the middle, never
 the file name. Unfolded, an Edit is a coloured diff of its old and new text and a
 TodoWrite a checklist.
 
-The best picture needs the call's structured `input` (`ccarchive.tui.tool_input` reads it
-back); without it (the live tail, a session gone from disk) the indexed text is read
-with the order `ccarchive.archive.records.tool_input_text` writes it in.
+The one line's parts and the structured `input` they are best drawn from come from the
+service (`ccarchive.service.tool_calls`); this module draws them.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from rich.console import RenderableType
@@ -23,160 +21,22 @@ from rich.padding import Padding
 from rich.text import Text
 
 from ccarchive.service.models import Entry
+from ccarchive.service.tool_calls import (
+    EDIT_TOOLS,
+    SUBAGENT_TOOLS,
+    edit_pairs,
+    fit_path,
+    one_line,
+    todo_items,
+    tool_line,
+)
+from ccarchive.text import clip
 from ccarchive.tui.widgets.entry_theme import EntryTheme
 
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-"""Tool calls that spawn a subagent (its transcript opens from the call)."""
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit"})
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 """A todo's status as its checkbox."""
-PATH_MAIN_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "LS"})
-"""Tools whose main argument is a file path (cut in the middle when too long)."""
 BODY_MAX_LINES = 400
 """An unfolded body stops here (the whole input is in the export)."""
-
-
-@dataclass(frozen=True)
-class ToolLine:
-    """What a tool call's one line says: its name, main argument and a detail."""
-
-    name: str
-    main: str = ""
-    detail: str = ""
-    main_is_path: bool = False
-    where: str = ""
-    """A path the call looked in (a Grep's or Glob's), shown as `in <path>`."""
-
-
-def fit_path(path: str, width: int) -> str:
-    """`path` in at most `width` cells, cut on the left: the file name stays whole (unless
-    it alone is too long: then its middle goes), with as many parent folders as fit."""
-    path = _one(path)
-    if len(path) <= width:
-        return path
-    width = max(width, 5)
-    head, sep, name = path.rpartition("/")
-    if len(name) + 2 > width:
-        if len(name) <= width:
-            return name
-        back = (width - 1) * 2 // 3
-        return name[: width - 1 - back] + "…" + name[len(name) - back:]
-    tail = name
-    for part in reversed(head.split("/") if sep else []):
-        if len(part) + 1 + len(tail) + 2 > width:
-            break
-        tail = f"{part}/{tail}"
-    return f"…/{tail}"
-
-
-def _one(text: str) -> str:
-    return " ".join(str(text).split())
-
-
-def _counts(inp: dict[str, Any]) -> tuple[int, int]:
-    """Lines added and removed by an Edit or MultiEdit."""
-    added = removed = 0
-    for old, new in edit_pairs(inp):
-        for ln in difflib.ndiff(old.splitlines(), new.splitlines()):
-            added += ln.startswith("+ ")
-            removed += ln.startswith("- ")
-    return added, removed
-
-
-def edit_pairs(inp: dict[str, Any]) -> list[tuple[str, str]]:
-    """(old, new) texts of an Edit or of each edit of a MultiEdit."""
-    edits = inp.get("edits")
-    if isinstance(edits, list):
-        return [(str(e.get("old_string") or ""), str(e.get("new_string") or ""))
-                for e in edits if isinstance(e, dict)]
-    if "old_string" in inp or "new_string" in inp:
-        return [(str(inp.get("old_string") or ""), str(inp.get("new_string") or ""))]
-    return []
-
-
-def todo_items(entry: Entry, inp: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    """A TodoWrite's items, from its input or, failing that, its indexed JSON."""
-    todos = inp.get("todos") if inp else None
-    if todos is None:
-        _, _, rest = entry.text.partition("\n")
-        try:
-            todos = json.loads(rest)
-        except ValueError:
-            return None
-    if not isinstance(todos, list):
-        return None
-    return [t for t in todos if isinstance(t, dict)]
-
-
-def _todo_line(items: list[dict[str, Any]]) -> ToolLine:
-    done = sum(t.get("status") == "completed" for t in items)
-    current = next((t for t in items if t.get("status") == "in_progress"), None)
-    detail = f"◐ {_one(current.get('content', ''))}" if current else ""
-    return ToolLine("TodoWrite", f"{done}/{len(items)} done", detail)
-
-
-def _from_input(name: str, inp: dict[str, Any]) -> ToolLine | None:
-    def s(key: str) -> str:
-        v = inp.get(key)
-        return _one(v) if isinstance(v, str | int | float) and v != "" else ""
-
-    if name == "Bash":
-        return ToolLine(name, s("command"), s("description"))
-    if name in ("Grep", "Glob"):
-        detail = " · ".join(f"{k} {s(k)}" for k in ("glob", "type") if s(k))
-        return ToolLine(name, s("pattern"), detail, where=s("path"))
-    if name in EDIT_TOOLS:
-        added, removed = _counts(inp)
-        detail = f"+{added} −{removed}"
-        if name == "MultiEdit":
-            detail = f"{len(edit_pairs(inp))} edits · {detail}"
-        if inp.get("replace_all"):
-            detail += " · all occurrences"
-        return ToolLine(name, s("file_path"), detail, main_is_path=True)
-    if name == "Read":
-        detail = ""
-        if s("offset") or s("limit"):
-            start = int(inp.get("offset") or 1)
-            detail = f"lines {start}–{start + int(inp['limit']) - 1}" if s("limit") \
-                else f"from line {start}"
-        return ToolLine(name, s("file_path"), detail, main_is_path=True)
-    if name == "NotebookEdit":
-        return ToolLine(name, s("notebook_path"), s("edit_mode"), main_is_path=True)
-    if name in SUBAGENT_TOOLS:
-        return ToolLine(name, s("description"), s("subagent_type"))
-    if name == "WebFetch":
-        return ToolLine(name, s("url"), s("prompt"))
-    if name == "WebSearch":
-        return ToolLine(name, s("query"))
-    return None
-
-
-def tool_line(entry: Entry, inp: dict[str, Any] | None = None) -> ToolLine:
-    """The one-line parts of a tool call: from its input when there is one."""
-    lines = entry.text.split("\n")
-    name = entry.tool or (lines[0] if lines else "")
-    if name == "TodoWrite":
-        items = todo_items(entry, inp)
-        if items is not None:
-            return _todo_line(items)
-    if inp is not None:
-        line = _from_input(name, inp)
-        if line is not None:
-            return line
-    args = [ln for ln in lines[1:] if ln.strip()]
-    if not args:
-        return ToolLine(name)
-    if name == "Bash" and len(args) >= 2:
-        return ToolLine(name, args[1], args[0])
-    if name in ("Grep", "Glob"):  # indexed as [path,] pattern
-        if len(args) >= 2 and args[0] in entry.files:
-            return ToolLine(name, args[1], where=args[0])
-        return ToolLine(name, args[0])
-    if name in SUBAGENT_TOOLS:
-        return ToolLine(name, args[0], args[1] if len(args) > 1 and len(args[1]) < 60 else "")
-    if name == "WebFetch":
-        return ToolLine(name, args[0], args[1] if len(args) > 1 else "")
-    return ToolLine(name, args[0], "", main_is_path=name in PATH_MAIN_TOOLS)
 
 
 def tool_summary(entry: Entry, width: int, theme: EntryTheme,
@@ -197,18 +57,13 @@ def tool_summary(entry: Entry, width: int, theme: EntryTheme,
     if line.main:
         out.append("(", theme.dim)
         out.append(fit_path(line.main, main_w) if line.main_is_path
-                   else _cut(line.main, main_w), theme.tool_arg)
+                   else clip(line.main, main_w), theme.tool_arg)
         out.append(")", theme.dim)
     if line.where and width - out.cell_len - 6 >= 8:
         out.append(" · in " + fit_path(line.where, width - out.cell_len - 6), theme.dim)
     if line.detail and width - out.cell_len - 3 >= 6:
-        out.append(" · " + _cut(line.detail, width - out.cell_len - 3), theme.dim)
+        out.append(" · " + clip(line.detail, width - out.cell_len - 3), theme.dim)
     return out
-
-
-def _cut(text: str, width: int) -> str:
-    text = _one(text)
-    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
 def diff_lines(old: str, new: str, theme: EntryTheme) -> Text:
@@ -239,7 +94,7 @@ def _checklist(items: list[dict[str, Any]], theme: EntryTheme) -> Text:
         style = theme.dim if status == "completed" else \
             theme.tool if status == "in_progress" else theme.tool_arg
         out.append(f"{mark} ", style)
-        out.append(_one(t.get("content", "")) + "\n", style)
+        out.append(one_line(t.get("content", "")) + "\n", style)
     out.rstrip()
     return out
 
@@ -269,7 +124,7 @@ def tool_body(entry: Entry, inp: dict[str, Any] | None,
     if inp is None:
         return None
     if name in EDIT_TOOLS and edit_pairs(inp):
-        parts = Text(_one(inp.get("file_path", "")) + "\n", theme.dim)
+        parts = Text(one_line(inp.get("file_path", "")) + "\n", theme.dim)
         for i, (old, new) in enumerate(edit_pairs(inp)):
             if i:
                 parts.append("\n──\n", theme.dim)

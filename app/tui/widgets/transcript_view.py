@@ -28,7 +28,8 @@ from textual.widget import Widget
 
 from ccarchive.service.models import Entry
 from ccarchive.tui.widgets.call_pairs import CallPairs
-from ccarchive.tui.widgets.entry_render import EntryTheme, render_entry
+from ccarchive.tui.widgets.entry_render import render_entry
+from ccarchive.tui.widgets.entry_theme import EntryTheme
 from ccarchive.tui.widgets.transcript_scroll import AnchorScrolling
 
 PAGE = 200

@@ -20,18 +20,17 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import SessionInfo, TranscriptPage
-from ccarchive.service.service import ServiceError
+from ccarchive.service.tool_calls import SUBAGENT_TOOLS
 from ccarchive.tui.messages import IndexUpdated
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.screens.replay.jump import TimeJump
 from ccarchive.tui.screens.replay.place import Place, status_text, title_text
 from ccarchive.tui.screens.replay.resume_export import ResumeAndExport
 from ccarchive.tui.screens.replay.time_jump import SPEEDS, replay_delay
-from ccarchive.tui.tool_input import service_tool_inputs
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.status_header import ArchiveHeader
-from ccarchive.tui.widgets.tool_render import SUBAGENT_TOOLS
 from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 
 
@@ -153,7 +152,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         except ServiceError as exc:
             self.post_message(self.Opened(key, None, None, 0, str(exc)))
             return
-        inputs = service_tool_inputs(service, page.entries)
+        inputs = service.tool_inputs(page.entries)
         self.post_message(self.Opened(key, info, page, index, inputs=inputs))
 
     @work(thread=True, exclusive=True, group="transcript-open", exit_on_error=False,
@@ -214,7 +213,7 @@ class ReplayScreen(TimeJump, ResumeAndExport, PaneScreen):
         page = service.transcript(session_id, agent_id=agent_id or None, start=page_no * PAGE,
                                   limit=PAGE)
         self.post_message(self.PageLoaded(key, page_no, page,
-                                          service_tool_inputs(service, page.entries)))
+                                          service.tool_inputs(page.entries)))
 
     @on(PageLoaded)
     def _page_loaded(self, message: PageLoaded) -> None:

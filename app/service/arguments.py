@@ -1,4 +1,14 @@
-"""Paging: the opaque cursors the service hands out, and the limits a page may ask for.
+"""What the service accepts: its one error, and the checks of session ids, limits,
+offsets and the opaque cursors it hands out.
+
+`ServiceError` is a `ValueError`, so callers that only know the standard library still
+catch it; the front ends turn it into their own message (a CLI error, an MCP `ToolError`).
+
+A session id (or the prefix of one) becomes a Tantivy regex (`<prefix>.*`), whose
+automaton is refused past 1,000 states: a 5,000-character forgery failed with Tantivy's
+own message. Real ids are 36-character UUIDs; anything longer than `MAX_SESSION_ID`, or
+holding control characters, names no session and is refused as such, saying where ids
+come from. (Entry ids are parsed by `index.schema.parse_entry_id`.)
 
 A cursor is URL-safe base64 of a small JSON object (`o`: offset, `g`: the commit
 generation the first page saw); callers pass back a `next_cursor` as given.
@@ -11,7 +21,24 @@ from typing import Any
 
 import orjson
 
-from ccarchive.service.errors import ServiceError
+
+class ServiceError(ValueError):
+    """A bad request: unknown id, bad date, limit out of range. The message says which."""
+
+
+MAX_SESSION_ID = 128
+
+
+def check_session_id(value: Any, name: str = "session_id") -> str:
+    """`value` if it can be a session id (or a prefix of one), else `ServiceError`."""
+    if not isinstance(value, str) or not value:
+        raise ServiceError(f"{name} is required")
+    if len(value) > MAX_SESSION_ID or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ServiceError(f"unknown session {value[:40]!r}{'…' if len(value) > 40 else ''}: "
+                           "session ids come from search, list_sessions or get_session "
+                           f"({MAX_SESSION_ID} characters at most; a unique prefix is enough)")
+    return value
+
 
 MAX_LIMIT = 500
 
@@ -70,7 +97,7 @@ def _whole(value: Any, top: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top
 
 
-def _check_limit(limit: int, name: str = "limit", top: int = MAX_LIMIT) -> int:
+def check_limit(limit: int, name: str = "limit", top: int = MAX_LIMIT) -> int:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > top:
         raise ServiceError(f"{name} must be between 1 and {top}, got {str(limit)[:40]}")
     return limit
