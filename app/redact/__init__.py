@@ -91,7 +91,6 @@ figures on the real transcripts; texts without any rule's literal cost a few ``i
 
 from ccarchive.redact.contexts import prints_secret, secret_file
 from ccarchive.redact.engine import (
-    MARKER_PREFIX,
     MARKER_RE,
     Window,
     find_secrets,
@@ -104,6 +103,7 @@ from ccarchive.redact.engine import (
     redact_window,
     secret_spans,
 )
+from ccarchive.redact.values import MARKER_PREFIX
 
 __all__ = [
     "MARKER_PREFIX",

@@ -113,7 +113,13 @@ def _titles(archive: Path) -> list[str]:
 
     with tempfile.TemporaryDirectory() as data:
         svc = build_index(archive, Path(data))
-        return [s.title for s in svc.sessions(limit=10_000).sessions]
+        titles, cursor = [], None
+        while True:  # pages of 500, the service's most
+            page = svc.sessions(limit=500, cursor=cursor)
+            titles += [s.title for s in page.sessions]
+            cursor = page.next_cursor
+            if not cursor:
+                return titles
 
 
 def titles(show: int) -> None:
