@@ -122,12 +122,46 @@ def _titles(archive: Path) -> list[str]:
                 return titles
 
 
+def _real_titles(root: Path) -> list[str]:
+    """The title each main session of the real transcripts gets, as it is shown: read
+    with the extractor the indexer uses (the real corpus is not laid out as an archive)."""
+    from ccarchive.archive.file_summary import FileSummary
+    from ccarchive.archive.lines import LineStats, decode_line
+    from ccarchive.archive.records import Extractor
+
+    out = []
+    for path in sorted(root.rglob("*.jsonl")):
+        if path.name.startswith("agent-"):
+            continue
+        summary = FileSummary(session_id=path.stem)
+        try:
+            ex = Extractor(summary, redacted=True)
+        except TypeError:  # before: the extractor kept secrets, the service cut titles
+            ex = Extractor(summary)
+        for line in path.read_bytes().split(b"\n"):
+            if line.strip():
+                for obj in decode_line(line, LineStats()):
+                    ex.extract(obj, LineStats())
+        if not summary.entries:
+            continue
+        if TITLE_CUT:
+            title = summary.title() or path.stem[:8]
+            out.append(redact(title, cuts=(len(title),)))
+        else:
+            from ccarchive.archive.titles import fallback_title, readable
+
+            title = redact(summary.title())
+            out.append(title if readable(title) else fallback_title(
+                summary.slugs, summary.cwd, summary.first_ts))
+    return out
+
+
 def titles(show: int) -> None:
     gen = Path(tempfile.mkdtemp()) / "claude"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(gen), "--size-mb", "10",
+    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(gen), "--size-mb", "40",
                     "--seed", "3"], check=True, capture_output=True)
-    for name, root in (("real transcripts", REAL), ("generated archive (10 MB)", gen)):
-        shown = _titles(root)
+    for name, shown in (("real transcripts", _real_titles(REAL)),
+                        ("generated archive (40 MB)", _titles(gen))):
         marks = [t for t in shown if MARKER_RE.search(t)]
         only = [t for t in shown if t and not re.search(r"[^\W_]{2,}", MARKER_RE.sub(" ", t))]
         ids = [t for t in shown if _ID_RE.fullmatch(t)]
