@@ -40,17 +40,31 @@ def marker(kind: str) -> str:
 _JSON_ESCAPE_RE = re.compile(r'\\(?:[nrt"]|u[0-9a-fA-F]{4})')
 
 
-def _unescape_one(m: re.Match) -> str:
-    esc = m.group()
-    ch = {"n": "\n", "r": "\r", "t": "\t", '"': '"'}.get(esc[1]) or chr(int(esc[2:], 16))
-    return " " * (len(esc) - 1) + ch  # as long as the escape: offsets stay the same
+_JSON_ESCAPE_ANY_RE = re.compile(r'\\(?:[nrt"\\/]|u[0-9a-fA-F]{4})')
 
 
-def _unescaped_in_place(text: str) -> str:
-    """``text`` with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, each
-    padded with spaces before it to the escape's length, so that a span found in it is
-    the same span of ``text``."""
-    return _JSON_ESCAPE_RE.sub(_unescape_one, text)
+def _unescaped(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, and for
+    each character of the result where it starts and ends in ``text``."""
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    last = 0
+    for m in _JSON_ESCAPE_ANY_RE.finditer(text):
+        parts.append(text[last:m.start()])
+        starts.extend(range(last, m.start()))
+        ends.extend(range(last + 1, m.start() + 1))
+        esc = m.group()
+        ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
+            chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1])
+        parts.append(ch)
+        starts.append(m.start())
+        ends.append(m.end())
+        last = m.end()
+    parts.append(text[last:])
+    starts.extend(range(last, len(text)))
+    ends.extend(range(last + 1, len(text) + 1))
+    return "".join(parts), starts, ends
 
 
 def _detect(text: str, depth: int = 0) -> list[Span]:
@@ -60,8 +74,16 @@ def _detect(text: str, depth: int = 0) -> list[Span]:
     assignment_spans(text, spans)
     context_spans(text, spans)
     if "\\" in text and _JSON_ESCAPE_RE.search(text):
-        # text printed inside a JSON string: the contexts read its lines and quotes
-        context_spans(_unescaped_in_place(text), spans)
+        # text printed inside a JSON string (once or twice): the contexts read its lines,
+        # quotes and letters decoded, and what they find is mapped back onto the text
+        decoded, starts, ends = _unescaped(text)
+        if "\\" in decoded and _JSON_ESCAPE_RE.search(decoded):
+            decoded, s2, e2 = _unescaped(decoded)
+            starts, ends = [starts[i] for i in s2], [ends[i - 1] for i in e2]
+        found: list[Span] = []
+        context_spans(decoded, found)
+        spans.extend((starts[s], ends[e - 1] if e > 0 else starts[s], kind, prio)
+                     for s, e, kind, prio in found if e > s)
     if depth == 0:  # an encoding of an encoding is not looked into
         encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans
