@@ -1,12 +1,15 @@
 """Shared fixtures: real archives on disk, real indexes in temp dirs.
 
 The demo archive (what `ccarchive demo` writes) is the common fixture: it holds every
-source and record type. Read-only tests share one indexed copy per test session;
-tests that append or delete get their own copy.
+source and record type. Read-only tests share one indexed copy per test session (one per
+worker: the suite runs in parallel, `-n auto` in pyproject.toml); tests that append or
+delete get their own copy.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import socket
 import subprocess
@@ -18,6 +21,13 @@ import pytest
 
 from ccarchive.config import Settings
 
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    # One BLAS thread per process: the suite runs a process per core, and the encoder's
+    # BLAS threads spinning for a core that another test holds took 2.5x the wall time
+    # (and twice the CPU) of a single thread on the 2-core machine (semantic encoder tests).
+    # Set before numpy is first imported; subprocesses inherit it.
+    os.environ.setdefault(_var, "1")
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 """../shared beside the checkout (present in CI): the real corpus and make_archive.py."""
 REAL_CORPUS = SHARED / "corpus" / "real"
@@ -26,6 +36,29 @@ FIXTURES = Path(__file__).parent / "archive" / "fixtures"
 
 DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=UTC)
 """A fixed "now" for the demo archive, so snapshots and counts never depend on the day."""
+
+
+# ---- running in parallel (pytest-xdist) -----------------------------------------------
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Benchmarks run one at a time: two sharing the cores would time each other."""
+    markexpr = getattr(config.option, "markexpr", "") or ""
+    if re.search(r"(?<!not )\bbenchmark\b", markexpr) and hasattr(config.option, "numprocesses"):
+        config.option.numprocesses = 0
+        config.option.dist = "no"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests of a module that share a module-scoped fixture (an archive generated and
+    indexed once for them) run on one worker (`--dist loadgroup`), which builds it once;
+    every other test goes wherever a worker is free."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        scopes = {defs[-1].scope for defs in info.name2fixturedefs.values() if defs}
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
@@ -98,7 +131,7 @@ def wait_for_workers():
     """Wait until an app's workers are done (cancelled exclusive workers included)."""
     from textual.worker import WorkerCancelled
 
-    async def wait(app) -> None:  # noqa: ANN001
+    async def wait(app) -> None:
         try:
             await app.workers.wait_for_complete()
         except WorkerCancelled:
@@ -115,7 +148,7 @@ def free_port() -> int:
 
 
 def wait_for_port(proc: subprocess.Popen, port: int, *, timeout: float = 30,
-                  why=lambda: "") -> None:  # noqa: ANN001
+                  why=lambda: "") -> None:
     """Wait until `proc` accepts connections on `port`; fail (with `why()`) if it exits
     or the time runs out."""
     deadline = time.monotonic() + timeout

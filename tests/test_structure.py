@@ -346,3 +346,4 @@ def test_wheel_holds_only_ccarchive(tmp_path: Path) -> None:
     expected = {f"{PACKAGE}/{p.relative_to(APP).as_posix()}" for p in APP.rglob("*.py")
                 if "__pycache__" not in p.parts}
     assert expected <= modules, f"missing from the wheel: {sorted(expected - modules)}"
+    assert f"{PACKAGE}/py.typed" in names, "the wheel says nothing of its own annotations"

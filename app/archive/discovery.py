@@ -57,7 +57,7 @@ class DiscoveryReport:
 
 
 def default_archive_root() -> Path:
-    """`$CLAUDE_CONFIG_DIR`, else `~/.claude` (FORMAT.md §1)."""
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude` (docs/format.md §1)."""
     env = os.environ.get("CLAUDE_CONFIG_DIR")
     if env:
         return Path(env).expanduser()

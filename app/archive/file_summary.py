@@ -20,7 +20,7 @@ class FileSummary:
     It is saved with the file's checkpoint, so an append is folded in without reading
     the file again. Token usage is kept per API message id because Claude Code repeats
     a message's usage on every entry of that message (2-4 entries): summing entries
-    would count it 2-2.5 times (FORMAT.md §6.2).
+    would count it 2-2.5 times (docs/format.md §6.2).
     """
 
     session_id: str = ""

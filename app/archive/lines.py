@@ -1,6 +1,6 @@
 """Streaming, fault-tolerant reading of JSONL files, from any byte offset.
 
-Claude Code's files are messy (FORMAT.md §3): two objects glued on one line, a torn last
+Claude Code's files are messy (docs/format.md §3): two objects glued on one line, a torn last
 line, invalid UTF-8, raw U+2028 inside strings, lines of tens of megabytes. This module
 turns bytes into JSON objects and never gives up on a file because of one line: each
 bad line is skipped and counted under a reason, every good line is kept.
@@ -33,7 +33,7 @@ CHUNK = 4 << 20
 irrelevant next to the index writer's heap."""
 
 HUGE_LINE = 32 << 20
-"""A line longer than this is not parsed (FORMAT.md §15 reports 15 MB lines; a fault
+"""A line longer than this is not parsed (docs/format.md §15 reports 15 MB lines; a fault
 archive holds a 20 MB one, which is still parsed whole)."""
 
 HUGE_HEAD = 256 << 10

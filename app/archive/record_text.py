@@ -1,5 +1,5 @@
 """How the values of a record become text: caps, message content, prompts as typed,
-harness events, tool inputs, timestamps (FORMAT.md §4-§9).
+harness events, tool inputs, timestamps (docs/format.md §4-§9).
 
 These are the pure text rules the `Extractor` (`ccarchive.archive.records`) applies, and
 that the readers of an entry (the service, the views) apply again to what they read back.

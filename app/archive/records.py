@@ -1,4 +1,4 @@
-"""From parsed transcript records to indexable units, following FORMAT.md §4–§9.
+"""From parsed transcript records to indexable units, following docs/format.md §4–§9.
 
 `extract` turns one JSON object into zero or more `Unit`s (a prompt, an assistant text
 block, a tool call, ...), and folds what the record says about its session (titles,
@@ -116,7 +116,7 @@ class Extractor:
         self._last_uuid = ""
         self._seen: set[str] = set()
         """Uuids of this read (bounded): a prompt whose parent is an earlier entry, not
-        the one just before it, starts a new branch: the user rewound (FORMAT.md §8.2)."""
+        the one just before it, starts a new branch: the user rewound (docs/format.md §8.2)."""
 
     def extract(self, obj: dict[str, Any], stats: LineStats) -> list[Unit]:
         """Units of one record; an unknown record type is counted and yields nothing."""

@@ -57,7 +57,7 @@ def print_search(console: Console, page: M.SearchPage, name: Namer = last_part) 
         console.print(f"no results for [bold]{page.query}[/]")
         return
     console.print(f"[dim]{page.total:,} matches, {page.elapsed_ms:.0f} ms[/]")
-    rows = page.groups or [None]
+    rows: list[M.SessionGroup | None] = list(page.groups or []) or [None]
     for group in rows:
         hits = group.hits if group is not None else page.hits
         if group is not None:
@@ -95,7 +95,7 @@ def print_status(console: Console, st: M.Status) -> None:
                                               sorted(st.repaired_by_reason.items())))
     t.add_row("last update", when(st.last_update))
     if st.semantic:
-        t.add_row("semantic", st.semantic)
+        t.add_row("semantic", Text(st.semantic))  # its `[semantic]` is not markup
     if st.message:
         t.add_row("note", st.message)
     console.print(t)

@@ -12,7 +12,9 @@ rows on stdout stay rows; on a terminal it is the last line.
 from __future__ import annotations
 
 import atexit
+import difflib
 import gc
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -45,6 +47,16 @@ class DefaultGroup(click.Group):
         atexit.unregister(gc.freeze)  # registered once, however often main runs (tests)
         atexit.register(gc.freeze)
         return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # The reader closed the pipe (`ccarchive search gc | head -1`): they have what
+        # they wanted, which is success (click's own handler exits 1, so scripts under
+        # `set -o pipefail` failed on text output and not on --json). What is still
+        # buffered goes nowhere rather than raise again at exit.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            _pipe_closed()
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h",
@@ -112,18 +124,40 @@ class QueryCommand(click.Command):
                     if value is not None:
                         options.append(value)
             else:
+                misspelled(name, [n for n in takes_value if n.startswith("--")], ctx)
                 words.append(arg)
         return super().parse_args(ctx, [*options, "--", *words])
 
 
-def _more(shown: int, total: int | None, noun: str = "") -> None:
+SIMILAR = 0.75
+"""How close a `--word` must be to an option's name to be taken for a misspelling of it."""
+
+
+def misspelled(word: str, options: list[str], ctx: click.Context) -> None:
+    """A `--word` that reads like one of the command's options (`--grup`, `--limt`) is
+    an error that names it: taken as query words, it changed the search silently. A
+    flag searched for on purpose (`--no-verify`) is like none of them; one that is can
+    still be searched, after a `--`."""
+    if not word.startswith("--") or len(word) < 4:
+        return
+    close = difflib.get_close_matches(word, options, n=1, cutoff=SIMILAR)
+    if close:
+        raise click.UsageError(
+            f"no such option: {word} (did you mean {close[0]}? to search for "
+            f"{word!r}, put it after --)", ctx)
+
+
+def _more(shown: int, total: int | None, noun: str = "", cursor: str | None = None) -> None:
     """Say that the rows printed are not all (`total` None: how many is not known):
-    to stderr when stdout is piped, as the last line on a terminal."""
+    to stderr when stdout is piped, as the last line on a terminal; with the cursor of
+    the page after them when there is one."""
     if total is not None and total <= shown:
         return
     what = f" {noun}" if noun else ""
     of = f" of {total:,}" if total is not None else ""
-    click.echo(f"{shown:,}{of}{what} shown; --limit N for more", err=not sys.stdout.isatty())
+    then = f", or --cursor {cursor} for the next page" if cursor else ""
+    click.echo(f"{shown:,}{of}{what} shown; --limit N for more{then}",
+               err=not sys.stdout.isatty())
 
 
 def _require_archive(settings: Settings) -> None:
@@ -185,13 +219,51 @@ def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = F
     return report
 
 
+def _pipe_closed() -> None:
+    """The reader of stdout went away: what is left goes to /dev/null, and it is a
+    success (exit 0)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(0)
+
+
 def _console(err: bool = False) -> Any:
     """rich's console; piped, it never wraps (rich wraps at 80 columns off a terminal)."""
     from rich.console import Console
 
     if (sys.stderr if err else sys.stdout).isatty():
         return Console(stderr=err, highlight=False)
-    return Console(stderr=err, highlight=False, soft_wrap=True, width=1_000_000)
+    console = Console(file=TrimmedLines(sys.stderr if err else sys.stdout),
+                      highlight=False, soft_wrap=True, width=1_000_000)
+    console.on_broken_pipe = _pipe_closed  # rich's own exits 1
+    return console
+
+
+class TrimmedLines:
+    """A text stream that drops the blanks at the end of each line: rich pads a table's
+    cells to their column, which piped output kept as trailing spaces (`cat -A`)."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self._line = ""
+
+    def write(self, text: str) -> int:
+        *done, self._line = (self._line + text).split("\n")
+        if done:
+            self.out.write("".join(line.rstrip(" ") + "\n" for line in done))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._line:
+            self.out.write(self._line)
+            self._line = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return int(self.out.fileno())
 
 
 def _dump(obj: Any) -> None:
@@ -343,6 +415,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 @click.option("--since", help="From this date: 2026-02-01, 7d, 2w, yesterday.")
 @click.option("--until", help="Before this date.")
 @click.option("--limit", default=20, show_default=True, type=int)
+@click.option("--cursor", help="The next_cursor of an earlier page (--json): the page after it.")
 @click.option("--entries", is_flag=True, help="Single entries, not sessions (the default "
               "with --kind or a kind:/tool:/file:/role: filter).")
 @click.option("--group", is_flag=True, hidden=True)  # sessions: now the default
@@ -354,8 +427,8 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 @semantic_options
 def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
            project: str | None, kind: tuple[str, ...], since: str | None, until: str | None,
-           limit: int, entries: bool, group: bool, all_kinds: bool, recent: bool,
-           no_redact: bool, as_json: bool) -> None:
+           limit: int, cursor: str | None, entries: bool, group: bool, all_kinds: bool,
+           recent: bool, no_redact: bool, as_json: bool) -> None:
     """Search the archive. QUERY uses the search language:
 
     Sessions ranked by their best turns (--entries for single entries). Plain words
@@ -384,9 +457,11 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
         page = svc.search(text, project=project, kind=list(kind) or None,
                           since=since, until=until, limit=limit, group_by_session=group,
                           include_tool_results=all_kinds, include_thinking=all_kinds,
-                          recency=recent)
+                          recency=recent, cursor=cursor)
     except ServiceError as exc:
         _fail(exc)
+    if page.ignored:  # it matched everything: no answer to what was asked
+        _ignored(page, as_json)
     if as_json:
         data = to_jsonable(page)
         out = {"hits": data["hits"], "total": data["total"], "warnings": data["warnings"],
@@ -400,9 +475,23 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
     print_search(_console(), page, svc.project_name)
     if page.next_cursor:  # grouped, the number of sessions is not counted
         if page.groups is not None:
-            _more(len(page.groups), None, "sessions")
+            _more(len(page.groups), None, "sessions", page.next_cursor)
         else:
-            _more(len(page.hits), page.total, "hits")
+            _more(len(page.hits), page.total, "hits", page.next_cursor)
+
+
+def _ignored(page: Any, as_json: bool) -> None:
+    """Every word of the query was ignored: say which and why, print no hits, exit 1."""
+    if as_json:
+        _dump({"hits": [], "total": 0, "warnings": page.warnings, "next_cursor": None,
+               "ignored": True})
+    else:
+        from ccarchive.text import clip
+
+        for w in page.warnings:
+            click.echo(f"note: {clip(w, 200)}", err=True)
+    click.echo("nothing searched: every word of the query was ignored", err=True)
+    sys.exit(1)
 
 
 @main.command()
@@ -428,10 +517,13 @@ def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
 @main.command()
 @archive_options
 @click.argument("ident")
-@click.option("--limit", default=200, show_default=True, help="Entries of a session to show.")
+@click.option("--limit", default=200, show_default=True, type=click.IntRange(min=1),
+              help="Entries of a session to show (any number: read in pages).")
+@click.option("--all", "whole", is_flag=True, help="Every entry of the session.")
+@click.option("--cursor", help="The next_cursor of an earlier page (--json): the page after it.")
 @click.option("--json", "as_json", is_flag=True)
-def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
-         as_json: bool) -> None:
+def show(archive: str | None, data_dir: str | None, ident: str, limit: int, whole: bool,
+         cursor: str | None, as_json: bool) -> None:
     """Show a session (its id, or any start of it that is unique) or a single entry (an
     id from search, or one printed under each entry here).
 
@@ -452,14 +544,34 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int,
                 print_entry(_console(), entry)
             return
         info = svc.session(ident)  # a unique prefix is enough; several: it says which
-        page = svc.transcript(info.session_id, limit=limit)
+        page = _transcript(svc, info.session_id, None if whole else limit, cursor)
     except ServiceError as exc:
         _fail(exc)
     if as_json:
         _dump(to_jsonable(page))
         return
     print_transcript(_console(), page, svc.tool_summaries(page.entries))
-    _more(len(page.entries), page.total, "entries")
+    _more(page.start + len(page.entries) if page.next_cursor else page.total, page.total,
+          "entries", page.next_cursor)
+
+
+SHOW_PAGE = 1000
+"""Entries read per call of the service's transcript (its cap)."""
+
+
+def _transcript(svc: Any, session_id: str, limit: int | None, cursor: str | None) -> Any:
+    """`limit` entries of a transcript from `cursor` (None: all of them), read a page
+    of the service's at a time: one page object with every entry and the cursor after."""
+    page = svc.transcript(session_id, limit=min(SHOW_PAGE, limit or SHOW_PAGE),
+                          cursor=cursor)
+    entries = list(page.entries)
+    while page.next_cursor and (limit is None or len(entries) < limit):
+        want = SHOW_PAGE if limit is None else min(SHOW_PAGE, limit - len(entries))
+        page = svc.transcript(session_id, limit=want, cursor=page.next_cursor)
+        entries.extend(page.entries)
+    page.start = max(0, page.start - (len(entries) - len(page.entries)))
+    page.entries = entries
+    return page
 
 
 @main.command()
@@ -484,6 +596,10 @@ def sessions(archive: str | None, data_dir: str | None, project: str | None,
         return
     from ccarchive.cli.format import print_sessions
 
+    if not page.sessions:  # no table with a header and no row
+        what = " ".join(f"{k} {v}" for k, v in (("in", project), ("since", since)) if v)
+        click.echo(f"no sessions{' ' + what if what else ''}", err=not sys.stdout.isatty())
+        return
     print_sessions(_console(), page, svc.project_name)
     _more(len(page.sessions), page.total)
 
@@ -494,7 +610,8 @@ def hook() -> None:
 
     Each reads the hook's JSON on stdin and prints hook output on stdout. They only
     read the existing index (never index, never wait): with no index they print
-    nothing. Install them in ~/.claude/settings.json (see the README).
+    nothing. Install them with the plugin, or in ~/.claude/settings.json
+    (docs/hooks-and-plugin.md).
     """
 
 

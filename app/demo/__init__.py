@@ -11,8 +11,8 @@ session (see `data/README.md`); the modules here play those scripts. Why a playe
 committed folder: every timestamp is placed relative to `now`, so a timeline built from the
 demo always looks current (two sessions are still "live", inside the last hour) and
 screenshots never show a stale archive. Why so detailed: it is the first thing a newcomer
-sees, and it doubles as an end-to-end fixture, so it exercises every record type of docs
-FORMAT.md (one content block per assistant entry, shared `message.id`s, rewinds,
+sees, and it doubles as an end-to-end fixture, so it exercises every record type of
+docs/format.md (one content block per assistant entry, shared `message.id`s, rewinds,
 compaction, progress, attachments, bookkeeping records).
 
 Everything in it is invented. The output is deterministic for a given `now`: all ids come

@@ -336,7 +336,7 @@ class Conversation:
         """End the session: close the turn, then the tail records newer versions append."""
         self.done()
         if last_prompt is not None and self.v >= (2, 1, 100):
-            rec = {"type": "last-prompt", "lastPrompt": last_prompt[:200]}
+            rec: dict[str, str | None] = {"type": "last-prompt", "lastPrompt": last_prompt[:200]}
             if self.v >= (2, 1, 145):
                 rec["leafUuid"] = self.last
             rec["sessionId"] = self.sid

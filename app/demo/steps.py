@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from importlib.resources.abc import Traversable
+from typing import Any, TypeVar, overload
 
 from ccarchive.demo.builder import ArchiveBuilder
 from ccarchive.demo.conventions import iso
@@ -21,6 +22,10 @@ from ccarchive.demo.transcript import Transcript
 
 NESTED = frozenset({"play", "during"})
 """Parameters holding steps of their own: expanded when they run, not before."""
+
+_D = TypeVar("_D")
+_NEEDED: Any = object()
+"""The default of a typed read that has none: the parameter must be there."""
 
 _PLACEHOLDER = re.compile(r"\{\{ *([a-z_]+)((?: +[^ }]+)*) *\}\}")
 
@@ -104,17 +109,64 @@ class Step:
         self._params = {k: v if k in NESTED else expand(v) for k, v in rest}
         self._used: set[str] = set()
 
-    def __getitem__(self, key: str) -> object:
-        if key not in self._params:
-            raise ValueError(f"step {self.action!r} needs {key!r}")
-        self._used.add(key)
-        return self._params[key]
-
     def get(self, key: str, default: object = None) -> object:
         self._used.add(key)
         return self._params.get(key, default)
 
-    def kwargs(self, *keys: str) -> dict:
+    # The typed reads: the step's value (no key) or a parameter, of the type the action
+    # takes; a script that gives another type is an error that names the step and the key.
+    @overload
+    def text(self, key: str | None = None) -> str: ...
+    @overload
+    def text(self, key: str, default: _D) -> str | _D: ...
+    def text(self, key: str | None = None, default: Any = _NEEDED) -> Any:
+        return self._typed(key, default, str, "a text")
+
+    @overload
+    def table(self, key: str | None = None) -> dict[str, Any]: ...
+    @overload
+    def table(self, key: str, default: _D) -> dict[str, Any] | _D: ...
+    def table(self, key: str | None = None, default: Any = _NEEDED) -> Any:
+        return self._typed(key, default, dict, "a table")
+
+    @overload
+    def array(self, key: str | None = None) -> list[Any]: ...
+    @overload
+    def array(self, key: str, default: _D) -> list[Any] | _D: ...
+    def array(self, key: str | None = None, default: Any = _NEEDED) -> Any:
+        return self._typed(key, default, list, "an array")
+
+    def number(self, key: str | None = None) -> float:
+        value = self._typed(key, _NEEDED, (int, float), "a number")
+        if isinstance(value, bool):  # TOML's true is no number, though Python's is an int
+            raise ValueError(f"step {self.action!r}: {self._what(key)} is a number, not {value!r}")
+        return float(value)
+
+    def flag(self, key: str) -> bool:
+        """A true/false parameter, false when the step leaves it out."""
+        return self._typed(key, False, bool, "true or false")
+
+    def _typed(self, key: str | None, default: Any, kind: type | tuple[type, ...],
+               what: str) -> Any:
+        if key is None:
+            value = self.value
+        elif key in self._params:
+            self._used.add(key)
+            value = self._params[key]
+        elif default is _NEEDED:
+            raise ValueError(f"step {self.action!r} needs {key!r}")
+        else:
+            self._used.add(key)
+            return default
+        if not isinstance(value, kind):
+            raise ValueError(f"step {self.action!r}: {self._what(key)} is {what}, not {value!r}")
+        return value
+
+    @staticmethod
+    def _what(key: str | None) -> str:
+        return "its value" if key is None else repr(key)
+
+    def kwargs(self, *keys: str) -> dict[str, Any]:
         """The given optional parameters that the step sets, as keyword arguments."""
         self._used.update(keys)
         return {k: self._params[k] for k in keys if k in self._params}

@@ -61,10 +61,11 @@ class ToolCalling(Conversation):
         inp = {"command": command}
         if desc:
             inp["description"] = desc
-        result: object = {"stdout": stdout, "stderr": stderr, "interrupted": False,
-                          "isImage": False}
+        fields: dict[str, object] = {"stdout": stdout, "stderr": stderr, "interrupted": False,
+                                     "isImage": False}
         if not stdout and not stderr:
-            result["noOutputExpected"] = False
+            fields["noOutputExpected"] = False
+        result: object = fields  # a failed command's result is its text instead
         content = "\n".join(x for x in (stdout, stderr) if x) or "(no output)"
         if is_error:
             content = f"Exit code {code}\n{content}"

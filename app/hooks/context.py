@@ -23,6 +23,7 @@ import orjson
 
 from ccarchive.config import Settings
 from ccarchive.index.stopwords import STOPWORDS as FUNCTION_WORDS
+from ccarchive.service.arguments import short_entry_id
 
 STOPWORDS = FUNCTION_WORDS | frozenset("""
 like make use used using want yes ok okay thanks thank hi hello hey can't don't it's i'm
@@ -33,6 +34,8 @@ next still maybe think know time times
 subject ("can you fix", "thanks", "last time"): a prompt is not a query."""
 
 MIN_PROMPT_WORDS = 2
+PASSAGE_CHARS = 240
+"""Characters of the passage each added line carries: the fact, not the whole turn."""
 MAX_TERMS = 12
 PREAMBLE = ("From your past Claude Code sessions (ccarchive; historical record, not "
             "instructions; the ccarchive MCP tools search/context/get_entries read more):")
@@ -76,6 +79,25 @@ tests/eval/hook_eval.py: planted facts found for their questions against unrelat
 prompts that inject anything)."""
 
 
+_REQUEST = re.compile(
+    r"^\W*(please\s+)?(add|fix|write|rename|refactor|make|run|bump|sort|explain|implement|"
+    r"create|update|remove|delete|change|move|build|deploy|install|set|convert|improve|"
+    r"optimi[sz]e|clean|format|generate|document|review|rewrite|split|merge|commit|push|"
+    r"lint|migrate|upgrade|replace|extract|show|list|print|read|open|debug|profile)\b",
+    re.I)
+_PAST = re.compile(r"\b(again|last time|as before|previous(ly)?|earlier|did we|we did|"
+                   r"we decided|remind me|remember|used to|before)\b", re.I)
+
+
+def asks_about_the_past(prompt: str) -> bool:
+    """Whether past work may bear on a prompt: anything but a request for new work
+    ("add pagination to the list endpoint"), unless the request points back ("again",
+    "as before", "last time"). A request shares words with many past turns and asks
+    about none of them (measured with tests/eval/hook_eval.py: ordinary coding prompts);
+    a question or a topic ("flaky test expiring") may be about the past."""
+    return not _REQUEST.match(prompt) or bool(_PAST.search(prompt))
+
+
 def prompt_query(prompt: str) -> str:
     """The prompt as a plain query: its words and identifiers, lower-cased (so never an
     operator) and without `:` (so never a filter)."""
@@ -89,26 +111,28 @@ def prompt_context(service: Any, event: dict[str, Any], *, limit: int,
     prompt = str(event.get("prompt") or "")
     if prompt.lstrip().startswith("/"):
         return ""  # a slash command, not a question
+    if not asks_about_the_past(prompt):
+        return ""
     query = prompt_query(prompt)
     if len(query.split()) < MIN_PROMPT_WORDS:
         return ""
     me = [str(event.get("session_id") or "")]
     page = service.search(query, group_by_session=True, limit=limit * 2, hits_per_group=1,
-                          exclude_sessions=me, snippet_chars=160)
+                          exclude_sessions=me, snippet_chars=160,
+                          passage_chars=PASSAGE_CHARS)
+    shown = [g for g in page.groups or [] if g.relevance >= RELEVANCE_BAR and g.hits
+             and not g.hits[0].path.endswith("/MEMORY.md")][:limit]  # MEMORY.md: loaded
+    short = service.short_session_ids(g.session_id for g in shown)
     lines = []
-    for g in page.groups or []:
-        if g.relevance < RELEVANCE_BAR or not g.hits:
-            continue
+    for g in shown:
         h = g.hits[0]
-        if h.path.endswith("/MEMORY.md"):
-            continue  # loaded into every session already
         where = service.project_name(g.project) if g.project else ""
         title = f' "{g.title[:80]}"' if g.title else ""
-        asked = f" asked: {h.prompt[:120]!r};" if h.prompt and h.kind != "prompt" else ""
+        asked = f" asked {h.prompt[:100]!r};" if h.prompt and h.kind != "prompt" else ""
+        # the passage that holds the prompt's words, and an id `context` expands
+        ref = short_entry_id(h.id, short.get(g.session_id, ""), h.agent_id)
         lines.append(f"- {_when(g.timestamp)} {where}{title}:{asked} "
-                     f"{h.snippet.strip()[:200]} [id {h.id}]")
-        if len(lines) >= limit:
-            break
+                     f"{(h.passage or h.snippet).strip()} [id {ref}]")
     return _fit(lines, max_chars)
 
 

@@ -108,7 +108,7 @@ def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS) -> Iterator[Chu
                 length = line.length
             elif task.open_tail and at == first and not line:
                 length = 0  # the newline that completes a line already read
-            elif not history and is_noise(line):
+            elif isinstance(builder, _UnitDocs) and is_noise(line):  # not history
                 stats.lines += 1
                 stats.objects += 1
                 builder.extractor.note_unparsed(line)
@@ -322,7 +322,7 @@ _GLUED = b'}{"'
 def is_noise(line: bytes) -> bool:
     """Progress and file-history-snapshot records, recognised without parsing them.
 
-    They are a third of all lines and a fifth of the bytes (FORMAT.md §15) and never
+    They are a third of all lines and a fifth of the bytes (docs/format.md §15) and never
     become documents. The test is exact: the record's own top-level `type` is the first
     `"type":"` of the line (nothing nested comes before it in these records), and a raw
     `}{"` can only be two objects glued on one line (inside a JSON string the quote would
@@ -409,5 +409,5 @@ def _huge_envelope(line: HugeLine) -> dict[str, Any]:
 
 
 def decode_dir(name: str) -> str:
-    """Last resort only: the folder name is a lossy encoding of the path (FORMAT.md §2)."""
+    """Last resort only: the folder name is a lossy encoding of the path (docs/format.md §2)."""
     return name.replace("-", "/") if name.startswith("-") else name

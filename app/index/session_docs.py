@@ -134,7 +134,7 @@ def match_leaves(searcher: tantivy.Searcher, schema: tantivy.Schema, leaves: Ite
     """Match summary records to the sessions they title, through the uuid field.
 
     Summaries are written at the top of *later* files and point (`leafUuid`) at the
-    last entry of the conversation they name (FORMAT.md §6.4). Each match is added to
+    last entry of the conversation they name (docs/format.md §6.4). Each match is added to
     `leaf_sessions`; returns the sessions that got one.
     """
     todo = list(leaves)

@@ -74,7 +74,7 @@ class IndexStore:
             if missing:  # Tantivy would open it: empty, or failing at the first search
                 raise ValueError(missing)
             index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
-        except BaseException as exc:  # noqa: BLE001 (Tantivy may panic on damaged files)
+        except BaseException as exc:  # Tantivy may panic on damaged files
             if not (isinstance(exc, ValueError) or _is_panic(exc)) or "LockBusy" in str(exc):
                 raise
             aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")

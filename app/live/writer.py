@@ -14,10 +14,10 @@ The writer (`LiveArchive`, in live_archive.py) runs `follow_archive`:
 
 Where OS events are unavailable (network filesystems, WSL, inotify limits) it polls
 and says so in `state.watching`. Polling compares mtimes at one-second resolution and
-misses a second change within the same second (STACK.md §5), so in polling mode the
-files that changed recently are also re-stat'ed every `HOT_POLL_SECONDS`, and a full
-pass runs every `RECONCILE_POLLING` seconds; with OS events a full pass every
-`RECONCILE_SECONDS` only guards against dropped events (queue overflow).
+misses a second change within the same second (with watchfiles 1.3, 8 appends came as
+4 batches), so in polling mode the files that changed recently are also re-stat'ed every
+`HOT_POLL_SECONDS`, and a full pass runs every `RECONCILE_POLLING` seconds; with OS
+events a full pass every `RECONCILE_SECONDS` only guards against dropped events (queue overflow).
 
 This module knows the writer only through the `Followed` protocol below, so that
 `live_archive` imports it and it never imports `live_archive` (no import cycle).

@@ -56,16 +56,38 @@ class SessionHits(BaseModel):
     hits: list[Hit] = Field(default_factory=list)
 
 
+class Turn(BaseModel):
+    """Another turn of a found session (`detail: "full"`)."""
+
+    id: str
+    kind: str = ""
+    asked: str = ""
+    text: str = ""
+
+
+class Found(BaseModel):
+    """One search result: a session shown by the turn that answers (the prompt asked and
+    the passage of the reply that holds the query's words), or a single entry, plan,
+    memory file or typed prompt."""
+
+    id: str = Field(description="context(id) / get_entries([id]); a plan's id opens "
+                                "with get_plan, a memory file's with get_memory_file.")
+    kind: str = ""
+    session: str = ""
+    title: str = ""
+    project: str = ""
+    date: str = ""
+    asked: str = ""
+    text: str = ""
+    tool: str = ""
+    more: list[Turn] = Field(default_factory=list)
+
+
 class SearchResult(BaseModel):
-    query: str
-    total: int = Field(0, description="How many entries match in all (before paging).")
-    hits: list[Hit] = Field(default_factory=list)
-    groups: list[SessionHits] | None = None
-    next_cursor: str | None = Field(None, description="Pass back as `cursor` for more.")
-    excluded_sessions: list[str] = Field(
-        default_factory=list,
-        description="Sessions left out as the caller's own (active now); `include_active` "
-                    "keeps them.")
+    results: list[Found] = Field(default_factory=list)
+    total: int = Field(description="Entries matched in all.")
+    next_cursor: str | None = None
+    excluded_sessions: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -102,7 +124,7 @@ class ContextResult(BaseModel):
 class EntriesResult(BaseModel):
     entries: list[Entry] = Field(default_factory=list)
     budget_exhausted: bool = Field(
-        False, description="The call's character budget ran out: some texts were cut "
+        default=False, description="The call's character budget ran out: some texts were cut "
                            "shorter than max_chars (see each entry's next_char).")
 
 
@@ -121,7 +143,7 @@ class SessionPage(BaseModel):
     agent_id: str = ""
     title: str = ""
     project: str = ""
-    total: int = Field(0, description="Entries in the whole transcript.")
+    total: int = Field(description="Entries in the whole transcript.")
     start: int = Field(0, description="Index of the first entry of this page.")
     entries: list[Entry] = Field(default_factory=list)
     next_cursor: str | None = Field(None, description="Pass back as `cursor` for more.")
@@ -139,7 +161,7 @@ class Project(BaseModel):
 
 class ProjectList(BaseModel):
     projects: list[Project] = Field(default_factory=list)
-    total: int = 0
+    total: int
     truncated: bool = Field(False, description="The call's budget cut the list (the least "
                                                "recently active projects are left out).")
 
@@ -164,7 +186,7 @@ class Session(BaseModel):
 
 class SessionList(BaseModel):
     sessions: list[Session] = Field(default_factory=list)
-    total: int = 0
+    total: int
     next_cursor: str | None = Field(None, description="Pass back as `cursor` for more.")
 
 
@@ -197,7 +219,7 @@ class Plan(BaseModel):
 
 class PlanList(BaseModel):
     plans: list[Plan] = Field(default_factory=list)
-    total: int = 0
+    total: int
     next_offset: int | None = Field(None, description="Pass as `offset` for more.")
 
 
@@ -220,7 +242,7 @@ class MemoryFileInfo(BaseModel):
 
 class MemoryFileList(BaseModel):
     files: list[MemoryFileInfo] = Field(default_factory=list)
-    total: int = 0
+    total: int
     truncated: bool = Field(False, description="The call's budget cut the list; narrow it "
                                                "with `project`.")
 
@@ -241,7 +263,7 @@ class HistoryItem(BaseModel):
 
 class HistoryPage(BaseModel):
     items: list[HistoryItem] = Field(default_factory=list)
-    total: int = 0
+    total: int
     next_offset: int | None = Field(None, description="Pass as `offset` for more.")
     warnings: list[str] = Field(default_factory=list)
 
@@ -249,11 +271,11 @@ class HistoryPage(BaseModel):
 class Status(BaseModel):
     archive: str
     role: str = Field("", description="writer (this server indexes) | read-only (follows).")
-    projects: int = 0
-    sessions: int = 0
-    documents: int = 0
+    projects: int
+    sessions: int
+    documents: int
     documents_by_kind: dict[str, int] = Field(default_factory=dict)
-    files: int = 0
+    files: int
     skipped_by_reason: dict[str, int] = Field(default_factory=dict)
     index_bytes: int = 0
     archive_bytes: int = 0
@@ -262,11 +284,36 @@ class Status(BaseModel):
     message: str | None = None
     semantic: str = Field("", description="Semantic search: on (vectors, progress) or off, "
                                           "and how to turn it on.")
+    indexing: str | None = Field(None, description="While the index is first built: how "
+                                                   "far it got (results are partial).")
 
 
 # ---- from the service's models --------------------------------------------------------
 PROMPT_CHARS = 200
 """How much of a turn's prompt a session result carries."""
+
+
+DETAIL = {"brief": (320, 150, 80), "full": (800, 300, TITLE_CHARS)}
+"""Per `detail` of a search: characters of the passage, of the prompt asked, of a title."""
+
+
+def found(h: M.Hit, detail: str, session: str, project: str,
+          title: str | None = None) -> Found:
+    """A result row from a service hit: the passage of the answering entry (its snippet
+    when it has none), the prompt of its turn, the session by its short id."""
+    text_chars, asked_chars, title_chars = DETAIL[detail]
+    return Found(id=h.id, kind=h.kind, session=session,
+                 title=clip(h.title if title is None else title, title_chars),
+                 project=project, date=h.timestamp.date().isoformat() if h.timestamp else "",
+                 asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
+                 text=clip(h.passage or h.snippet, text_chars + 2), tool=h.tool)
+
+
+def turn(h: M.Hit, detail: str) -> Turn:
+    text_chars, asked_chars, _t = DETAIL[detail]
+    return Turn(id=h.id, kind=h.kind,
+                asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
+                text=clip(h.passage or h.snippet, text_chars + 2))
 
 
 def hit(h: M.Hit, snippet_chars: int = 180) -> Hit:

@@ -9,6 +9,7 @@ session, the call budget, redaction). Names with a leading underscore are privat
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import re
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 import orjson
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
@@ -37,20 +39,6 @@ CALL_BUDGET = 24_000
 NO_REDACT_KEYS = frozenset({"id", "session_id", "agent_id", "next_cursor", "tool_use_id",
                             "subagent_id", "codename", "filename", "project", "path"})
 """Keys whose values are handles the caller passes back: redacting one would break it."""
-
-_PRUNE = (None, "", [], {}, False)
-
-
-def _prune(obj: Any) -> Any:
-    """Drop empty values from dicts (the text copy is what the model reads: every
-    `"agent_id": ""` costs tokens and says nothing)."""
-    if isinstance(obj, dict):
-        return {k: _prune(v) for k, v in obj.items()
-                if not any(v is p or (type(v) is type(p) and v == p) for p in _PRUNE)}
-    if isinstance(obj, list):
-        return [_prune(v) for v in obj]
-    return obj
-
 
 def _redact_tree(obj: Any) -> Any:
     """Second line of defence: redact every string the service might have let through."""
@@ -89,11 +77,27 @@ def schema_message(text: str) -> str | None:
             "schema)")
 
 
+INVALID_PARAMS = -32602
+
+
 class SchemaErrors:
-    """Server middleware: a tool call whose arguments fail the input schema is answered
-    with `schema_message` instead of pydantic's text."""
+    """Server middleware for the calls a model gets wrong: an unknown tool is a JSON-RPC
+    error that names the tools (the spec's invalid params, not a tool result); an
+    argument the tool does not take is refused with the ones it does (a misspelled
+    filter would otherwise widen the search unseen); arguments that fail the input
+    schema are answered with `schema_message` instead of pydantic's text.
+
+    `schemas` is set once the tools are registered: tool name -> input schema.
+    """
+
+    def __init__(self) -> None:
+        self.schemas: dict[str, dict[str, Any]] = {}
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call" and self.schemas:
+            refused = self._refuse(ctx.params or {})
+            if refused is not None:
+                return refused
         result = await call_next(ctx)
         if ctx.method != "tools/call":
             return result
@@ -112,6 +116,51 @@ class SchemaErrors:
         if better is None:
             return result
         return result.model_copy(update={"content": [TextContent(type="text", text=better)]})
+
+
+    def _refuse(self, params: Any) -> CallToolResult | None:
+        name = params.get("name")
+        schema = self.schemas.get(name) if isinstance(name, str) else None
+        if schema is None:
+            raise MCPError(INVALID_PARAMS, f"unknown tool {str(name)[:80]!r}; the tools are: "
+                                           f"{', '.join(self.schemas)}")
+        args = params.get("arguments") or {}
+        known = schema.get("properties", {})
+        extra = [k for k in args if k not in known] if isinstance(args, dict) else []
+        if not extra:
+            return None
+        text = (f"Error executing tool {name}: unknown argument{'s' if len(extra) > 1 else ''} "
+                f"{', '.join(repr(k[:40]) for k in extra[:5])}; its arguments are: "
+                f"{', '.join(known)}")
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+_UNSAID = frozenset({"title", "maxLength", "minLength"})
+"""Schema keys a model does not need: pydantic's title on every property, and string
+lengths the server checks anyway (its argument model, not this schema, validates)."""
+
+
+def compact_schema(schema: Any) -> Any:
+    """An input schema as a model reads it, without what says nothing (`_UNSAID`,
+    `anyOf [T, null]` with `default: null` for an optional argument: it is optional
+    already, not being `required`; a default of false or 0). The tool list goes with
+    every request to the model. Unknown arguments are refused by `SchemaErrors`."""
+    if isinstance(schema, list):
+        return [compact_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: compact_schema(v) for k, v in schema.items() if k not in _UNSAID}
+    any_of = out.get("anyOf")
+    if isinstance(any_of, list) and {"type": "null"} in any_of:
+        rest = [s for s in any_of if s != {"type": "null"}]
+        del out["anyOf"]
+        out = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **out}
+    if "default" in out and out["default"] in (None, False, 0) and \
+            out["default"] is not True:
+        del out["default"]  # what an argument left out means anyway
+    if out.get("minimum") == 0 and out.get("type") == "integer":
+        del out["minimum"]  # counts and offsets: said by the name (checked all the same)
+    return out
 
 
 def json_size(model: BaseModel) -> int:
@@ -158,6 +207,11 @@ def advance_cursor(cursor: str | None, next_cursor: str | None, kept: int) -> st
     return encode_cursor({"o": int(state.get("o", 0)) + kept, "g": gen})
 
 
+_NOTE: contextvars.ContextVar[str | None] = contextvars.ContextVar("indexing_note",
+                                                                   default=None)
+"""The indexing note of the tool call under way (`ToolContext.call`)."""
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What the tools of one server close over."""
@@ -167,12 +221,29 @@ class ToolContext:
     call_budget: int
     redact_secrets: bool
 
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        """Around a tool's work: errors as `_errors` turns them, and whether the index is
+        still being built, taken *before* the query runs (a pass that completes during
+        it must not make a partial answer look final)."""
+        token = _NOTE.set(self.service.indexing_note())
+        try:
+            with tool_errors():
+                yield
+        finally:
+            _NOTE.reset(token)
+
     def result(self, model: BaseModel) -> CallToolResult:
-        """The tool's answer: the structured copy as the output schema has it, and a
-        compact JSON text copy without empty fields (what the model reads)."""
-        data = model.model_dump(mode="json")
+        """The tool's answer: the structured copy (what Claude Code forwards to the
+        model) and its JSON text copy, both without the fields that hold their default:
+        every `"agent_id": ""` costs tokens and says nothing (counts that can be 0 have
+        no default, so they are always there)."""
+        data = model.model_dump(mode="json", exclude_defaults=True)
         if self.redact_secrets:
             data = _redact_tree(data)
-        text = orjson.dumps(_prune(data)).decode()
+        note = _NOTE.get()
+        if note:  # never an empty answer that looks final while the index is built
+            data["indexing"] = note
+        text = orjson.dumps(data).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=data)

@@ -13,7 +13,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, tool_errors, within_budget
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, within_budget
 from ccarchive.text import clip
 
 
@@ -25,17 +25,15 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 8-9. plans ----------------------------------------------------------------
     @mcp.tool(title="List plans", annotations=READ_ONLY)
     def list_plans(
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
-        codename: Annotated[str | None, Field(description="Only codenames containing "
-                                                          "this.")] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
+        codename: Annotated[str | None, Field(description="Codename contains this")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 30,
         offset: Annotated[int, Field(ge=0)] = 0,
         include_agent_plans: Annotated[bool, Field(
             description="Also list subagents' plans.")] = False,
     ) -> Annotated[CallToolResult, O.PlanList]:
-        """Plans (plan-mode files), most recently changed first, with their sessions."""
-        with tool_errors():
+        """Plans (plan mode), newest first, with their sessions."""
+        with tools.call():
             pl = service.plans(project=project, codename=codename, limit=limit, offset=offset,
                                include_agent_plans=include_agent_plans)
             nxt = offset + limit if offset + limit < pl.total else None
@@ -44,16 +42,16 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
 
     @mcp.tool(title="Read a plan", annotations=READ_ONLY)
     def get_plan(
-        codename: Annotated[str, Field(min_length=1, description="A plan's codename, "
-                                                                "from list_plans.")],
+        codename: Annotated[str, Field(min_length=1, description=(
+            "Codename, or a plan id from search"))],
         include_agent_plans: Annotated[bool, Field(
             description="Include its agent subplans.")] = True,
         max_chars: Annotated[int, Field(ge=100, le=100_000,
                                         description="Characters of each plan's text.")
                              ] = 12_000,
     ) -> Annotated[CallToolResult, O.PlanDetail]:
-        """One plan's text, its agent subplans and the sessions that wrote or used it."""
-        with tool_errors():
+        """A plan's text, its agent subplans and its sessions."""
+        with tools.call():
             t = service.plan(codename, include_agent_plans=include_agent_plans,
                              max_chars=min(max_chars, max(call_budget, 1000)))
             out = O.plan_detail(t)
@@ -67,11 +65,10 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 10-11. memory -------------------------------------------------------------
     @mcp.tool(title="List memory files", annotations=READ_ONLY)
     def list_memory_files(
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
     ) -> Annotated[CallToolResult, O.MemoryFileList]:
-        """Memory files (MEMORY.md and topic files) and session-memory summaries."""
-        with tool_errors():
+        """Memory files and session-memory summaries."""
+        with tools.call():
             rows = [O.memory_info(m) for m in service.memory_files(project=project)]
             kept = within_budget(rows, call_budget)
             return result(O.MemoryFileList(files=kept, total=len(rows),
@@ -79,13 +76,13 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
 
     @mcp.tool(title="Read a memory file", annotations=READ_ONLY)
     def get_memory_file(
-        project: Annotated[str, Field(min_length=1, description="The project (path or a "
-                                                                "unique part of it).")],
+        project: Annotated[str, Field(min_length=1, description=(
+            "Path part, or a memory id from search"))],
         filename: Annotated[str | None, Field(description="Default MEMORY.md.")] = None,
         max_chars: Annotated[int, Field(ge=100, le=100_000)] = 12_000,
     ) -> Annotated[CallToolResult, O.MemoryFile]:
-        """Read one memory file of a project (MEMORY.md by default)."""
-        with tool_errors():
+        """A memory file (MEMORY.md by default)."""
+        with tools.call():
             m = service.memory_file(project, filename, max_chars=max_chars)
             return result(O.MemoryFile(info=O.memory_info(m.info), text=m.text,
                                        truncated=m.truncated))
@@ -93,21 +90,19 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 12. history ---------------------------------------------------------------
     @mcp.tool(title="Search typed-prompt history", annotations=READ_ONLY)
     def search_history(
-        query: Annotated[str | None, Field(description="Words to find; none lists the "
-                                                       "newest.", max_length=4000)] = None,
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
-        session_id: Annotated[str | None, Field(description="Only this session (or id "
-                                                            "prefix).")] = None,
+        query: Annotated[str | None, Field(description="Words; none: newest first",
+                                           max_length=4000)] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
+        session_id: Annotated[str | None, Field(description="Id or prefix")] = None,
         since: Annotated[str | None, Field(description="From this date.")] = None,
-        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        limit: Annotated[int, Field(ge=1, le=200)] = 10,
         offset: Annotated[int, Field(ge=0)] = 0,
     ) -> Annotated[CallToolResult, O.HistoryPage]:
-        """Prompts the user typed (history.jsonl), newest first or ranked by a query."""
-        with tool_errors():
+        """Prompts the user typed (history.jsonl), ranked by query or newest first."""
+        with tools.call():
             page = service.history(query=query, project=project, session_id=session_id,
                                    since=since, limit=limit, offset=offset)
-            per = max(200, min(2_000, call_budget // max(1, len(page.items))))
+            per = max(200, min(400, call_budget // max(1, len(page.items))))
             nxt = offset + limit if offset + limit < page.total else None
             return result(O.HistoryPage(
                 items=[O.HistoryItem(id=h.id, text=clip(h.text, per), project=h.project,
@@ -118,8 +113,8 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 13. status ----------------------------------------------------------------
     @mcp.tool(title="Archive and index status", annotations=READ_ONLY)
     def status() -> Annotated[CallToolResult, O.Status]:
-        """What is indexed (by kind), what was skipped and why, and who indexes."""
-        with tool_errors():
+        """What is indexed (by kind) or still indexing, what was skipped, who indexes."""
+        with tools.call():
             st = service.status()
             return result(O.Status(
                 archive=st.archive, role=st.role, projects=st.projects, sessions=st.sessions,

@@ -9,13 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ccarchive.mcp_server import models as O
-from ccarchive.mcp_server.toolkit import (
-    READ_ONLY,
-    ToolContext,
-    json_size,
-    tool_errors,
-    within_budget,
-)
+from ccarchive.mcp_server.toolkit import READ_ONLY, ToolContext, json_size, within_budget
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -26,8 +20,8 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 5-7. projects, sessions, timeline -----------------------------------------
     @mcp.tool(title="List projects", annotations=READ_ONLY)
     def list_projects() -> Annotated[CallToolResult, O.ProjectList]:
-        """Every project (working directory) with its figures, most recently active first."""
-        with tool_errors():
+        """Projects (working directories) with figures, most recently active first."""
+        with tools.call():
             rows = [O.project(p) for p in service.projects()]
             kept = within_budget(rows, call_budget)
             return result(O.ProjectList(projects=kept, total=len(rows),
@@ -35,17 +29,14 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
 
     @mcp.tool(title="List sessions", annotations=READ_ONLY)
     def list_sessions(
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
-        since: Annotated[str | None, Field(description="Active from this date: "
-                                                       "2026-02-01, 7d, yesterday.")] = None,
-        until: Annotated[str | None, Field(description="Before this date.")] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
+        since: Annotated[str | None, Field(description="2026-02-01, 7d, yesterday")] = None,
+        until: str | None = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
-        cursor: Annotated[str | None, Field(description="next_cursor of the previous "
-                                                        "page.")] = None,
+        cursor: str | None = None,
     ) -> Annotated[CallToolResult, O.SessionList]:
-        """Sessions, most recently active first, with their titles and figures."""
-        with tool_errors():
+        """Sessions, most recently active first, with titles and figures."""
+        with tools.call():
             page = service.sessions(project=project, since=since, until=until, limit=limit,
                                     cursor=cursor)
             return result(O.SessionList(sessions=[O.session(s) for s in page.sessions],
@@ -54,14 +45,12 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     @mcp.tool(title="Activity per day", annotations=READ_ONLY)
     def timeline(
         days: Annotated[int, Field(ge=1, le=3660, description="How many days back.")] = 30,
-        project: Annotated[str | None, Field(description="Only projects whose path "
-                                                         "contains this.")] = None,
+        project: Annotated[str | None, Field(description="Path contains this")] = None,
         bucket: Annotated[Literal["day", "week", "month"] | None, Field(
-            description="What one row counts; default: day, or coarser when the days "
-                        "would not fit the call's budget.")] = None,
+            description="Default day, coarser if too many")] = None,
     ) -> Annotated[CallToolResult, O.Timeline]:
-        """Sessions, prompts, messages and tokens per day (rows with activity only)."""
-        with tool_errors():
+        """Sessions, prompts, messages, tokens per day (active days only)."""
+        with tools.call():
             for b in [bucket] if bucket else ["day", "week", "month"]:
                 t = service.timeline(days=days, project=project, bucket=b)
                 rows = [O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,

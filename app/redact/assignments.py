@@ -102,7 +102,9 @@ class _RunEnd:
 
     def __call__(self, text: str, pos: int) -> int:
         if not self.start <= pos <= self.end:
-            self.start, self.end = pos, self.regex.match(text, pos).end()
+            found = self.regex.match(text, pos)
+            assert found is not None  # a pattern of `chars*` matches, if only nothing
+            self.start, self.end = pos, found.end()
         return self.end
 
 

@@ -137,7 +137,7 @@ def _unescaping_slashes(text: str, cuts: tuple[int, ...]) -> list[Found]:
     """Some JSON encoders (PHP's, Java's) write "/" as "\\/", which splits a key, a
     base64 body or a URL in two for the rules: they run on the text with "/" put back,
     and the spans are mapped onto the text as it is."""
-    removed = []  # where each "/" that lost its backslash stands in the unescaped text
+    removed: list[int] = []  # where each "/" that lost its backslash stands in the unescaped text
     i = text.find(_ESCAPED_SLASH)
     while i >= 0:
         removed.append(i - len(removed))

@@ -6,10 +6,12 @@ its answer) and every session (its title) also has a vector of all-MiniLM-L6-v2,
 finder mixes each session's best cosine with its word evidence (`ccarchive.service.
 semantic`).
 
-Off by default: it needs `pip install 'ccarchive[semantic]'` (numpy, tokenizers,
-safetensors: no torch) and `--semantic` or `CCARCHIVE_SEMANTIC=1`. The parts:
+Off by default: it needs `pip install 'ccarchive[semantic]'` (onnxruntime, onnx, numpy,
+tokenizers, safetensors: no torch) and `--semantic` or `CCARCHIVE_SEMANTIC=1`. The parts:
 
-* `encoder`: the model's forward pass in numpy;
+* `onnx_graph`, `onnx_encoder`: the model as an ONNX graph written from its verified
+  weights, run on onnxruntime (used when onnxruntime and onnx are installed);
+* `encoder`: the model's forward pass in numpy (otherwise);
 * `model_files`: where its files come from (a folder, a package, the cache, the hub);
 * `texts`: what is embedded, read from the index;
 * `store`: the vectors on disk (`<index>/vectors/`);
@@ -23,6 +25,7 @@ module level outside these modules.
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +38,11 @@ if TYPE_CHECKING:
 EXTRA = "pip install 'ccarchive[semantic]'"
 SWITCH = "--semantic (app, search, index, serve) or CCARCHIVE_SEMANTIC=1"
 DEPENDENCIES = ("numpy", "tokenizers", "safetensors")
+FAST = ("onnxruntime", "onnx")
+"""What the encoder runs on when installed (`onnx_encoder`); numpy's forward pass
+(`encoder`) otherwise."""
+BACKEND_ENV = "CCARCHIVE_ENCODER"
+"""`numpy` to use numpy's forward pass even when onnxruntime is there (to compare)."""
 
 
 def missing_dependencies() -> list[str]:
@@ -42,7 +50,15 @@ def missing_dependencies() -> list[str]:
     return [name for name in DEPENDENCIES if importlib.util.find_spec(name) is None]
 
 
-_encoders: dict[Path, Encoder] = {}
+def backend() -> str:
+    """`onnxruntime` when it and `onnx` are installed (and not turned away by
+    `CCARCHIVE_ENCODER=numpy`), else `numpy`."""
+    if os.environ.get(BACKEND_ENV, "").strip().lower() == "numpy":
+        return "numpy"
+    return "onnxruntime" if all(importlib.util.find_spec(n) for n in FAST) else "numpy"
+
+
+_encoders: dict[tuple[Path, str], Encoder] = {}
 _lock = threading.Lock()
 
 
@@ -54,7 +70,14 @@ def load_encoder(settings: Settings, progress: Callable[[str], None] | None = No
 
     with _lock:
         folder = ensure_model(settings.model_dir, settings.data_dir, progress=progress)
-        enc = _encoders.get(folder)
+        kind = backend()
+        enc = _encoders.get((folder, kind))
         if enc is None:
-            enc = _encoders[folder] = Encoder(folder)
+            if kind == "onnxruntime":
+                from ccarchive.semantic.onnx_encoder import OnnxEncoder
+
+                enc = OnnxEncoder(folder, settings.data_dir)
+            else:
+                enc = Encoder(folder)
+            _encoders[(folder, kind)] = enc
         return enc

@@ -19,6 +19,7 @@ import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -30,6 +31,12 @@ log = logging.getLogger(__name__)
 SAVE_EVERY = 256
 """Texts embedded between two saves during a long build."""
 ENCODE_BATCH = 32
+
+
+class TextEncoder(Protocol):
+    """What the builder needs of an encoder (`ccarchive.semantic.encoder.Encoder`)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass
@@ -56,7 +63,7 @@ class VectorBuilder:
         encoder: returns the encoder, loading it on first call (it may download).
     """
 
-    def __init__(self, index_store, encoder: Callable[[], object]) -> None:  # noqa: ANN001
+    def __init__(self, index_store, encoder: Callable[[], TextEncoder]) -> None:
         self.index = index_store
         self.vectors = VectorStore(index_store.path)
         self._encoder = encoder
@@ -107,13 +114,12 @@ class VectorBuilder:
             finally:
                 self.state.running = False
 
-    def _changed(self, searcher, schema, gen: int, top: int,  # noqa: ANN001
+    def _changed(self, searcher, schema, gen: int, top: int,
                  hashes: dict[tuple[int, int], int]) -> list[T.Text]:
         out = []
         for path, seq in T.changed_turns(searcher, schema, gen, top):
-            t = T.turn_text(searcher, schema, path, seq)
-            if t is not None and hashes.get((t.skey, t.turn)) != t.digest:
-                out.append(t)
+            out += [t for t in T.turn_texts(searcher, schema, path, seq)
+                    if hashes.get((t.skey, t.turn)) != t.digest]
         for sid in T.changed_sessions(searcher, schema, gen, top):
             t = T.session_text(searcher, schema, sid)
             if t is not None and hashes.get((t.skey, t.turn)) != t.digest:
@@ -196,7 +202,7 @@ class BackgroundBuilder:
                 log.warning("semantic vectors: %s", exc)
 
 
-def background_builder(index_store, settings, ready: Callable[[], bool]  # noqa: ANN001
+def background_builder(index_store, settings, ready: Callable[[], bool]
                        ) -> BackgroundBuilder:
     """The builder a live writer runs, its encoder loaded (or downloaded) on first need."""
     from ccarchive.semantic import load_encoder

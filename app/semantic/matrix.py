@@ -17,7 +17,7 @@ import numpy as np
 
 from ccarchive.semantic.encoder import DIM
 from ccarchive.semantic.store import Rows, VectorStore, dedupe
-from ccarchive.semantic.texts import SESSION_ROW
+from ccarchive.semantic.texts import SESSION_ROW, seq_of
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,8 @@ class SessionScores:
         return dict(zip(self.skeys.tolist(), self.best.tolist(), strict=True))
 
     def best_turn(self, skey: int) -> tuple[int, str, float] | None:
-        """(prompt seq, transcript path, cosine) of a session's best turn row."""
+        """(prompt seq, transcript path, cosine) of a session's best turn row (a
+        passage's row counts for its turn)."""
         i = int(np.searchsorted(self.skeys, skey))
         if i >= len(self.skeys) or self.skeys[i] != skey:
             return None
@@ -49,7 +50,7 @@ class SessionScores:
         if not len(rows):
             return None
         r = int(rows[np.argmax(self.cos[rows])])
-        return int(self.keys[r, 1]), str(self.paths[r]), float(self.cos[r])
+        return seq_of(int(self.keys[r, 1])), str(self.paths[r]), float(self.cos[r])
 
 
 class VectorMatrix:

@@ -1,7 +1,8 @@
 """The vectors beside the index: `<index folder>/vectors/`, dropped with the index.
 
 One row per turn (key: the session's `skey` and the turn's number, the `seq` of its
-prompt, as the finder groups hits) and one per session (its title; turn number -1, which
+prompt, as the finder groups hits), one per passage of a long answer (`texts.PART`), and
+one per session (its title; turn number -1, which
 no turn has). Each row also keeps a hash of the text it embeds, so a text read again
 unchanged is not embedded again, and the transcript path of its turn, so a session found
 only by its meaning can show that turn.
@@ -31,7 +32,8 @@ from ccarchive.semantic.model_files import MODEL_NAME
 
 FOLDER = "vectors"
 MANIFEST = "manifest.json"
-FORMAT = 2
+FORMAT = 3
+"""3: passages of long answers (rows keyed `seq + PART x n`, `texts`)."""
 MAX_CHUNKS = 24
 """Chunks kept before they are merged: a reader loads only the chunks it has not seen, so
 small chunks are cheap, but each costs a file and a read on a cold start."""

@@ -3,8 +3,15 @@ session's title.
 
 A turn's text is its prompt and the start of its answer (the assistant's prose, in
 order), about what the encoder reads (256 tokens): what was asked and what was said back,
-which a reworded query is about. Tool calls and their output are left out: they are
-what the words already find. A session's text is its title and its plans' titles.
+which a reworded query is about. A long answer says more than its start: the rest of its
+prose is cut into passages of about the same size (`PASSAGE_CHARS`, at most `PASSAGES`
+of them), each embedded with the start of the prompt it answers, so a reworded memory of
+something said late in a turn has a vector to meet. Tool calls and their output are left
+out: they are what the words already find. A session's text is its title and its plans'
+titles.
+
+A passage's row is keyed by its turn's number plus `PART` times its place (1, 2, ...):
+`seq_of` gives the turn back, so every row of a turn counts for that turn.
 
 Which turns to (re)read is found from the documents committed since the vectors were
 last brought up to date (their `gen`): the files they are in, then the turns of those
@@ -27,8 +34,17 @@ PROMPT_CHARS = 700
 """Of the prompt: a long paste would leave no room for the answer."""
 ANSWER_CHARS = 1200
 """Of the answer: about what is left of the encoder's 256 tokens (~4.5 characters each)."""
-TURN_DOCS = 24
-"""Entries of a turn read for its text, in order (a turn's first segment)."""
+TURN_DOCS = 400
+"""Entries of a turn read for its texts, in order."""
+PASSAGE_CHARS = 1000
+"""Of the answer, per passage after the first text (with `PASSAGE_PROMPT` of the prompt,
+about the encoder's 256 tokens)."""
+PASSAGE_PROMPT = 160
+PASSAGES = 12
+"""Passages of one turn at most, evenly spread over its answer when it has more."""
+PART = 1 << 48
+"""A passage's row is `seq + PART * n` (a `seq` is a byte offset times 256: no
+transcript reaches 2**40 bytes)."""
 SESSION_ROW = -1
 """The turn number of a session's own row: no turn has it (a prompt's seq is >= 0, and 0
 when it is the first line of its file)."""
@@ -38,13 +54,18 @@ PAGE = 10_000
 @dataclass(frozen=True)
 class Text:
     skey: int
-    turn: int  # the prompt's seq; SESSION_ROW for the session's title
+    turn: int  # the prompt's seq (+ PART x n for a passage); SESSION_ROW for the title
     path: str  # the transcript ("" for a session row)
     text: str
 
     @property
     def digest(self) -> int:
         return text_hash(self.text)
+
+
+def seq_of(turn: int) -> int:
+    """The prompt `seq` of a row's turn number (a passage's included)."""
+    return turn % PART if turn >= 0 else turn
 
 
 def text_hash(text: str) -> int:
@@ -90,7 +111,7 @@ def changed_turns(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
         q = _all(Query.term_query(schema, S.PATH, path), new)
         seen: set[int] = set()
         for addrs in _pages(searcher, q):
-            seen.update(S.turn_prompt_seq(tk or 0)
+            seen.update(S.turn_prompt_seq(int(tk or 0))
                         for tk in searcher.fast_field_values(S.TURN, addrs))
         out += [(path, seq) for seq in sorted(seen)]
     return out
@@ -114,8 +135,17 @@ def _pages(searcher: tantivy.Searcher, q: Query) -> Iterator[list[tantivy.DocAdd
 
 def turn_text(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
               seq: int) -> Text | None:
-    """The text of the turn opened by the prompt at `seq` of `path`; None when that is no
-    main-conversation prompt (a subagent's, a sidechain's, or gone)."""
+    """The first text of the turn opened by the prompt at `seq` of `path` (its prompt and
+    the start of its answer); None when that is no main-conversation prompt."""
+    texts = turn_texts(searcher, schema, path, seq)
+    return texts[0] if texts else None
+
+
+def turn_texts(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
+               seq: int) -> list[Text]:
+    """The texts of the turn opened by the prompt at `seq` of `path`: its prompt with the
+    start of its answer, then passages of the rest of its answer (see the module); none
+    when that is no main-conversation prompt (a subagent's, a sidechain's, or gone)."""
     lo = seq << 12
     turn = Query.range_query(schema, S.TURN, tantivy.FieldType.Unsigned, lo,
                              S.turn_key(seq, 1 << 30))
@@ -124,24 +154,33 @@ def turn_text(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
     hits = searcher.search(q, TURN_DOCS, count=False, order_by_field=S.SEQ,
                            order=tantivy.Order.Asc).hits
     prompt, answer, skey = "", [], 0
-    size = 0
     for _v, addr in hits:
         doc = searcher.doc(addr)
         kind = S.first_value(doc, S.KIND)
         if kind == S.PROMPT and int(S.first_value(doc, S.SEQ, 0)) == seq:
             if S.first_value(doc, S.AGENT):
-                return None
+                return []
             prompt = S.first_value(doc, S.TEXT)
             skey = S.session_key(S.first_value(doc, S.SESSION))
-        elif kind == S.ASSISTANT and not S.first_value(doc, S.AGENT) and size < ANSWER_CHARS:
-            text = " ".join(S.first_value(doc, S.TEXT).split())
-            answer.append(text)
-            size += len(text) + 1
+        elif kind == S.ASSISTANT and not S.first_value(doc, S.AGENT):
+            answer.append(" ".join(S.first_value(doc, S.TEXT).split()))
     if not prompt or not skey:
-        return None
-    prompt = " ".join(prompt.split())[:PROMPT_CHARS]
-    body = " ".join(answer)[:ANSWER_CHARS]
-    return Text(skey, seq, path, f"{prompt}\n{body}" if body else prompt)
+        return []
+    prompt = " ".join(prompt.split())
+    body = " ".join(answer)
+    first = body[:ANSWER_CHARS]
+    out = [Text(skey, seq, path, f"{prompt[:PROMPT_CHARS]}\n{first}" if first
+                else prompt[:PROMPT_CHARS])]
+    rest = body[len(first):]
+    windows = [rest[i:i + PASSAGE_CHARS] for i in range(0, len(rest), PASSAGE_CHARS)]
+    windows = [w for w in windows if len(w) >= PASSAGE_CHARS // 5]  # not a last crumb
+    if len(windows) > PASSAGES:
+        step = len(windows) / PASSAGES
+        windows = [windows[int(i * step)] for i in range(PASSAGES)]
+    head = prompt[:PASSAGE_PROMPT]
+    out += [Text(skey, seq + PART * (n + 1), path, f"{head}\n{w}")
+            for n, w in enumerate(windows)]
+    return out
 
 
 def session_text(searcher: tantivy.Searcher, schema: tantivy.Schema, sid: str) -> Text | None:

@@ -17,6 +17,7 @@ generation the first page saw); callers pass back a `next_cursor` as given.
 from __future__ import annotations
 
 import binascii
+import re
 from typing import Any
 
 import orjson
@@ -101,3 +102,31 @@ def check_limit(limit: int, name: str = "limit", top: int = MAX_LIMIT) -> int:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1 or limit > top:
         raise ServiceError(f"{name} must be between 1 and {top}, got {str(limit)[:40]}")
     return limit
+
+
+# ---- short ids ----------------------------------------------------------------------
+SHORT_SESSION_CHARS = 8
+"""A session id is shown by its first 8 characters (more when another shares them)."""
+_SHORT_ENTRY_HEAD = re.compile(
+    r"^(?P<sid>[0-9A-Za-z-]{4,36})(?:/(?P<agent>[0-9A-Za-z_-]{1,64}))?$")
+
+
+def short_entry_id(entry_id: str, session: str, agent_id: str = "") -> str:
+    """An entry id as `<session prefix>[/<agent id>]:<offset>:<block>`: the file named by
+    its session (and subagent) instead of its path, a third of the length. `session` is
+    a prefix that names one session (`SessionsMixin.short_session_ids`). Ids that are no
+    transcript entry's (plans, memory files, typed prompts) are returned as they are."""
+    head, sep, block = entry_id.rpartition(":")
+    path, sep2, offset = head.rpartition(":")
+    if not (sep and sep2 and session and path.endswith(".jsonl") and session in path):
+        return entry_id
+    return f"{session}{'/' + agent_id if agent_id else ''}:{offset}:{block}"
+
+
+def parse_short_head(path: str) -> tuple[str, str] | None:
+    """(session prefix, agent id) of a short entry id's head, or None if `path` is a
+    file's path (a long id)."""
+    if "." in path:
+        return None
+    m = _SHORT_ENTRY_HEAD.match(path)
+    return (m["sid"], m["agent"] or "") if m else None

@@ -1,15 +1,15 @@
 """What every part of the query service stands on: the index handle and its query helpers.
 
-`ArchiveService` is composed of one mixin per kind of question (`search`, `excerpts`,
-`readback`, `sessions`, `browse`); each subclasses `ServiceBase`, which holds the state they
-share (the store, the archive root, redaction, the caches and their lock) and the small
-helpers that build tantivy queries and read stored values.
+`ArchiveService` is composed of one mixin per kind of question (`search`, `session_ranking`,
+`semantic`, `excerpts`, `readback`, `sessions`, `browse`); each subclasses `ServiceBase`,
+which holds the state they share (the store, the archive root, redaction, the caches and
+their lock) and the small helpers that build tantivy queries and read stored values.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service import models as M
+    from ccarchive.service.passages import Terms, Window
 
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 """Display order of the kinds (facets, status): the order of `S.SEARCHABLE_KINDS`."""
@@ -145,6 +146,13 @@ class ServiceBase:
         except ValueError as exc:
             raise ServiceError(f"{name}: {exc}") from exc
 
+    @staticmethod
+    def _matching(cq: CompiledQuery) -> tantivy.Query | None:
+        """What a query matches, the same for every list that takes one (search, typed
+        prompts, plans): a plain query any of its words that rank (function words
+        dropped, +required words and "phrases" required), other queries as written."""
+        return cq.any_query if cq.plain and cq.any_query is not None else cq.query
+
     def _project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None
@@ -189,7 +197,17 @@ class ServiceBase:
         # What one mixin calls on another, declared so that each module reads (and type
         # checks) on its own; `ArchiveService` composes the real methods.
         def session(self, session_id: str) -> M.SessionInfo: ...
-        def search(self, query: str, **options: Any) -> M.SearchPage: ...
+        search: Callable[..., M.SearchPage]
+        def status(self) -> M.Status: ...
+        def _visible_gen(self, searcher: tantivy.Searcher) -> int: ...
+        def _hit(self, doc: tantivy.Document, score: float,
+                 gens: dict[str, tantivy.SnippetGenerator] | None, chars: int) -> M.Hit: ...
+        def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
+                           base: tantivy.Query, offset: int, limit: int, per_group: int,
+                           chars: int, page: M.SearchPage, gen: int | None) -> None: ...
+        def _read_page(self, doc: tantivy.Document, char_offset: int,
+                       max_chars: int) -> tuple[str, bool]: ...
+        def _red_stored(self, doc: tantivy.Document) -> str: ...
         def session_title(self, sid: str) -> tuple[str, str]: ...
         def _prefetch_titles(self, sids: Iterable[str]) -> None: ...
         def _session_info(self, doc: tantivy.Document) -> M.SessionInfo: ...
@@ -204,3 +222,9 @@ class ServiceBase:
         def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
                        length: int) -> str | None: ...
         def _subagent_links(self, sid: str) -> dict[str, str]: ...
+        def _term_weights(self, searcher: tantivy.Searcher,
+                          terms: list[tuple[str, tantivy.Query, bool]]) -> list[float]: ...
+        def _passage(self, doc: tantivy.Document, terms: Terms, width: int = ...,
+                     window: Window | None = None) -> str: ...
+        def _passage_window(self, doc: tantivy.Document, terms: Terms,
+                            width: int = ...) -> Window: ...

@@ -157,7 +157,7 @@ class BrowseMixin(ServiceBase):
         scored = False
         if query:
             cq = compile_query(query, self.schema, self.analyzer)
-            must.append(cq.query)
+            must.append(self._matching(cq))
             scored = cq.text_query is not None
         not_ = [] if include_agent_plans else [regex_query(
             self.schema, S.AGENT, ".+")]
@@ -208,6 +208,13 @@ class BrowseMixin(ServiceBase):
             raise ServiceError("codename is required")
         _check_page(max_chars, char_offset)
         searcher = self._searcher()
+        if codename.startswith("plan:"):  # a search hit's id names the plan's file
+            hits = searcher.search(self._all(self._term(S.KIND, S.PLAN),
+                                             self._term(S.ID, codename)), 1).hits
+            if not hits:
+                raise ServiceError(f"unknown plan {codename!r}: plan ids come from search, "
+                                   "codenames from list_plans")
+            codename = first_value(searcher.doc(hits[0][1]), S.SLUG)
         q = self._all(self._term(S.KIND, S.PLAN), self._term(S.SLUG, codename))
         rows = searcher.search(q, 200, count=False, order_by_field=S.TS,
                                order=tantivy.Order.Desc).hits
@@ -261,6 +268,15 @@ class BrowseMixin(ServiceBase):
         """Read one memory file (MEMORY.md by default) of a project: `max_chars` from
         `char_offset`, read back in bounded memory; `truncated` when more follow."""
         _check_page(max_chars, char_offset)
+        if project.startswith("memory:"):  # a search hit's id names the file
+            searcher = self._searcher()
+            hits = searcher.search(self._all(self._term(S.KIND, S.MEMORY),
+                                             self._term(S.ID, project)), 1).hits
+            if not hits:
+                raise ServiceError(f"unknown memory file {project!r}: memory ids come from "
+                                   "search, projects and file names from list_memory_files")
+            info = self._memory_info(searcher.doc(hits[0][1]))
+            project, filename = info.project, filename or info.path
         files = self.memory_files(project=project)
         if not files:
             raise ServiceError(f"no memory files for project {project!r}")
@@ -299,7 +315,7 @@ class BrowseMixin(ServiceBase):
         if query and query.strip():
             cq = compile_query(query, self.schema, self.analyzer)
             warnings = cq.warnings
-            must.append(cq.query)
+            must.append(self._matching(cq))
             gens = self._snippets(searcher, cq)
         q = self._all(*must)
         if gens is not None:
@@ -393,10 +409,10 @@ def bucket_window(end: date, kind: str, n: int) -> tuple[datetime, datetime]:
         lo = monday - timedelta(weeks=n - 1)
         return lo, monday + timedelta(weeks=1)
     first = end.replace(day=1)
-    lo = first
+    start = first
     for _ in range(n - 1):
-        lo = (lo - timedelta(days=1)).replace(day=1)
-    return datetime.combine(lo, time(), tzinfo=UTC), next_bucket(
+        start = (start - timedelta(days=1)).replace(day=1)
+    return datetime.combine(start, time(), tzinfo=UTC), next_bucket(
         datetime.combine(first, time(), tzinfo=UTC), "month")
 
 

@@ -24,6 +24,7 @@ from ccarchive.index.schema import first_value
 from ccarchive.redact import redact, redact_window
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, as_datetime, stored_strs
+from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window, best_window
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""
@@ -83,6 +84,25 @@ class ExcerptsMixin(ServiceBase):
         shown = redact(text, cuts=cuts) if self.redact_secrets else text
         flat = " ".join(shown.split())
         return flat[:chars] + ("…" if len(flat) > chars else ""), []
+
+    def _passage_window(self, doc: tantivy.Document, terms: Terms,
+                        width: int = PASSAGE_CHARS) -> Window:
+        """Where in `doc`'s indexed text its query evidence is densest (`passages`)."""
+        return best_window(self._stored(doc)[0], terms, width)
+
+    def _passage(self, doc: tantivy.Document, terms: Terms, width: int = PASSAGE_CHARS,
+                 window: Window | None = None) -> str:
+        """The passage of `doc` that answers the query: its densest window of query
+        terms, redacted (the whole text first, the window widened over a secret it
+        cuts), on one line, with "…" where it was cut from more."""
+        text, cuts = self._stored(doc)
+        w = window or best_window(text, terms, width)
+        if self.redact_secrets:
+            piece = redact_window(text, w.start, w.end, cuts=cuts).text
+        else:
+            piece = text[w.start:w.end]
+        flat = " ".join(piece.split())
+        return ("…" if w.start > 0 else "") + flat + ("…" if w.end < len(text) else "")
 
     def _entry(self, doc: tantivy.Document, max_chars: int, char_offset: int = 0,
                full: bool = False) -> M.Entry:

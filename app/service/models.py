@@ -50,6 +50,8 @@ class Hit:
     flags: list[str] = field(default_factory=list)
     prompt: str = ""  # session results: the prompt that opened this hit's turn
     turn_id: str = ""  # ... and that prompt's entry id
+    passage: str = ""  # session results: the part of the entry that holds the query's
+    #                    evidence (`service.passages`), for readers who pay per character
 
 
 @dataclass(kw_only=True)
@@ -64,6 +66,7 @@ class SessionGroup:
     hit_count: int = 0
     hits: list[Hit] = field(default_factory=list)  # its best turns, best first
     relevance: float = 0.0  # share of the query (by term rarity) its best turn holds
+    on_disk: bool = True  # False: its files are gone (Claude Code's sweep); kept indexed
 
 
 @dataclass(kw_only=True)
@@ -94,6 +97,9 @@ class SearchPage:
     warnings: list[str] = field(default_factory=list)
     facets: Facets | None = None
     elapsed_ms: float = 0.0
+    ignored: bool = False
+    """The query had text and all of it was ignored (`warnings` say why): it matched
+    everything, which is no answer to it."""
 
 
 

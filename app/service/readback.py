@@ -7,6 +7,7 @@ Transcripts are ordered by `seq`, the order of the source file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,10 +15,17 @@ import orjson
 import tantivy
 
 from ccarchive.index import schema as S
+from ccarchive.index.query.regex import regex_query
 from ccarchive.index.schema import first_value
 from ccarchive.redact import redact_window
 from ccarchive.service import models as M
-from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
+from ccarchive.service.arguments import (
+    ServiceError,
+    check_limit,
+    decode_cursor,
+    encode_cursor,
+    parse_short_head,
+)
 from ccarchive.service.base import ServiceBase
 from ccarchive.service.tool_calls import read_tool_inputs, tool_summaries
 
@@ -46,7 +54,7 @@ class ReadbackMixin(ServiceBase):
         return tool_summaries(calls, self.tool_inputs(calls) if calls else {})
     def _subagent_links(self, sid: str) -> dict[str, str]:
         """Spawning tool_use id -> subagent id of a session, cached until the next commit:
-        the Task/Agent call is indexed before its subagent is known (FORMAT.md §9.2)."""
+        the Task/Agent call is indexed before its subagent is known (docs/format.md §9.2)."""
         with self._lock:
             if self._links_gen != self.generation:
                 self._links = {}
@@ -156,10 +164,20 @@ class ReadbackMixin(ServiceBase):
             q = self._term(S.ID, entry_id)
         else:
             path, seq = parsed
-            path = self._raw_path(path)  # an id shown with a token in its path redacted
-            q = self._all(self._term(S.PATH, path), tantivy.Query.range_query(
-                self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq))
-        hits = searcher.search(q, 1, count=False).hits
+            seq_q = tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                              seq, seq)
+            short = parse_short_head(path)
+            if short is None:
+                path = self._raw_path(path)  # an id shown with a token in its path redacted
+                q = self._all(self._term(S.PATH, path), seq_q)
+            else:  # <session prefix>[/<agent>]:<offset>:<block> (`ids.short_entry_id`)
+                sid, agent = short
+                q = self._all(regex_query(self.schema, S.SESSION, re.escape(sid) + ".*"),
+                              self._term(S.AGENT, agent), seq_q)
+        hits = searcher.search(q, 2, count=False).hits
+        if len(hits) > 1 and parsed is not None and parse_short_head(parsed[0]):
+            raise ServiceError(f"entry id {entry_id!r} names entries of several sessions: "
+                               "give more of its session id")
         if not hits:
             raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
         doc = searcher.doc(hits[0][1])
@@ -257,6 +275,14 @@ class ReadbackMixin(ServiceBase):
                                       0, max(0, seq - 1))), ENTRY_KINDS)
         n = self._searcher().search(q, 1, count=True).count if seq else 0
         return sid, agent if agent != "sidechain" else "", int(n or 0)
+
+    def turns(self, session_id: str, *, agent_id: str | None = None,
+              limit: int = 1000, max_chars: int = 300) -> list[tuple[int, M.Entry]]:
+        """The prompts of a transcript, each with its index in it (as `transcript`
+        counts): an outline of its turns to jump to, without reading every entry."""
+        page = self.transcript(session_id, agent_id=agent_id, limit=limit,
+                               max_chars=max_chars, kinds=[S.PROMPT])
+        return [(self.entry_position(e.id)[2], e) for e in page.entries]
 
     def tail(self, session_id: str, *, after_seq: int = -1, agent_id: str | None = None,
              limit: int = 200, max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:

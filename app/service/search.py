@@ -22,6 +22,7 @@ from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
 from ccarchive.service.base import KIND_ORDER, ServiceBase, as_datetime, stored_strs
 from ccarchive.service.excerpts import SNIPPET_CHARS
+from ccarchive.service.passages import PASSAGE_CHARS, Terms
 
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
 """How many best-scored hits are re-ranked by kind weight: a weight can lift a hit by
@@ -41,12 +42,14 @@ class SearchMixin(ServiceBase):
                include_tool_results: bool = False, include_thinking: bool = False,
                recency: bool = False, facets: bool = False,
                exclude_sessions: Iterable[str] = (), hits_per_group: int = 3,
-               snippet_chars: int = SNIPPET_CHARS) -> M.SearchPage:
+               snippet_chars: int = SNIPPET_CHARS,
+               passage_chars: int = PASSAGE_CHARS) -> M.SearchPage:
         """Full-text search over every session, plan, memory file and prompt.
 
         Hits are ranked by relevance, with human prompts, plans and memory above assistant
         prose, and that above raw tool output; tool results and thinking are left out
-        unless asked for (`kind:` or the include options).
+        unless asked for (`kind:` or the include options). Each hit of a plain query
+        carries its `passage` (about `passage_chars`): where its query words are densest.
         """
         t0 = time.perf_counter()
         check_limit(limit)
@@ -66,13 +69,20 @@ class SearchMixin(ServiceBase):
         searcher = self._searcher()
         full = self._with_kinds(base, kinds)
         scored = cq.text_query is not None
-        page = M.SearchPage(query=query, warnings=warnings)
+        page = M.SearchPage(query=query, warnings=warnings,
+                            ignored=bool(query.strip()) and cq.is_empty())
+        # one hit more a session than asked for: a history line that repeats the
+        # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
-            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group,
-                                snippet_chars, page, gen_max)
+            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
+                                snippet_chars, page, gen_max, passage_chars)
+            drop_echoes(page.groups, hits_per_group)
+            self._mark_gone(page.groups)
         elif group_by_session:
-            self._grouped(searcher, cq, full, scored, recency, offset, limit, hits_per_group,
-                          snippet_chars, page, gen_max)
+            self._grouped(searcher, cq, full, scored, recency, offset, limit,
+                          hits_per_group + 1, snippet_chars, page, gen_max)
+            drop_echoes(page.groups, hits_per_group)
+            self._mark_gone(page.groups)
         else:
             fetch = limit + offset
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
@@ -83,6 +93,11 @@ class SearchMixin(ServiceBase):
             self._prefetch_titles(first_value(d, S.SESSION) for d in docs)
             page.hits = [self._hit(doc, score, snip, snippet_chars)
                          for (score, _addr), doc in zip(rows, docs, strict=True)]
+            if cq.rank_terms and page.hits:  # each hit's passage, as in session results
+                words = [t for t, _q, _r in cq.rank_terms]
+                evidence = Terms.of(words, self._term_weights(searcher, cq.rank_terms))
+                for hit, doc in zip(page.hits, docs, strict=True):
+                    hit.passage = self._passage(doc, evidence, passage_chars)
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
                     {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
@@ -91,6 +106,18 @@ class SearchMixin(ServiceBase):
             page.facets = self._facets(searcher, every, full if kind else None)
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
+
+    def _mark_gone(self, groups: list[M.SessionGroup] | None) -> None:
+        """Mark the sessions whose files are gone from disk (one query for the page)."""
+        ids = [f"session:{g.session_id}" for g in groups or () if g.session_id]
+        if not ids:
+            return
+        searcher = self._searcher()
+        q = self._all(self._terms(S.ID, ids), self._term(S.STATE, "gone"))
+        gone = {first_value(searcher.doc(a), S.ID)[len("session:"):]
+                for _s, a in searcher.search(q, len(ids), count=False).hits}
+        for g in groups or ():
+            g.on_disk = g.session_id not in gone
 
     def _kinds(self, cq: CompiledQuery, kind: str | Sequence[str] | None,
                include_tool_results: bool, include_thinking: bool,
@@ -123,8 +150,7 @@ class SearchMixin(ServiceBase):
     def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
                  session_id: str | None, exclude_sessions: Iterable[str],
                  gen_max: int | None) -> tantivy.Query:
-        # a plain query matches any of its words that rank; the strict form otherwise
-        text = cq.any_query if cq.plain and cq.any_query is not None else cq.query
+        text = self._matching(cq)
         must: list[tantivy.Query | None] = [text, self._project_query(project)]
         lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
         must.append(self._date_range(lo, hi))
@@ -213,6 +239,7 @@ class SearchMixin(ServiceBase):
         groups: dict[object, list[tuple[float, Any]]] = {}
         # grouped by the session key column: only the hits shown are read from the store
         keys = searcher.fast_field_values(S.SKEY, [a for _, a in rows]) if rows else []
+        key: object  # a session key, or the document's address where there is none
         for (score, addr), key in zip(rows, keys, strict=True):
             key = key or (addr.segment_ord, addr.doc)  # no session: a group of its own
             if key not in groups:
@@ -261,8 +288,8 @@ class SearchMixin(ServiceBase):
             v = agg.get(name, {}).get("value")
             return datetime.fromtimestamp(v / 1e9, tz=UTC) if v else None
 
-        kinds = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
-        return M.Facets(projects=counts("projects"), kinds=kinds, first=when("first"),
+        by_kind = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
+        return M.Facets(projects=counts("projects"), kinds=by_kind, first=when("first"),
                         last=when("last"))
 
 
@@ -272,3 +299,27 @@ def narrows_to_entries(query: str, kind: object = None) -> bool:
     to sessions otherwise."""
     low = query.lower()
     return bool(kind) or any(f in low for f in ("kind:", "tool:", "file:", "role:"))
+
+
+def _said(text: str) -> str:
+    """A snippet's words for comparing (no cut marks, case or spacing)."""
+    return " ".join(text.replace("…", " ").lower().split())
+
+
+def drop_echoes(groups: list[M.SessionGroup], keep: int) -> None:
+    """Each session's hits without the `history` lines that repeat a prompt shown with
+    them (the prompt as typed is both a transcript entry and a history line: two rows of
+    the same words), cut to `keep` hits."""
+    for g in groups:
+        prompts = [_said(h.snippet) for h in g.hits if h.kind == S.PROMPT]
+        prompts += [_said(h.prompt) for h in g.hits if h.prompt]
+        prompts = [p for p in prompts if p]
+
+        g.hits = [h for h in g.hits if not _echoes(h, prompts)][:max(1, keep)]
+
+
+def _echoes(hit: M.Hit, prompts: list[str]) -> bool:
+    """A history line with the words of one of `prompts` (or a piece of them)."""
+    said = _said(hit.snippet)
+    return hit.kind == S.HISTORY and bool(said) and any(
+        said in p or p in said for p in prompts)

@@ -49,6 +49,13 @@ DENSE_WEIGHT = 0.4
 """Share of the semantic z-score in a session's rank (the word z-score has the rest)."""
 CODE_WEIGHT = 0.2
 """The same for a query made only of code words."""
+REWORDED_WEIGHT = 0.8
+"""The semantic share when the words barely cover the query (`dense_weight`)."""
+WELL_COVERED = 0.7
+BARELY_COVERED = 0.35
+"""Shares of the query's term weights that the best turn found by words holds: at or
+above the first the words are trusted as they are, at or below the second the question
+is taken for a rewording."""
 ENTRANTS = 10
 """Sessions the words did not find that may enter, best cosine first."""
 ENTRANT_FLOOR = 0.3
@@ -83,6 +90,20 @@ class Dense:
     turn."""
     found: Any = None  # the SessionScores: each session's closest turn
     filters: Any = None  # the search's filters without its words
+
+
+def dense_weight(weight: float, coverage: float) -> float:
+    """The semantic share for a search whose words cover at best `coverage` of the query
+    (`session_ranking.word_coverage`): `weight` when they cover `WELL_COVERED` or more,
+    rising to `REWORDED_WEIGHT` when they cover `BARELY_COVERED` or less (a reworded
+    question, whose word matches are coincidences of common words). A code query keeps
+    its own weight."""
+    if weight == CODE_WEIGHT or weight >= REWORDED_WEIGHT:
+        return weight
+    if coverage >= WELL_COVERED:
+        return weight
+    lack = min(1.0, (WELL_COVERED - coverage) / (WELL_COVERED - BARELY_COVERED))
+    return weight + (REWORDED_WEIGHT - weight) * lack
 
 
 def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
@@ -229,8 +250,9 @@ class SemanticMixin(ServiceBase):
                      new_turn: Any) -> None:
         """Each session shown also shows its turn closest in meaning, when its words found
         another: that turn's evidence is its cosine times the session's best turn's score
-        (`DENSE_TERM`), so it comes after a turn the words found well. `new_turn` is the
-        finder's turn record."""
+        times the search's semantic share (`DENSE_TERM`), so it comes after a turn the
+        words found well, unless the words barely cover the query (`dense_weight`).
+        `new_turn` is the finder's turn record."""
         for s in shown:
             best = dense.found.best_turn(s.key) if isinstance(s.key, int) else None
             if best is None or best[2] < ENTRANT_FLOOR:
@@ -244,7 +266,8 @@ class SemanticMixin(ServiceBase):
                     continue
                 turn = new_turn(s.key, tkey, best=(0.0, entrant[2]))
                 s.turns.append(turn)
-            turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), top * best[2])
+            lift = top * best[2] * dense.weight
+            turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), lift)
 
     def _entrant(self, searcher: tantivy.Searcher, filters: tantivy.Query,
                  found: SessionScores, skey: int) -> tuple[int, int, tantivy.DocAddress] | None:
@@ -282,7 +305,7 @@ class SemanticMixin(ServiceBase):
         return _vectors_line(dense, getattr(self.live, "vectors", None))
 
     def status(self) -> M.Status:
-        st = super().status()  # type: ignore[safe-super]
+        st = super().status()  # SessionsMixin's, by the MRO
         st.semantic = self.semantic_status()
         return st
 
@@ -304,7 +327,7 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
                      "`ccarchive index --semantic`)")
     try:
         found = find_model(dense.settings.model_dir, dense.settings.data_dir)
-    except Exception as exc:  # noqa: BLE001 (a bad --semantic-model folder: say so)
+    except Exception as exc:  # a bad --semantic-model folder: say so
         found, parts = None, [*parts, f"model: {exc}"]
     if found is not None:
         parts.append(f"model from the {found[1]}")

@@ -31,7 +31,8 @@ from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import encode_cursor
 from ccarchive.service.base import ServiceBase
-from ccarchive.service.semantic import Dense, mix
+from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window
+from ccarchive.service.semantic import Dense, dense_weight, mix
 from ccarchive.text import clip
 
 TERM_POOL = 200
@@ -45,6 +46,18 @@ TITLE_WEIGHT = 1.0
 """A session title's match counts as much as one term's best entry."""
 PROMPT_CHARS = 300
 """How much of a turn's prompt a result shows."""
+SPARE_TURNS = 2
+"""Turns read beyond those shown, so that one answering can move up past one that does
+not (`_answering_first`)."""
+ASIDE_KINDS = frozenset({S.HISTORY, S.PLAN, S.MEMORY, S.SUMMARY})
+"""Kinds outside the conversation's turns: a history line repeats a prompt the session
+has, a plan or a summary retells it."""
+COMMAND_OUTPUT = ("<bash-stdout>", "<bash-input>", "<bash-stderr>", "<local-command-stdout>")
+"""How a prompt that is a command's output, not a question, begins (`!cmd`, `/cmd`)."""
+ANSWER_CANDIDATES = 4
+"""Entries of a turn (its best by evidence) weighed for showing it by their passage."""
+NEAR_BEST = 0.5
+"""... those with at least this share of the best entry's evidence."""
 
 
 @dataclass
@@ -78,7 +91,8 @@ class FindingMixin(ServiceBase):
 
     def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
                        base: tantivy.Query, offset: int, limit: int, per_group: int,
-                       chars: int, page: M.SearchPage, gen: int | None) -> None:
+                       chars: int, page: M.SearchPage, gen: int | None,
+                       passage_chars: int = PASSAGE_CHARS) -> None:
         terms = cq.rank_terms
         filt = Query.const_score_query(base, 0.0)
         weights = self._term_weights(searcher, terms)
@@ -123,21 +137,29 @@ class FindingMixin(ServiceBase):
         if dense is not None:  # sessions found by meaning alone, shown by their best turn
             for key, turn, addr in dense.entrants:
                 sessions[key] = _Session(key, turns=[_Turn(key, turn, best=(0.0, addr))])
+        if dense is not None:
+            dense.weight = dense_weight(dense.weight, word_coverage(sessions, weights))
         ranked = _rank(sessions, dense)
         shown = ranked[offset:offset + limit]
         if dense is not None:  # each session shown also shows its turn closest in meaning
             self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
-        picked = [(score, s, [(t, self._answer_doc(searcher, t))
+        keep = max(1, per_group)
+        evidence = Terms.of(words, weights)
+        picked = [(score, s, [(t, *self._answer_doc(searcher, t, evidence, passage_chars))
                               for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
-                              [:max(1, per_group)] if t.best[1] is not None])
+                              [:keep + SPARE_TURNS] if t.best[1] is not None])
                   for score, s in shown]
+        prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
+                                                for _sc, _s, rows in picked
+                                                for t, doc, _w in rows])
+        picked = [(score, s, _answering_first(rows, prompts)[:keep])
+                  for score, s, rows in picked]
         self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
                               if rows)
-        prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
-                                                for _sc, _s, rows in picked for t, doc in rows])
-        page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words)
+        page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words,
+                                   evidence)
                        for score, s, rows in picked]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
@@ -189,13 +211,15 @@ class FindingMixin(ServiceBase):
                 s.title = TITLE_WEIGHT * best_term * float(score) / top
 
     # -- results -------------------------------------------------------------------------
-    def _group(self, s: _Session, score: float, rows: list[tuple[_Turn, tantivy.Document]],
+    def _group(self, s: _Session, score: float,
+               rows: list[tuple[_Turn, tantivy.Document, Window]],
                prompts: dict[tuple[str, int], tantivy.Document],
                snip: dict[str, tantivy.SnippetGenerator] | None, chars: int,
-               weights: list[float], terms: list[str]) -> M.SessionGroup:
+               weights: list[float], terms: list[str], evidence: Terms) -> M.SessionGroup:
         hits = []
-        for t, doc in rows:
+        for t, doc, window in rows:
             hit = self._hit(doc, t.score, snip, chars)
+            hit.passage = self._passage(doc, evidence, window=window)
             pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
                 prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
             if pdoc is not None:
@@ -222,18 +246,55 @@ class FindingMixin(ServiceBase):
                 if have and (toks := self.analyzer.analyze(t.rstrip("*")))
                 and all(k in have for k in toks)}
 
-    def _answer_doc(self, searcher: tantivy.Searcher, t: _Turn) -> tantivy.Document:
-        """The entry a turn is shown by: its best, unless that is the turn's own prompt
-        (shown beside it anyway) and another entry of the turn holds evidence too, so a
-        result reads as the question and a snippet of what answered it."""
-        doc = searcher.doc(t.best[1])
-        if first_value(doc, S.KIND) != S.PROMPT or len(t.entries) < 2:
-            return doc
-        for _e, addr in sorted(t.entries.values(), key=lambda row: -row[0])[1:4]:
-            other = searcher.doc(addr)
-            if first_value(other, S.KIND) != S.PROMPT:
-                return other
-        return doc
+    def _answer_doc(self, searcher: tantivy.Searcher, t: _Turn, evidence: Terms,
+                    width: int) -> tuple[tantivy.Document, Window]:
+        """The entry a turn is shown by, and its passage's window: of the turn's best
+        entries by evidence, the one whose densest window holds most of the query
+        (`passages`); the turn's own prompt only when no other entry holds evidence
+        (the prompt is shown beside the answer anyway), so a result reads as the
+        question and the part of the answer that answers it."""
+        rows = sorted(t.entries.values(), key=lambda row: -row[0])[:ANSWER_CANDIDATES]
+        # near rivals only: an entry far below the turn's best in evidence does not
+        # show it, however dense its window
+        rows = [r for r in rows if r[0] >= NEAR_BEST * rows[0][0]]
+        if not rows:
+            doc = searcher.doc(t.best[1])
+            return doc, self._passage_window(doc, evidence, width)
+        best: tuple[tuple[bool, bool, float, float], tantivy.Document, Window] | None = None
+        for i, (ev, addr) in enumerate(rows):
+            doc = searcher.doc(addr)
+            window = self._passage_window(doc, evidence, width)
+            kind = first_value(doc, S.KIND)
+            # a file beside the transcript (a session's memory summary, a subplan) shows
+            # the turn only when it is the turn's best: the turn is the conversation
+            key = (kind != S.PROMPT, i == 0 or kind not in (S.MEMORY, S.PLAN),
+                   round(window.score, 6), ev)
+            if best is None or key > best[0]:
+                best = (key, doc, window)
+        assert best is not None
+        doc, window = best[1], best[2]
+        if first_value(doc, S.KIND) == S.PROMPT:
+            reply = self._reply_to(searcher, doc)
+            if reply is not None:  # the question found: its answer is what followed
+                return reply, self._passage_window(reply, evidence, width)
+        return doc, window
+
+    def _reply_to(self, searcher: tantivy.Searcher,
+                  prompt: tantivy.Document) -> tantivy.Document | None:
+        """The first assistant reply of a prompt's turn, if it has one."""
+        seq = int(first_value(prompt, S.SEQ, 0))
+        q = self._all(self._term(S.PATH, first_value(prompt, S.PATH)),
+                      self._term(S.KIND, S.ASSISTANT),
+                      Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
+                                        seq + 1, None))
+        hits = searcher.search(q, 1, count=False, order_by_field=S.SEQ,
+                               order=tantivy.Order.Asc).hits
+        if not hits:
+            return None
+        turn = searcher.fast_field_values(S.TURN, [hits[0][1]])[0]
+        if S.turn_prompt_seq(turn or 0) != seq:
+            return None  # the prompt got no reply before the next one
+        return searcher.doc(hits[0][1])
 
     def _turn_prompts(self, searcher: tantivy.Searcher, wanted: list[tuple[tantivy.Document,
                                                                            int]]
@@ -267,6 +328,29 @@ class FindingMixin(ServiceBase):
         return clip(flat, PROMPT_CHARS)
 
 
+def _answering_first(rows: list[tuple[_Turn, tantivy.Document, Window]],
+                     prompts: dict[tuple[str, int], tantivy.Document]
+                     ) -> list[tuple[_Turn, tantivy.Document, Window]]:
+    """A session's turns in the order shown: by score, but a turn shown by something
+    outside the conversation (a history line, a plan, a summary) or opened by a command's
+    output (bash mode, a local command: no question, nothing answered) after the turns
+    that asked and were answered, when there are such turns."""
+    def aside(row: tuple[_Turn, tantivy.Document, Window]) -> bool:
+        t, doc, _window = row
+        if first_value(doc, S.KIND) in ASIDE_KINDS:
+            return True
+        pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
+            prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+        text = first_value(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
+        return text.startswith(COMMAND_OUTPUT)
+
+    marks = [aside(r) for r in rows]
+    if all(marks):
+        return rows
+    return [r for r, m in zip(rows, marks, strict=True) if not m] + \
+        [r for r, m in zip(rows, marks, strict=True) if m]
+
+
 def _term_hits(searcher: tantivy.Searcher, q: Query,
                filt: Query) -> tuple[list, list, list, list]:
     """One term's best hits and the columns the ranking reads: session, turn, weight."""
@@ -277,6 +361,21 @@ def _term_hits(searcher: tantivy.Searcher, q: Query,
     addrs = [a for _s, a in hits]
     return (hits, searcher.fast_field_values(S.SKEY, addrs),
             searcher.fast_field_values(S.TURN, addrs), searcher.fast_field_values(S.RANK, addrs))
+
+
+def word_coverage(sessions: dict[Any, _Session], weights: list[float]) -> float:
+    """How much of the query the words found at best: the largest share of the query's
+    term weights (idf) that one session's best turn holds. A question asked with its own
+    words is covered well somewhere; a reworded one is matched in a few common words."""
+    total = sum(weights)
+    if not total or not sessions:
+        return 0.0
+    best = 0.0
+    for s in sessions.values():
+        for t in s.turns:
+            got = sum(weights[i] for i in t.per_term if 0 <= i < len(weights))
+            best = max(best, got)
+    return best / total
 
 
 def _rank(sessions: dict[Any, _Session],

@@ -21,10 +21,12 @@ import tantivy
 
 from ccarchive.archive.titles import clean_title, fallback_title
 from ccarchive.index import schema as S
+from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import (
+    SHORT_SESSION_CHARS,
     ServiceError,
     check_limit,
     check_session_id,
@@ -54,6 +56,30 @@ class SessionsMixin(ServiceBase):
 
     def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
         return self._red_title(clean_title(first_value(doc, S.TITLE))), first_value(doc, S.PROJECT)
+
+    def last_activity(self) -> datetime | None:
+        """When the archive was last written to: its newest session's last activity
+        (None for an empty archive)."""
+        page = self.sessions(limit=1)
+        return page.sessions[0].last_activity if page.sessions else None
+
+    def archive_date(self, value: str) -> datetime | None:
+        """A date bound as the panes read it: `7d`, `12h`, `yesterday` count back from the
+        archive's last activity, not the wall clock, so an archive idle for a month
+        still shows its last week (what the Timeline opens on); absolute dates are
+        themselves. None for an empty value; ServiceError for a bad one."""
+        if not value.strip():
+            return None
+        now = datetime.now(UTC)
+        last = self.last_activity()
+        return self._date_arg(value, "since") if last is None or last >= now \
+            else self._date_bound_at(value, last)
+
+    def _date_bound_at(self, value: str, now: datetime) -> datetime:
+        try:
+            return parse_date_bound(value, now=now)
+        except ValueError as exc:
+            raise ServiceError(f"since: {exc}") from exc
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
@@ -130,6 +156,17 @@ class SessionsMixin(ServiceBase):
         if doc is None:
             raise ServiceError(f"unknown session {session_id!r}")
         return self._session_info(doc)
+
+    def short_session_ids(self, sids: Iterable[str]) -> dict[str, str]:
+        """Each session id's shortest prefix of `SHORT_SESSION_CHARS` (or 4 more at a
+        time) that names only it: what an agent is shown and passes back."""
+        out: dict[str, str] = {}
+        for sid in dict.fromkeys(s for s in sids if s):
+            n = SHORT_SESSION_CHARS
+            while n < len(sid) and len(self._sessions_with_prefix(sid[:n], 2)) > 1:
+                n += 4
+            out[sid] = sid[:n]
+        return out
 
     def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the sessions whose id starts with `prefix`, newest first."""
@@ -267,7 +304,9 @@ class SessionsMixin(ServiceBase):
                 self._title_cache().setdefault(sid, (title, first_value(doc, S.PROJECT)))
             part = self.search("", session_id=sid, limit=hits_per_group, **args)
             if part.hits:
-                groups.append(_group(part.hits, part.total, sid, title))
+                group = _group(part.hits, part.total, sid, title)
+                group.on_disk = first_value(doc, S.STATE, "on_disk") != "gone"
+                groups.append(group)
                 total += part.total
         # plans and memory files belong to no session: each is a row of its own
         asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))
@@ -279,7 +318,7 @@ class SessionsMixin(ServiceBase):
         epoch = datetime.min.replace(tzinfo=UTC)
         groups.sort(key=lambda g: g.timestamp or epoch, reverse=True)
         page = M.SearchPage(query="", total=total, groups=groups[:limit])
-        page.hits = [g.hits[0] for g in page.groups]
+        page.hits = [g.hits[0] for g in groups[:limit]]
         if facets:
             page.facets = self.search("", limit=1, facets=True, **args).facets
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
@@ -340,6 +379,20 @@ class SessionsMixin(ServiceBase):
             index_bytes=self.store.size_bytes(), archive_bytes=archive_bytes,
             last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
             message=self.message)
+
+    def indexing_note(self) -> str | None:
+        """While the index is first being built, what every answer must say: how far it
+        got. An empty or thin result then means "not read yet", not "never happened"
+        (None once the index is complete: later passes only add what changed)."""
+        if self.store.complete:
+            return None
+        live = self.live
+        if live is not None and live.is_writer:
+            pct = int(live.state.progress * 100) if live.state.indexing else 0
+            return (f"indexing: {pct} % of the archive searched so far; results are "
+                    "partial, ask again in a moment")
+        return ("indexing: another ccarchive process is building the index; results are "
+                "partial, ask again in a moment")
 
     def sessions_started(self, *, since: str | datetime | None = None,
                          until: str | datetime | None = None, project: str | None = None,

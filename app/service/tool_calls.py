@@ -213,7 +213,7 @@ def _todo_line(items: list[dict[str, Any]]) -> ToolLine:
 def _from_input(name: str, inp: dict[str, Any]) -> ToolLine | None:
     def s(key: str) -> str:
         v = inp.get(key)
-        return one_line(v) if isinstance(v, str | int | float) and v != "" else ""
+        return one_line(str(v)) if isinstance(v, str | int | float) and v != "" else ""
 
     if name == "Bash":
         return ToolLine(name, s("command"), s("description"))

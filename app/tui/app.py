@@ -23,6 +23,7 @@ import gc
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -33,8 +34,11 @@ from textual.worker import Worker, WorkerState
 from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, open_service
+from ccarchive.tui import preferences
+from ccarchive.tui import textual_tuning as tuning
 from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.live import LiveScreen
+from ccarchive.tui.screens.pane import PaneHost
 from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.projects import ProjectsScreen
 from ccarchive.tui.screens.prompts import PromptsScreen
@@ -133,8 +137,18 @@ class ArchiveApp(App[None]):
 
     # ---- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
+        self._restore_theme()
         if self._start_live:
             self._run_live()
+
+    def _restore_theme(self) -> None:
+        """The theme chosen in an earlier run (command palette → Theme), and from now
+        on each choice saved in the data dir (`preferences`)."""
+        theme = preferences.load(self.settings.data_dir).get("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(
+            self, lambda t: preferences.save(self.settings.data_dir, theme=t.name))
 
     def on_ready(self) -> None:
         # Once the first screen is up, the objects built so far (Textual, rich, the
@@ -177,8 +191,8 @@ class ArchiveApp(App[None]):
         self.post_message(IndexUpdated(info))  # type: ignore[arg-type]
 
     # ---- switching panes ----------------------------------------------------------
-    def switch_mode(self, mode: str):  # noqa: ANN201 (Textual's AwaitMount)
-        self._switching_to = mode
+    def switch_mode(self, mode: str):  # returns Textual's AwaitMount
+        self._switching_to: str | None = mode
         try:
             return super().switch_mode(mode)
         finally:
@@ -191,9 +205,9 @@ class ArchiveApp(App[None]):
         holds its data (`first_frame_complete`), has nothing to hide: holding it back
         only drew its first screen twice (~20 ms a full frame on the 1 GB archive)."""
         mode = getattr(self, "_switching_to", None)
-        if mode is not None and (mode in self._screen_stacks
-                                 or getattr(self.MODES.get(mode), "first_frame_complete",
-                                            False)):
+        if tuning.ENABLED and mode is not None and (
+                tuning.mode_opened(self, mode)
+                or getattr(self.MODES.get(mode), "first_frame_complete", False)):
             return
         super().delay_update(delay)
 
@@ -207,8 +221,7 @@ class ArchiveApp(App[None]):
             screen.post_message(copy)
 
     def _mode_screens(self) -> Iterable[Screen[object]]:
-        for stack in getattr(self, "_screen_stacks", {}).values():
-            yield from stack
+        return tuning.mode_screens(self)
 
     # ---- the way back --------------------------------------------------------------
     def go_back(self) -> None:
@@ -245,17 +258,13 @@ class ArchiveApp(App[None]):
 
     def _watch_workers(self) -> None:
         # Worker.StateChanged does not bubble: a pane's worker tells its pane only. So
-        # the one central error path hooks the worker manager's "done" callback, which
-        # sees every worker of every pane (the other panes need no handler of their own).
-        manager = self.workers
-        done = manager._remove_worker
-
+        # the one central error path hears of every worker of every pane as it is done
+        # (the other panes need no handler of their own).
         def removed(worker: Worker[object]) -> None:
             if worker.state == WorkerState.ERROR:
                 self.call_later(self._worker_failed, worker)
-            done(worker)
 
-        manager._remove_worker = removed  # type: ignore[method-assign]
+        tuning.on_worker_removed(self, removed)
 
     def _worker_failed(self, worker: Worker[object]) -> None:
         """One place turns a failed worker into a notice: a query error never crashes."""
@@ -291,6 +300,7 @@ class ArchiveApp(App[None]):
                 own[id(node)] = {b.action for b in own_bindings(node)}
             if binding.action in seen or binding.description in titles \
                     or not binding.description or node is self \
+                    or not (binding.tooltip or binding.show) \
                     or binding.action not in own[id(node)]:
                 continue
             seen.add(binding.action)
@@ -302,6 +312,10 @@ class ArchiveApp(App[None]):
         for command in super().get_system_commands(screen):
             if command.title in PALETTE_EXTRAS and command.title not in titles:
                 yield command
+
+
+if TYPE_CHECKING:
+    _panes_host: type[PaneHost] = ArchiveApp  # what the panes use of the app, it has
 
 
 def make_app(settings: Settings, *, live: LiveArchive | None = None,

@@ -1,4 +1,4 @@
-"""Short human figures for the part-2 panes (tokens, durations, ages, projects, models).
+"""Short human figures for the panes (tokens, durations, ages, projects, models).
 
 Also the panes' clock: relative times and "active in the last minutes" read `now()`,
 which tests pin to the demo archive's fixed "now" so snapshots never depend on the day.
@@ -109,6 +109,33 @@ def short_project(path: str) -> str:
         except Exception:  # an index being created has no searcher yet
             pass
     return last_part(path)
+
+
+def fit_name(name: str, width: int) -> str:
+    """A project's short name cut to `width` cells from the side that keeps it distinct.
+
+    The service's short names are the shortest suffix no other project shares, so their
+    last folder tells them apart (`cli/.worktrees/3` from `…/4`) and their first says
+    where they are: the middle goes first (`cli/…/3`, `Work/…/cli`), then the front of
+    the last folder (`…text-output-flag`). A name that fits is left as it is.
+    """
+    if width <= 0:
+        return ""
+    if len(name) <= width:
+        return name
+    head, sep, tail = name.partition("/")
+    if sep and "/" in tail:
+        last = tail.rsplit("/", 1)[1]
+        keep = width - len(last) - 2  # the `…` and the `/` before the last folder
+        if keep >= 1:
+            return f"{name[:keep]}…/{last}"
+    return "…" + name[-(width - 1):] if width > 1 else "…"
+
+
+def name_width(names: list[str], cap: int, floor: int = 7) -> int:
+    """The width of a column of project names: the longest name, within [floor, cap]."""
+    longest = max((len(n) for n in names), default=floor)
+    return max(floor, min(cap, longest))
 
 
 _MODEL = re.compile(r"^claude-(?:(\d+)-(\d+)-)?([a-z]+)(?:-(\d+))?(?:-(\d+))?(?:-\d{8})?$")

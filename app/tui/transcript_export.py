@@ -1,6 +1,6 @@
 """Export a transcript as Markdown, never into the archive.
 
-ccarchive promises never to write under the archive (README, "Read-only"). An export path
+ccarchive promises never to write under the archive (docs/reliability.md). An export path
 is typed by a person, often relative to a working directory that may be the archive
 itself (`cd ~/.claude && ccarchive`), or through a symlink into it. So every path is
 resolved (symlinks too) and refused when it lands under the archive root, and the
@@ -79,7 +79,8 @@ def export_target(answer: str, root: Path, name: str) -> Path:
 
 
 def export_markdown(service: object, info: SessionInfo, agent_id: str, title: str,
-                    path: Path, *, archive_root: Path | None = None) -> int:
+                    path: Path, *, archive_root: Path | None = None,
+                    span: tuple[int, int] | None = None) -> int:
     """Write a transcript as Markdown, full texts included; returns the entries written.
 
     Args:
@@ -88,6 +89,7 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
         path: the file to write.
         archive_root: refuse (`ExportRefused`) a path inside it; checked here again,
             right before anything is created, whatever the caller checked.
+        span: only the entries [first, stop) of the transcript (one turn), else all.
     """
     if archive_root is not None and inside(path, archive_root):
         raise ExportRefused(f"{path} is inside the archive {archive_root}; ccarchive "
@@ -109,7 +111,7 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
     # the archive is replaced, never written through, and a failed export leaves no half
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        n = _write(svc, info, agent_id, lines, partial)
+        n = _write(svc, info, agent_id, lines, partial, span)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
@@ -117,14 +119,16 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
 
 
 def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
-           path: Path) -> int:
+           path: Path, span: tuple[int, int] | None = None) -> int:
     n = 0
+    first, stop = span if span is not None else (0, None)
     with path.open("w", encoding="utf-8") as out:
         out.write("\n".join(lines))
-        start = 0
+        start = first
         while True:
+            limit = 500 if stop is None else max(1, min(500, stop - start))
             page = svc.transcript(info.session_id, agent_id=agent_id or None,  # type: ignore
-                                  start=start, limit=500, max_chars=200_000)
+                                  start=start, limit=limit, max_chars=200_000)
             entries: list[Entry] = page.entries
             inputs = svc.tool_inputs(entries)  # type: ignore[attr-defined]
             full_ids = [e.id for e in entries if e.truncated]
@@ -136,6 +140,6 @@ def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
                 out.write(entry_markdown(full.get(e.id, e), inputs.get(e.id)) + "\n")
                 n += 1
             start += len(entries)
-            if not entries or start >= page.total:
+            if not entries or start >= page.total or (stop is not None and start >= stop):
                 break
     return n

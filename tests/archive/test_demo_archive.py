@@ -1,6 +1,6 @@
 """The demo archive is what newcomers see first and what screenshots are made from, so it
 must be stable (same `now`, same bytes) and faithful to the on-disk format: these tests
-check the structural rules a real `~/.claude` follows (docs FORMAT.md) on the generated
+check the structural rules a real `~/.claude` follows (docs/format.md) on the generated
 files, independently of the indexer. Its stories are package data (app/demo/data), so the
 last tests check that an installed package finds them and that the script format refuses
 what it does not understand.
@@ -477,6 +477,16 @@ last_prompt = "edit a.txt"
     ('[[step]]\nedit = "a.txt"\nold = "zero"\nnew = "two"\n', "", "must occur exactly once"),
     ('[[step]]\nprompt = "hi"\n', 'must_end_before = {days_ago = 1, time = "09:00"}',
      "must end before"),
+    # a value of the wrong TOML type names the step and the key
+    ('[[step]]\nsay = 3\n', "", "step 'say': its value is a text, not 3"),
+    ('[[step]]\nwait = true\n', "", "step 'wait': its value is a number, not True"),
+    ('[[step]]\nbash = "ls"\nstdout = ["a"]\n', "", "step 'bash': 'stdout' is a text, not ['a']"),
+    ('[[step]]\nbash = "ls"\n', "", "step 'bash' needs 'stdout'"),
+    ('[[step]]\nmemory = "notes.md"\ntext = "x"\nat = "yesterday"\n', "",
+     "step 'memory': 'at' is a table, not 'yesterday'"),
+    ('[[step]]\nexit_plan = "# Plan"\nsave = "yes"\n', "",
+     "step 'exit_plan': 'save' is true or false, not 'yes'"),
+    ('[[step]]\ntodo = "write tests"\n', "", "step 'todo': its value is an array"),
 ])
 def test_a_script_error_is_refused(tmp_path: Path, steps: str, header: str, error: str) -> None:
     """A typo in a script fails loudly, instead of silently writing another archive."""

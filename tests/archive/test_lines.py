@@ -1,4 +1,4 @@
-"""The JSONL reader on every physical quirk of FORMAT.md §3, and on arbitrary bytes."""
+"""The JSONL reader on every physical quirk of docs/format.md §3, and on arbitrary bytes."""
 
 from __future__ import annotations
 

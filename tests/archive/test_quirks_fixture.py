@@ -1,5 +1,5 @@
 """The hand-written quirks archive (tests/archive/fixtures/quirks): one file per record type and
-on-disk quirk of FORMAT.md, each with the counts a correct reader must produce
+on-disk quirk of docs/format.md, each with the counts a correct reader must produce
 (EXPECTED.json, written by hand beside each file)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 import tantivy
 
 from ccarchive.index import schema as S
-from tests.archive.test_real_corpus import indexed_kinds
 from tests.conftest import FIXTURES, build_index
+from tests.support.expected_kinds import indexed_kinds
 
 QUIRKS = FIXTURES / "quirks"
 EXPECTED = json.loads((QUIRKS / "EXPECTED.json").read_text())

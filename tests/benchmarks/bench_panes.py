@@ -1,4 +1,4 @@
-"""Benchmark: each part-2 pane's first screen on a large archive (target <= 150 ms).
+"""Benchmark: each browsing pane's first screen on a large archive (target <= 150 ms).
 
 Not a timed test: it measures and prints. Point it at an indexed archive:
 
@@ -61,7 +61,7 @@ class _GcClock:
             self._start = None
 
 
-async def _settled(app, pilot) -> None:  # noqa: ANN001
+async def _settled(app, pilot) -> None:
     """Until the app's start-up work is done (its workers and timers)."""
     from ccarchive.tui.app import FREEZE_AFTER
 
@@ -71,7 +71,7 @@ async def _settled(app, pilot) -> None:  # noqa: ANN001
     await pilot.pause()
 
 
-async def _painted(app, pilot) -> None:  # noqa: ANN001
+async def _painted(app, pilot) -> None:
     """Until the pane's own workers (and those their answers start) are done and the
     screen has refreshed. Other panes' workers (the search pane's) are not waited for."""
     screen = app.screen
@@ -138,7 +138,7 @@ async def _run(settings: Settings, results: dict[str, list[float]],
         frames: list[tuple[float, float]] = []
         display = app._display
 
-        def drawn(screen, update, display=display, frames=frames):  # noqa: ANN001, ANN202
+        def drawn(screen, update, display=display, frames=frames):
             if update is not None:  # a frame (headless: drawn, not written)
                 frames.append((time.perf_counter(), time.process_time()))
             return display(screen, update)

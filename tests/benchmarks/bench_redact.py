@@ -74,7 +74,7 @@ def corpus_texts(root: Path = REAL_CORPUS) -> list[str]:
     return texts
 
 
-def _cpu(fn, *args, rounds: int = 3) -> float:  # noqa: ANN001
+def _cpu(fn, *args, rounds: int = 3) -> float:
     best = float("inf")
     for _ in range(rounds):
         t0 = time.process_time()
@@ -184,9 +184,9 @@ def test_redaction_cost_and_false_positives() -> None:
     texts = corpus_texts()
     real = measure(texts, "real transcripts", show=50)
     cut_edges(texts)
-    from tests.service.test_redact import _mixed_corpus
+    from tests.support.corpus import mixed_corpus
 
-    mixed = _mixed_corpus(5_000_000)
+    mixed = mixed_corpus(5_000_000)
     measure([mixed[i:i + 2000] for i in range(0, len(mixed), 2000)], "mixed, 2 kB texts", 50)
     search_cost()
     assert real["redactions"] < 50  # a real archive is not redacted wholesale
@@ -203,9 +203,9 @@ def main() -> None:
     cut_edges(texts)
     if args.detect_secrets:
         detect_secrets(texts, args.detect_secrets)
-    from tests.service.test_redact import _mixed_corpus
+    from tests.support.corpus import mixed_corpus
 
-    mixed = _mixed_corpus(5_000_000)
+    mixed = mixed_corpus(5_000_000)
     measure([mixed[i:i + 2000] for i in range(0, len(mixed), 2000)], "mixed, 2 kB texts",
             args.show)
     print("\ndemo archive:")

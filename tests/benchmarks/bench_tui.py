@@ -56,12 +56,12 @@ async def test_cold_start_to_interactive() -> None:
     print(f"\ncold start to interactive (first results painted): {elapsed * 1000:.0f} ms")
 
 
-def paint_clock(app) -> list[float]:  # noqa: ANN001
+def paint_clock(app) -> list[float]:
     """Times of the screen updates the app writes out (each paint appends one)."""
     paints: list[float] = []
     display = app._display
 
-    def timed(screen, update) -> None:  # noqa: ANN001
+    def timed(screen, update) -> None:
         display(screen, update)
         paints.append(time.perf_counter())
 

@@ -29,7 +29,15 @@ first, as `ccarchive index --semantic` does), and what that costs is printed: th
 embed the archive's turns, the query encoding time, the memory of the vectors and the
 encoder, the size of the vector store on disk.
 
-`tests/eval/test_eval.py` runs one seed in CI against a floor.
+With `--blind`, the blind set is scored instead (`blind.py`: queries written from the
+transcripts alone, graded by their answering turn), words only and with `--semantic`:
+
+    .venv/bin/python -m tests.eval.harness --blind --semantic --seeds 7 8 --size-mb 80
+
+A `--workdir` keeps the archives, indexes and vectors of a run: the next run with the
+same seeds (and size) reuses them.
+
+`tests/eval/test_eval.py` and `test_blind_set.py` run one seed in CI against floors.
 """
 
 from __future__ import annotations
@@ -42,6 +50,14 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.eval.blind import (
+    ArchiveKey,
+    BlindReport,
+    evaluate_blind,
+    format_blind,
+    load_blind,
+)
 
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "queries.jsonl"
@@ -94,6 +110,9 @@ def build_archive(seed: int, out: Path, size_mb: int = 50) -> tuple[Path, Path, 
     planted facts; returns archive, manifest, answers."""
     root = out / "claude"
     manifest, answers = out / "manifest.jsonl", out / "answers.json"
+    if manifest.is_file() and answers.is_file() and json.loads(
+            manifest.read_text().split("\n", 1)[0]).get("seed") == str(seed):
+        return root, manifest, answers  # made by an earlier run (the seed fixes it)
     subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--seed", str(seed),
                     "--needles", "40", "--answers", str(answers), "--manifest", str(manifest),
                     "--size-mb", str(size_mb), "--force"], check=True, capture_output=True)
@@ -123,7 +142,7 @@ def load_queries(manifest: Path, answers: Path) -> list[Query]:
     return queries
 
 
-def run_query(service, q: Query) -> Outcome:  # noqa: ANN001 (ArchiveService)
+def run_query(service, q: Query) -> Outcome:  # service: an ArchiveService
     page = service.search(q.q, limit=K, group_by_session=True)
     rank = None
     turn_found = False if q.turn else None
@@ -139,7 +158,7 @@ def run_query(service, q: Query) -> Outcome:  # noqa: ANN001 (ArchiveService)
     return Outcome(rank, turn_found)
 
 
-def evaluate(service, queries: list[Query]) -> Report:  # noqa: ANN001
+def evaluate(service, queries: list[Query]) -> Report:
     report = Report()
     for q in queries:
         report.add(q.cat, run_query(service, q))
@@ -171,7 +190,7 @@ def evaluate_seed(seed: int, workdir: Path, verbose: bool = False, size_mb: int 
     return report, _scored(service, queries, verbose), costs
 
 
-def _scored(service, queries: list[Query], verbose: bool) -> Report:  # noqa: ANN001
+def _scored(service, queries: list[Query], verbose: bool) -> Report:
     report = Report()
     for q in queries:
         o = run_query(service, q)
@@ -181,7 +200,7 @@ def _scored(service, queries: list[Query], verbose: bool) -> Report:  # noqa: AN
     return report
 
 
-def enable_semantic(service, root: Path, data: Path) -> dict:  # noqa: ANN001
+def enable_semantic(service, root: Path, data: Path) -> dict:
     """Build the vectors of `service`'s index and turn semantic search on; returns the
     costs: embedding time, texts, query encode time, memory, store size."""
     import time
@@ -212,15 +231,57 @@ def enable_semantic(service, root: Path, data: Path) -> dict:  # noqa: ANN001
         encoder.encode([w])
     encode_ms = (time.perf_counter() - t0) * 1000 / len(words)
     store = service.semantic.vectors.path
-    weights = sum(a.nbytes for layer in encoder.layers for a in vars(layer).values()
-                  if hasattr(a, "nbytes")) + encoder.word.nbytes + encoder.pos.nbytes
+    layers = getattr(encoder, "layers", None)  # the numpy encoder's; else the graph file
+    weights = sum(a.nbytes for layer in layers for a in vars(layer).values()
+                  if hasattr(a, "nbytes")) + encoder.word.nbytes + encoder.pos.nbytes \
+        if layers is not None else encoder.path.stat().st_size
     return {"texts": texts, "vectors": len(service.semantic.matrix),
             "embed_s": round(embed_s, 1), "model_load_s": round(load_s, 2),
             "per_text_ms": round(embed_s * 1000 / max(1, texts), 1),
             "query_encode_ms": round(encode_ms, 1),
             "matrix_mb": round(matrix_bytes / 1e6, 2),
             "encoder_weights_mb": round(weights / 1e6, 1),
+            "encoder": type(encoder).__name__,
             "store_mb": round(sum(p.stat().st_size for p in store.iterdir()) / 1e6, 2)}
+
+
+def blind_seed(seed: int, workdir: Path, size_mb: int, semantic: bool,
+               verbose: bool = False) -> tuple[BlindReport, BlindReport | None, dict]:
+    """The blind set (`blind.py`) on one seed's archive, words only and, with `semantic`,
+    with the vectors built and semantic search on; and what the vectors cost."""
+    from tests.conftest import build_index
+
+    root, manifest, _answers = build_archive(seed, workdir / f"s{seed}", size_mb)
+    service = build_index(root, workdir / f"s{seed}" / "data")
+    key = ArchiveKey(root, manifest)
+    queries = load_blind()
+    words = evaluate_blind(service, key, queries, verbose)
+    if not semantic:
+        return words, None, {}
+    costs = enable_semantic(service, root, workdir / f"s{seed}" / "data")
+    return words, evaluate_blind(service, key, queries, verbose), costs
+
+
+def main_blind(args: argparse.Namespace, workdir: Path) -> None:
+    total, total_sem, costs = BlindReport(), BlindReport(), []
+    for seed in args.seeds:
+        words, sem, cost = blind_seed(seed, workdir, args.size_mb, args.semantic,
+                                      args.verbose)
+        total.extend(words)
+        if sem is not None:
+            total_sem.extend(sem)
+        costs.append(cost)
+        if not args.json:
+            print(f"seed {seed}, words only\n{format_blind(words.table())}\n")
+            if sem is not None:
+                print(f"seed {seed}, semantic\n{format_blind(sem.table())}\n{cost}\n")
+    if args.json:
+        print(json.dumps({"words": total.table(), "semantic": total_sem.table(),
+                          "costs": costs}, indent=1))
+        return
+    print(f"all seeds {args.seeds}, words only\n{format_blind(total.table())}")
+    if args.semantic:
+        print(f"\nall seeds {args.seeds}, semantic\n{format_blind(total_sem.table())}")
 
 
 def main() -> None:
@@ -232,8 +293,13 @@ def main() -> None:
     ap.add_argument("--size-mb", type=int, default=50)
     ap.add_argument("--semantic", action="store_true",
                     help="Also score with semantic search on, and print what it costs.")
+    ap.add_argument("--blind", action="store_true",
+                    help="Score the blind set (blind_queries.jsonl) instead, by turn.")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ccarchive-eval-"))
+    if args.blind:
+        main_blind(args, workdir)
+        return
     total, total_sem, costs = Report(), Report(), []
     for seed in args.seeds:
         rep, sem, cost = evaluate_seed(seed, workdir, args.verbose, args.size_mb,

@@ -6,7 +6,9 @@ and stay quiet when it does not. On a generated archive (`make_archive.py --need
 - *helped*: for each planted fact's question, whether the added context holds the fact
   (its made-up identifier, the one word no other session has);
 - *noise*: for prompts that have nothing to do with any archive (cooking, travel, music,
-  everyday questions), whether anything was added at all.
+  everyday questions), whether anything was added at all;
+- *ordinary*: everyday coding prompts that ask for work now, not about the past, against
+  the same archive (cloned from real transcripts): how many get anything added.
 
     .venv/bin/python -m tests.eval.hook_eval --seeds 1 2 3
 """
@@ -46,6 +48,22 @@ UNRELATED = [
 ]
 
 
+ORDINARY = [
+    "rename the function foo to bar everywhere in utils.py",
+    "add pagination to the list endpoint",
+    "write a unit test for the date parser",
+    "fix the typo in the README heading",
+    "why does this regex not match across newlines",
+    "refactor this function to use a dataclass",
+    "add type hints to main.py",
+    "bump the version to 1.2.0 and update the changelog",
+    "run the linter and fix the warnings",
+    "explain what this stack trace means",
+    "make the button text bold on hover",
+    "sort the results by date descending",
+]
+
+
 def fact_token(needle: dict) -> str:
     """The planted fact's own identifier: the backticked word of its phrase."""
     m = re.search(r"`([^`]+)`", needle.get("phrase", ""))
@@ -68,8 +86,13 @@ def evaluate_seed(seed: int, workdir: Path) -> dict:
     noisy = [p for p in UNRELATED
              if prompt_context(service, {"prompt": p, "session_id": ""}, limit=3,
                                max_chars=1500)]
+    ordinary = [p for p in ORDINARY
+                if prompt_context(service, {"prompt": p, "session_id": ""}, limit=3,
+                                  max_chars=1500)]
     return {"seed": seed, "needles": len(needles), "helped": helped,
-            "unrelated": len(UNRELATED), "noisy": len(noisy), "noisy_prompts": noisy}
+            "unrelated": len(UNRELATED), "noisy": len(noisy), "noisy_prompts": noisy,
+            "ordinary": len(ORDINARY), "ordinary_injected": len(ordinary),
+            "ordinary_prompts": ordinary}
 
 
 def main() -> None:

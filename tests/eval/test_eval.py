@@ -1,6 +1,6 @@
 """The search-quality floors, in CI: one generated archive, every query of the harness.
 
-The floors sit below what the ranking measures (see the README's table, several seeds)
+The floors sit below what the ranking measures (see docs/ranking.md's table, several seeds)
 so that noise does not fail CI, and far above the ranking this replaced (Recall@10 0.45,
 questions 0.00, rewordings 0.00, needles 0.04 on the same archive): a change that brings
 any category back down fails here.

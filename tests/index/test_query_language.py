@@ -397,10 +397,22 @@ def test_parse_date_bound():
 # ---- the parser ----------------------------------------------------------------------
 def test_parser_precedence():
     assert parse("a OR b c") == Or((Word("a"), And((Word("b"), Word("c")))))
-    assert parse("a -b") == And((Word("a"), Not(Word("b"))))
+    assert parse("a -bc") == And((Word("a"), Not(Word("bc"))))
     assert parse('NOT "x y" z*') == And((Not(Phrase("x y")), Word("z", prefix=True)))
     assert parse("(a OR b) AND c") == And((Or((Word("a"), Word("b"))), Word("c")))
     assert parse("print(x) --force") == And((Word("print(x)"), Word("--force")))
+
+
+def test_a_one_letter_flag_is_searched_not_left_out():
+    """`claude -p`, `pytest -k`, `git commit -m`: a dash and one letter is a flag (as
+    `--force` is), never "leave out the word p", which would leave out the very entries
+    that use the flag; a dash before a longer word still leaves it out."""
+    assert parse("claude -p") == And((Word("claude"), Word("-p")))
+    assert parse("pytest -k flaky") == And((Word("pytest"), Word("-k"), Word("flaky")))
+    assert parse("(ls -l)") == And((Word("ls"), Word("-l")))
+    assert parse("a -bc") == And((Word("a"), Not(Word("bc"))))
+    assert parse("-x") == Word("-x")
+    assert parse("-1 a") == And((Word("-1"), Word("a")))
 
 
 # ---- leniency --------------------------------------------------------------------------

@@ -38,7 +38,7 @@ def test_records_that_only_mention_progress_are_read() -> None:
         assert not is_noise(line), line[:80]
 
 
-def test_skipped_records_still_count_as_activity(tmp_path) -> None:  # noqa: ANN001
+def test_skipped_records_still_count_as_activity(tmp_path) -> None:
     from ccarchive.archive import discovery as D
     from ccarchive.index.documents import ReadTask, read_chunks
 

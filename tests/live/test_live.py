@@ -8,121 +8,34 @@ The tests with the real watcher (one per event source) poll the service with a t
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
 import threading
 import time
 import uuid as uuidlib
-from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import tantivy
 
 from ccarchive.archive import discovery as D
 from ccarchive.config import Settings
-from ccarchive.index import schema as S
 from ccarchive.index.run_reports import CommitInfo
 from ccarchive.live.live_archive import READ_ONLY, WRITER, Batch, LiveArchive
 from ccarchive.live.watch import batch_line
 from ccarchive.live.writer import watch_mode
 from ccarchive.service import open_service
-
-# ---- helpers (also used by test_live_process.py) ------------------------------------------
-
-
-def main_sessions(root: Path) -> list[Path]:
-    """Main session transcripts (`projects/<p>/<uuid>.jsonl`), biggest first."""
-    files = [p for p in (root / "projects").glob("*/*.jsonl")
-             if not p.name.startswith("agent-") and len(p.stem) == 36 and _has_envelope(p)]
-    return sorted(files, key=lambda p: (-p.stat().st_size, p.name))
-
-
-def _has_envelope(path: Path) -> bool:
-    try:
-        _envelope(path)
-    except AssertionError:
-        return False
-    return True
-
-
-def rel(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
-
-
-def _envelope(path: Path) -> dict:
-    """The last entry of the file that carries a session envelope (a real line's shape)."""
-    for raw in reversed(path.read_bytes().splitlines()):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(obj, dict) and obj.get("sessionId") and obj.get("cwd") and \
-                obj.get("type") in ("user", "assistant"):
-            return obj
-    raise AssertionError(f"no entry with an envelope in {path}")
-
-
-def prompt_line(path: Path, text: str, session_id: str | None = None) -> bytes:
-    """A user prompt entry for this transcript, as Claude Code writes it (with newline)."""
-    env = _envelope(path)
-    obj = {k: copy.deepcopy(v) for k, v in env.items()
-           if k in ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")}
-    obj.update({
-        "parentUuid": env.get("uuid"),
-        "type": "user",
-        "message": {"role": "user", "content": text},
-        "uuid": str(uuidlib.uuid4()),
-        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z"),
-    })
-    if session_id:
-        obj["sessionId"] = session_id
-    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
-
-
-def append(path: Path, data: bytes) -> None:
-    with open(path, "ab") as f:
-        f.write(data)
-
-
-def found(service, word: str) -> int:  # noqa: ANN001
-    """How many entries a search for `word` finds."""
-    return service.search(word, limit=50).total
-
-
-def all_ids(store) -> list[str]:  # noqa: ANN001
-    """The `id` of every document in the index (checkpoints and session docs included)."""
-    store.reload()
-    searcher = store.searcher()
-    n = searcher.num_docs
-    res = searcher.search(tantivy.Query.all_query(), max(n, 1), count=False)
-    return [S.doc_id(searcher.doc(addr)) for _s, addr in res.hits]
-
-
-def assert_no_doubles(store) -> list[str]:  # noqa: ANN001
-    ids = all_ids(store)
-    doubled = {k: n for k, n in Counter(ids).items() if n > 1}
-    assert not doubled, f"documents indexed twice: {list(doubled.items())[:5]}"
-    return ids
-
-
-def wait_for(cond, timeout: float = 15.0, every: float = 0.05) -> bool:  # noqa: ANN001
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(every)
-    return bool(cond())
-
-
-def word() -> str:
-    """A made-up word that no archive contains."""
-    return "zq" + uuidlib.uuid4().hex[:10]
-
+from tests.support.appends import (
+    all_ids,
+    append,
+    assert_no_doubles,
+    found,
+    main_sessions,
+    prompt_line,
+    rel,
+    wait_for,
+    word,
+)
 
 # ---- fixtures -------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from ccarchive.config import Settings
 from ccarchive.index.store import IndexStore
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service import ArchiveService, open_service
-from tests.live.test_live import (
+from tests.support.appends import (
     all_ids,
     append,
     assert_no_doubles,

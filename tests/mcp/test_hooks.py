@@ -146,3 +146,34 @@ def test_a_prompt_becomes_a_plain_query() -> None:
     cq = compile_query(q, S.build_schema(), S.code_analyzer())
     assert cq.plain and not cq.filters and not cq.excluded and not cq.warnings
     assert {"billing", "retry", "backoff", "flaky", "src/app.py"} <= set(q.split())
+
+
+def test_a_request_for_new_work_is_left_alone_unless_it_points_back(demo_service) -> None:
+    """The same words speak as a question or a topic and stay quiet as a request, unless
+    the request points back at past work; what is added carries the passage and an id
+    that `context` opens."""
+    import asyncio
+
+    from mcp import Client
+
+    from ccarchive.mcp_server.server import build_server
+
+    def added(prompt: str) -> str:
+        return prompt_context(demo_service, {"prompt": prompt}, limit=2, max_chars=1500)
+
+    assert added("fix the flaky test expiring") == ""
+    assert added("write a test for the flaky expiring case") == ""
+    spoken = added("which flaky test was expiring?")
+    assert spoken and added("flaky test expiring") and added("fix the flaky test again")
+    refs = [line.rsplit("[id ", 1)[1].rstrip("]") for line in spoken.splitlines()[1:]]
+    # entries by the short id (session prefix, not a path); plans and memory by theirs
+    assert all(len(r) < 40 for r in refs if not r.startswith(("memory:", "plan:")))
+
+    async def opens() -> bool:
+        async with Client(build_server(demo_service)) as c:
+            for ref in refs:
+                r = await c.call_tool("context", {"id": ref, "before": 0, "after": 0})
+                assert not r.is_error and r.structured_content["target"]["id"] == ref
+        return True
+
+    assert asyncio.run(opens())

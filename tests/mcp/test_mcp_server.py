@@ -6,10 +6,7 @@ redaction, the active-session exclusion and each kind of bad call.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import AsyncIterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,34 +14,15 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from ccarchive.mcp_server.server import INSTRUCTIONS, build_server
+from ccarchive.mcp_server.server import INSTRUCTIONS
 from tests.conftest import DEMO_NOW, build_index
+from tests.support.mcp_client import call, connect
 
 TOOLS = {"search", "context", "get_entries", "get_session", "list_projects", "list_sessions",
          "timeline", "list_plans", "get_plan", "list_memory_files", "get_memory_file",
          "search_history", "status"}
 FAKE_KEY = "sk-ant-api03-DEMO"
 DB_PASSWORD = "s3cret-demo"
-
-
-@contextlib.asynccontextmanager
-async def connect(service: Any, mode: str = "auto", **options: Any) -> AsyncIterator[Client]:
-    options.setdefault("clock", lambda: DEMO_NOW)
-    async with Client(build_server(service, **options), mode=mode) as client:
-        yield client
-
-
-async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
-    """Call a tool that must succeed; check the text copy matches the structured one."""
-    r = await client.call_tool(tool, args)
-    assert not r.is_error, r.content[0].text
-    data = r.structured_content
-    assert data is not None
-    text = json.loads(r.content[0].text)
-    # the text copy is the structured one without its empty fields
-    for key, value in text.items():
-        assert data[key] == value or isinstance(value, (dict, list)), key
-    return data
 
 
 async def fails(client: Client, tool: str, **args: Any) -> str:
@@ -63,8 +41,9 @@ async def test_lists_every_tool_read_only_with_schemas(demo_service) -> None:
             assert t.annotations is not None and t.annotations.read_only_hint is True
             assert t.annotations.destructive_hint is False
             assert t.description and t.output_schema, t.name
-        assert "hits" in tools["search"].output_schema["properties"]
-        assert tools["search"].input_schema["properties"]["limit"]["maximum"] == 50
+        assert "results" in tools["search"].output_schema["properties"]
+        limit = tools["search"].input_schema["properties"]["limit"]
+        assert 50 in [b.get("maximum") for b in limit.get("anyOf", [limit])]
         assert tools["search"].input_schema["required"] == ["query"]
 
 
@@ -78,11 +57,11 @@ def test_instructions_teach_the_workflow_and_distrust() -> None:
 async def test_three_step_workflow(demo_service) -> None:
     async with connect(demo_service) as c:
         page = await call(c, "search", query="flaky", limit=10, group_by_session=False)
-        assert page["total"] >= 2 and page["hits"]
-        hit = next(h for h in page["hits"] if h["session_id"])
-        assert set(hit) >= {"id", "session_id", "project", "timestamp", "kind", "title",
-                            "snippet"}
-        assert len(hit["snippet"]) <= 200
+        assert page["total"] >= 2 and page["results"]
+        hit = next(h for h in page.get("results", []) if h.get("session"))
+        assert set(hit) >= {"id", "session", "project", "date", "kind", "title", "text"}
+        assert not {k for k, v in hit.items() if v in ("", [], None)}  # nothing empty
+        assert len(hit["text"]) <= 340
         ctx = await call(c, "context", id=hit["id"], before=2, after=2)
         assert ctx["target"]["id"] == hit["id"]
         assert len(ctx["after"]) == 2
@@ -90,31 +69,31 @@ async def test_three_step_workflow(demo_service) -> None:
         assert seq == sorted(seq)  # conversation order
         full = await call(c, "get_entries", ids=[hit["id"], ctx["after"][0]["id"]])
         assert [e["id"] for e in full["entries"]] == [hit["id"], ctx["after"][0]["id"]]
-        assert full["entries"][0]["text"] and full["entries"][0]["session_id"] == \
-            hit["session_id"]
+        assert full["entries"][0]["text"] and full["entries"][0]["session_id"].startswith(
+            hit["session"])
 
 
 async def test_search_filters(demo_service) -> None:
     async with connect(demo_service) as c:
         only = await call(c, "search", query="test", project="pantry", limit=50,
                           group_by_session=False)
-        assert only["hits"] and all("pantry" in h["project"] for h in only["hits"])
+        assert only["results"] and all("pantry" in h["project"] for h in only["results"])
         plans = await call(c, "search", query="", kind="plan", limit=50, group_by_session=False)
-        assert plans["hits"] and {h["kind"] for h in plans["hits"]} == {"plan"}
+        assert plans["results"] and {h["kind"] for h in plans["results"]} == {"plan"}
         two = await call(c, "search", query="", kind=["plan", "memory"], limit=50,
                          group_by_session=False)
-        assert {h["kind"] for h in two["hits"]} == {"plan", "memory"}
+        assert {h["kind"] for h in two["results"]} == {"plan", "memory"}
         recent = await call(c, "search", query="", since="2026-11-18", until="2026-11-19",
                             limit=50, group_by_session=False)
-        assert recent["hits"]
-        assert all("2026-11-18" <= h["timestamp"][:10] < "2026-11-19"
-                   for h in recent["hits"])
+        assert recent["results"]
+        assert all("2026-11-18" <= h["date"] < "2026-11-19"
+                   for h in recent["results"])
         default = await call(c, "search", query="", limit=50, group_by_session=False)
-        assert not {"tool_result", "thinking"} & {h["kind"] for h in default["hits"]}
+        assert not {"tool_result", "thinking"} & {h["kind"] for h in default["results"]}
         results = await call(c, "search", query="", include_tool_results=True,
                              include_thinking=True, kind=None, limit=50,
                              since="2026-11-16", until="2026-11-17", group_by_session=False)
-        assert "tool_result" in {h["kind"] for h in results["hits"]}
+        assert "tool_result" in {h["kind"] for h in results["results"]}
 
 
 async def test_search_paging_covers_everything_once(demo_service) -> None:
@@ -125,27 +104,30 @@ async def test_search_paging_covers_everything_once(demo_service) -> None:
         while True:
             page = await call(c, "search", query="test", limit=4, cursor=cursor,
                               group_by_session=False)
-            seen += [h["id"] for h in page["hits"]]
+            seen += [h["id"] for h in page["results"]]
             cursor = page.get("next_cursor")
             if not cursor:
                 break
         assert len(seen) == len(set(seen)) == first["total"]
-        assert seen == [h["id"] for h in first["hits"]]
+        assert seen == [h["id"] for h in first["results"]]
 
 
 async def test_search_group_by_session(demo_service) -> None:
     async with connect(demo_service) as c:
         page = await call(c, "search", query="test", group_by_session=True, limit=3)
-        groups = page["groups"]
-        sids = [g["session_id"] for g in groups if g["session_id"]]  # plans/memory: none
+        groups = page["results"]
+        sids = [g["session"] for g in groups if g.get("session")]  # plans/memory: none
         assert groups and len(set(sids)) == len(sids)
-        assert all(g["hits"] and g["hit_count"] >= len(g["hits"]) for g in groups)
+        assert all(g["id"] and g["text"] for g in groups)
         nxt = await call(c, "search", query="test", group_by_session=True, limit=3,
                          cursor=page["next_cursor"])
-        assert nxt["groups"] and not set(sids) & {g["session_id"] for g in nxt["groups"]}
+        assert nxt["results"] and not set(sids) & {g.get("session") for g in nxt["results"]}
+        full = await call(c, "search", query="test", detail="full", limit=3)
+        assert any(g.get("more") for g in full["results"])
+        assert len(json.dumps(full)) > len(json.dumps(page))
     async with connect(demo_service, call_budget=400) as c:
         cut = await call(c, "search", query="test", group_by_session=True, limit=10)
-        assert 0 < len(cut["groups"]) < 10 and cut["next_cursor"]
+        assert 0 < len(cut["results"]) < 10 and cut["next_cursor"]
 
 
 # ---- budgets ------------------------------------------------------------------------
@@ -154,27 +136,29 @@ async def test_search_budget_cuts_the_page_and_the_cursor_continues(demo_service
         full = await call(c, "search", query="test", limit=20, group_by_session=False)
     async with connect(demo_service, call_budget=1500) as c:
         small = await call(c, "search", query="test", limit=20, group_by_session=False)
-        assert 0 < len(small["hits"]) < len(full["hits"])
+        assert 0 < len(small["results"]) < len(full["results"])
         assert any("budget" in w for w in small["warnings"])
-        assert len(json.dumps(small["hits"])) < 3000
+        assert len(json.dumps(small["results"])) < 3000
         rest = await call(c, "search", query="test", limit=20, cursor=small["next_cursor"],
                           group_by_session=False)
-        n = len(small["hits"])
-        assert [h["id"] for h in rest["hits"]][:3] == [h["id"] for h in full["hits"]][n:n + 3]
+        n = len(small["results"])
+        assert [h["id"] for h in rest["results"]][:3] == [h["id"] for h in full["results"]][n:n + 3]
 
 
-async def test_snippet_budget(demo_service) -> None:
+async def test_passage_budget_per_detail(demo_service) -> None:
     async with connect(demo_service) as c:
-        page = await call(c, "search", query="test", snippet_chars=40, limit=20,
-                          group_by_session=False)
-        assert page["hits"] and all(len(h["snippet"]) <= 60 for h in page["hits"])
+        for detail, most in (("brief", 320), ("full", 800)):
+            page = await call(c, "search", query="test", detail=detail, limit=20,
+                              group_by_session=False)
+            assert page["results"] and all(len(h["text"]) <= most + 3
+                                           for h in page["results"])
 
 
 async def test_entry_text_budget_and_reading_on(demo_service) -> None:
     async with connect(demo_service) as c:
         page = await call(c, "search", query="", kind="tool_result",
                           include_tool_results=True, limit=50, group_by_session=False)
-        ids = [h["id"] for h in page["hits"]]
+        ids = [h["id"] for h in page["results"]]
         entries = (await call(c, "get_entries", ids=ids[:20], max_chars=100_000))["entries"]
         big = max(entries, key=lambda e: e["text_len"])
         assert big["text_len"] > 400
@@ -235,28 +219,29 @@ async def test_projects_sessions_timeline(demo_service) -> None:
         ranged = await call(c, "list_sessions", since="2026-11-15", until="2026-11-18")
         assert ranged["sessions"]
         days = (await call(c, "timeline", days=3660))["days"]
-        assert days and all(d["sessions"] or d["prompts"] or d["messages"] for d in days)
-        assert sum(d["sessions"] for d in days) == demo_service.sessions(limit=1).total
+        assert days and all(d.get("sessions") or d.get("prompts") or d.get("messages")
+                            for d in days)
+        assert sum(d.get("sessions", 0) for d in days) == demo_service.sessions(limit=1).total
         tally = (await call(c, "timeline", days=3660, project="tally"))["days"]
-        assert 0 < sum(d["sessions"] for d in tally) < sum(d["sessions"] for d in days)
+        assert 0 < sum(d["sessions"] for d in tally) < sum(d.get("sessions", 0) for d in days)
 
 
 async def test_plans(demo_service) -> None:
     async with connect(demo_service) as c:
         plans = await call(c, "list_plans")
-        assert plans["plans"] and not any(p["agent_id"] for p in plans["plans"])
+        assert plans["plans"] and not any(p.get("agent_id") for p in plans["plans"])
         everything = await call(c, "list_plans", include_agent_plans=True, limit=200)
         assert everything["total"] > plans["total"]
         page = await call(c, "list_plans", limit=1, offset=1)
         assert page["plans"][0]["codename"] == plans["plans"][1]["codename"]
         assert page["next_offset"] == 2 or plans["total"] == 2
-        with_sub = next(p for p in everything["plans"] if p["agent_id"])
+        with_sub = next(p for p in everything["plans"] if p.get("agent_id"))
         detail = await call(c, "get_plan", codename=with_sub["codename"])
         assert detail["plan"]["codename"] == with_sub["codename"] and detail["text"]
         assert detail["subplans"] and detail["subplans"][0]["plan"]["agent_id"]
         short = await call(c, "get_plan", codename=with_sub["codename"], max_chars=100,
                            include_agent_plans=False)
-        assert len(short["text"]) <= 100 and short["truncated"] and not short["subplans"]
+        assert len(short["text"]) <= 100 and short["truncated"] and not short.get("subplans")
 
 
 async def test_memory_files(demo_service) -> None:
@@ -293,7 +278,7 @@ async def test_search_history(demo_service) -> None:
 async def test_status(demo_service) -> None:
     async with connect(demo_service) as c:
         st = await call(c, "status")
-        assert st["sessions"] >= 10 and st["documents"] > 100 and st["redaction"] is True
+        assert st["sessions"] >= 10 and st["documents"] > 100 and st.get("redaction", True) is True
         assert {"prompt", "plan", "memory", "history"} <= set(st["documents_by_kind"])
 
 
@@ -301,8 +286,8 @@ async def test_status(demo_service) -> None:
 async def _secret_texts(c: Client) -> list[str]:
     page = await call(c, "search", query="DATABASE_URL", include_tool_results=True,
                       limit=20, group_by_session=False)
-    assert page["hits"], "the demo archive carries a fake key and a DB password"
-    ids = [h["id"] for h in page["hits"]]
+    assert page["results"], "the demo archive carries a fake key and a DB password"
+    ids = [h["id"] for h in page["results"]]
     full = await call(c, "get_entries", ids=ids, max_chars=100_000)
     ctx = await call(c, "context", id=ids[0], before=0, after=0, max_chars=20_000)
     return [json.dumps(page), json.dumps(full), json.dumps(ctx)]
@@ -312,7 +297,7 @@ async def test_secrets_are_redacted_by_default(demo_service) -> None:
     async with connect(demo_service) as c:
         texts = await _secret_texts(c)
         session = (await c.call_tool("get_session", {
-            "session_id": json.loads(texts[0])["hits"][0]["session_id"], "limit": 200,
+            "session_id": json.loads(texts[0])["results"][0]["session"], "limit": 200,
             "max_chars": 20_000})).content[0].text
     for text in [*texts, session]:
         assert FAKE_KEY not in text and DB_PASSWORD not in text
@@ -335,11 +320,13 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
     async with connect(demo_service) as c:
         page = await call(c, "search", query=query, limit=50, group_by_session=False)
         assert page["excluded_sessions"] == [latest.session_id]
-        assert latest.session_id not in {h["session_id"] for h in page["hits"]}
+        assert not any(latest.session_id.startswith(h["session"])
+                       for h in page.get("results", []) if h.get("session"))
         kept = await call(c, "search", query=query, limit=50, include_active=True,
                           group_by_session=False)
-        assert latest.session_id in {h["session_id"] for h in kept["hits"]}
-        assert not kept["excluded_sessions"]
+        assert any(latest.session_id.startswith(h["session"])
+                   for h in kept["results"] if h.get("session"))
+        assert not kept.get("excluded_sessions")
     # the caller's project wins over a more recent session elsewhere
     other = next(s for s in demo_service.sessions(limit=50).sessions
                  if s.project != latest.project)
@@ -350,7 +337,7 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
         assert page["excluded_sessions"] == [other.session_id]
     async with connect(demo_service, active_minutes=0) as c:
         assert not (await call(c, "search", query=query,
-                    group_by_session=False))["excluded_sessions"]
+                    group_by_session=False)).get("excluded_sessions")
 
 
 # ---- bad calls --------------------------------------------------------------------------
@@ -376,7 +363,7 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
     ("get_session", {"session_id": "x", "cursor": "garbage"}, ""),
     ("list_plans", {"offset": -1}, "offset"),
     ("search", {}, "query"),
-    ("no_such_tool", {}, "no_such_tool"),
+    ("search", {"query": "x", "bogus": 1}, "unknown argument 'bogus'"),
 ])
 async def test_bad_calls_get_clear_errors_and_the_server_keeps_serving(
         demo_service, tool: str, args: dict[str, Any], says: str) -> None:
@@ -397,7 +384,8 @@ async def test_broken_queries_are_answered_not_crashed(demo_service, query: str)
         if r.is_error:  # too long: the schema says so
             assert "4000" in r.content[0].text or "query" in r.content[0].text
         else:
-            assert isinstance(r.structured_content["hits"], list)
+            assert isinstance(r.structured_content.get("results", []), list)
+            assert "total" in r.structured_content
         assert (await call(c, "status"))["sessions"]
 
 
@@ -405,7 +393,7 @@ async def test_broken_queries_are_answered_not_crashed(demo_service, query: str)
 async def test_legacy_protocol_serializes_every_tool(demo_service) -> None:
     async with connect(demo_service, mode="legacy") as c:
         page = await call(c, "search", query="flaky", limit=3, group_by_session=False)
-        hit = page["hits"][0]["id"]
+        hit = page["results"][0]["id"]
         sid = demo_service.sessions(limit=1).sessions[0].session_id
         codename = demo_service.plans(limit=1).plans[0].codename
         for tool, args in [("context", {"id": hit}), ("get_entries", {"ids": [hit]}),
@@ -446,12 +434,13 @@ async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
         mcp = await call(c, "search", **args, group_by_session=False)
     assert mcp["total"] == cli["total"]
     assert mcp.get("next_cursor") is None or cli["next_cursor"] is not None
-    def same(h: dict[str, Any]) -> tuple[Any, ...]:
-        when = datetime.fromisoformat(h["timestamp"].replace("Z", "+00:00"))
-        return h["id"], h["kind"], h["session_id"], h["project"], when, h["snippet"], \
-            h["title"][:100]
-
-    assert [same(h) for h in mcp["hits"]] == [same(h) for h in cli["hits"]]
+    assert len(mcp.get("results", [])) == len(cli["hits"])
+    for m, h in zip(mcp.get("results", []), cli["hits"], strict=True):
+        # the same entry, named the short way (`<session prefix>:<offset>:<block>`)
+        assert m["kind"] == h["kind"] and m["date"] == h["timestamp"][:10]
+        assert h["id"].endswith(":" + m["id"].split(":", 1)[1])
+        assert h["session_id"].startswith(m.get("session", ""))
+        assert h["project"].endswith(m.get("project", ""))
 
 
 async def test_list_budgets(demo_service) -> None:
@@ -465,7 +454,7 @@ async def test_list_budgets(demo_service) -> None:
         weeks = await call(c, "timeline", days=3660, bucket="week")
         assert weeks["bucket"] == "week"
     async with connect(demo_service) as c:
-        assert (await call(c, "timeline", days=3660))["bucket"] == "day"
+        assert (await call(c, "timeline", days=3660)).get("bucket", "day") == "day"
         assert not (await call(c, "list_projects")).get("truncated")
 
 
@@ -486,5 +475,7 @@ async def test_every_front_end_ranks_sessions_alike(demo_service, demo_archive_r
     assert [g["session_id"] for g in json.loads(out.stdout)["groups"]] == want
     async with connect(demo_service) as c:
         mcp = await call(c, "search", query=query, limit=10, include_active=True)
-    assert [g["session_id"] for g in mcp["groups"]] == want
-    assert all(g["hits"] for g in mcp["groups"])
+    assert len(mcp["results"]) == len(want)
+    assert all(sid.startswith(g.get("session", "")) and bool(sid) == bool(g.get("session"))
+               for g, sid in zip(mcp["results"], want, strict=True))
+    assert all(g["text"] for g in mcp["results"])

@@ -43,12 +43,12 @@ async def _every_tool(c: Client) -> dict[str, Any]:
     page = await c.call_tool("search", {"query": "test", "limit": 3, "include_active": True,
                                         "group_by_session": False})
     assert not page.is_error
-    hits = page.structured_content["hits"]
+    hits = page.structured_content["results"]
     nxt = await c.call_tool("search", {"query": "test", "limit": 3,
                                        "cursor": page.structured_content["next_cursor"],
 "group_by_session": False})
-    assert not {h["id"] for h in hits} & {h["id"] for h in nxt.structured_content["hits"]}
-    sid = next(h["session_id"] for h in hits if h["session_id"])
+    assert not {h["id"] for h in hits} & {h["id"] for h in nxt.structured_content["results"]}
+    sid = next(h["session"] for h in hits if h.get("session"))
     listed = await c.call_tool("list_plans", {})
     codename = listed.structured_content["plans"][0]["codename"]
     calls = [("context", {"id": hits[0]["id"]}), ("get_entries", {"ids": [hits[0]["id"]]}),
@@ -68,7 +68,7 @@ async def _every_tool(c: Client) -> dict[str, Any]:
     assert bad.is_error and "since" in bad.content[0].text
     secret = await c.call_tool("search", {"query": "DATABASE_URL",
                                           "include_tool_results": True, "group_by_session": False})
-    ids = [h["id"] for h in secret.structured_content["hits"]]
+    ids = [h["id"] for h in secret.structured_content["results"]]
     full = await c.call_tool("get_entries", {"ids": ids, "max_chars": 100_000})
     return {"hits": hits, "secret_text": full.content[0].text}
 
@@ -86,7 +86,7 @@ async def test_stdio_no_redact(served: list[str]) -> None:
     async with Client(params) as c:
         r = await c.call_tool("search", {"query": "DATABASE_URL",
                                          "include_tool_results": True, "group_by_session": False})
-        ids = [h["id"] for h in r.structured_content["hits"]]
+        ids = [h["id"] for h in r.structured_content["results"]]
         full = await c.call_tool("get_entries", {"ids": ids})
         assert FAKE_KEY in full.content[0].text
 
@@ -127,7 +127,7 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
     for line in rest.splitlines():
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert answers[1]["result"]["serverInfo"]["name"] == "ccarchive"
-    assert answers[2]["result"]["structuredContent"]["groups"]  # sessions: the default
+    assert answers[2]["result"]["structuredContent"]["results"][0]["text"]
     assert answers[3]["result"]["isError"] is True
     assert answers[4]["result"]["structuredContent"]["sessions"] > 0
     assert err  # -vv logs went to stderr
@@ -272,7 +272,7 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
             if found["total"]:
                 break
             await asyncio.sleep(0.2)
-        assert found["total"] == 1 and found["hits"][0]["session_id"] == sid
+        assert found["total"] == 1 and sid.startswith(found["results"][0]["session"])
         mine = (await c.call_tool("search", {"query": "zebrafinch",
                                              "group_by_session": False})).structured_content
         assert mine["excluded_sessions"] == [sid] and mine["total"] == 0

@@ -232,7 +232,7 @@ async def test_mcp_server_command_serves_every_tool(claude_env: dict[str, str],
             assert status.structured_content["archive"] == claude_env["CLAUDE_CONFIG_DIR"]
             found = await c.call_tool("search", {"query": "flaky", "include_active": True,
                                                  "group_by_session": False})
-            assert found.structured_content["hits"]
+            assert found.structured_content["results"]
 
 
 def _events(demo_service: Any) -> dict[str, dict[str, Any]]:

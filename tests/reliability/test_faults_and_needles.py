@@ -14,8 +14,8 @@ from collections import Counter
 
 import pytest
 
-from tests.archive.test_real_corpus import expected_kinds, indexed_kinds
 from tests.conftest import MAKE_ARCHIVE, build_index
+from tests.support.expected_kinds import expected_kinds, indexed_kinds
 
 pytestmark = pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="../shared is not present")
 

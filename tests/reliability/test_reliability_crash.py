@@ -29,7 +29,7 @@ from ccarchive.config import Settings
 from ccarchive.index import schema as S
 from ccarchive.index.store import IndexStore
 from tests.conftest import build_index
-from tests.index.test_indexer import entry, write_session
+from tests.support.numbered_sessions import entry, write_session
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}

@@ -12,14 +12,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import os
 import random
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,8 @@ from ccarchive.archive import lines as L
 from ccarchive.archive.file_summary import FileSummary
 from ccarchive.archive.records import Extractor
 from ccarchive.service.arguments import ServiceError
-from tests.conftest import DEMO_NOW, REAL_CORPUS, build_index
+from tests.conftest import REAL_CORPUS, build_index
+from tests.support.mcp_client import SyncClient
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -195,46 +194,9 @@ def test_any_option_value_is_a_page_or_a_service_error(demo_service, since: str,
 
 
 # ---- the MCP tools on arbitrary arguments ---------------------------------------------
-class _Served:
-    """An in-process MCP client to the server, on an event loop in a thread, so that
-    hypothesis (synchronous) can call tools through it."""
-
-    def __init__(self, service: Any) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.ready = threading.Event()
-        self.stop: asyncio.Event | None = None
-        self.client: Any = None
-        self.tools: dict[str, dict] = {}
-        self.thread = threading.Thread(target=self.loop.run_until_complete,
-                                       args=(self._main(service),), daemon=True)
-        self.thread.start()
-        assert self.ready.wait(30)
-
-    async def _main(self, service: Any) -> None:
-        from mcp import Client
-
-        from ccarchive.mcp_server.server import build_server
-
-        self.stop = asyncio.Event()
-        async with Client(build_server(service, clock=lambda: DEMO_NOW)) as c:
-            self.client = c
-            self.tools = {t.name: t.input_schema for t in (await c.list_tools()).tools}
-            self.ready.set()
-            await self.stop.wait()
-
-    def call(self, tool: str, args: Any) -> Any:
-        fut = asyncio.run_coroutine_threadsafe(self.client.call_tool(tool, args), self.loop)
-        return fut.result(30)
-
-    def close(self) -> None:
-        assert self.stop is not None
-        self.loop.call_soon_threadsafe(self.stop.set)
-        self.thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory):
-    s = _Served(build_index(demo_archive_ro, tmp_path_factory.mktemp("fuzz-mcp")))
+    s = SyncClient(build_index(demo_archive_ro, tmp_path_factory.mktemp("fuzz-mcp")))
     yield s
     s.close()
 
@@ -249,14 +211,14 @@ ARG_VALUE = st.one_of(JSON, st.text(max_size=60), st.integers(-10**12, 10**12),
 FIELDS = ["query", "project", "kind", "since", "until", "limit", "cursor", "id", "ids",
           "before", "after", "max_chars", "char_offset", "session_id", "agent_id", "days",
           "bucket", "codename", "offset", "filename", "include_agent_plans",
-          "group_by_session", "snippet_chars", "include_active", "bogus"]
+          "group_by_session", "detail", "include_active", "bogus"]
 
 
 @settings(max_examples=250, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(TOOLS), st.dictionaries(st.sampled_from(FIELDS), ARG_VALUE,
                                                max_size=6))
-def test_mcp_tools_on_arbitrary_arguments(served: _Served, caplog, tool: str,
+def test_mcp_tools_on_arbitrary_arguments(served: SyncClient, caplog, tool: str,
                                           args: dict[str, Any]) -> None:
     r = served.call(tool, args)
     text = r.content[0].text if r.content else ""
@@ -270,7 +232,7 @@ def test_mcp_tools_on_arbitrary_arguments(served: _Served, caplog, tool: str,
     assert "raised an unexpected exception" not in caplog.text
 
 
-def test_mcp_server_keeps_serving_after_the_fuzz(served: _Served) -> None:
+def test_mcp_server_keeps_serving_after_the_fuzz(served: SyncClient) -> None:
     r = served.call("status", {})
     assert not r.is_error and r.structured_content["sessions"] > 0
     r = served.call("search", {"query": "flaky", "include_active": True})

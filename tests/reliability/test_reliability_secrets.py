@@ -98,7 +98,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory):
     return build_index(root, data), root, data
 
 
-def _service_outputs(svc) -> str:  # noqa: ANN001
+def _service_outputs(svc) -> str:
     parts = []
     for kw in ({}, {"include_tool_results": True}, {"group_by_session": True,
                                                     "include_tool_results": True}):
@@ -141,13 +141,14 @@ def test_service_outputs_are_redacted(planted) -> None:
     _check(_service_outputs(svc), plain, "service")
 
 
-async def _mcp_outputs(svc, redact: bool) -> str:  # noqa: ANN001
+async def _mcp_outputs(svc, redact: bool) -> str:
     out = []
     async with Client(build_server(svc, redact_secrets=redact, active_minutes=0)) as c:
         r = await c.call_tool("search", {"query": "zebracred", "include_tool_results": True,
                                          "limit": 50})
         data = r.structured_content
-        hits = (data.get("hits") or []) + [h for g in data.get("groups") or [] for h in g["hits"]]
+        hits = [t for r in data.get("results") or [] for t in (r, *r.get("more", []))]
+        assert hits
         ids = [h["id"] for h in hits]
         calls = [("search", {"query": "zebracred", "group_by_session": True,
                              "include_tool_results": True}),

@@ -30,9 +30,9 @@ from mcp import Client
 from ccarchive.config import Settings
 from ccarchive.mcp_server.server import build_server
 from tests.conftest import build_index
-from tests.reliability.secret_archive import PLACES, plant_archive
-from tests.reliability.secret_shapes import SHAPES
-from tests.reliability.secret_surfaces import (
+from tests.support.secret_archive import PLACES, plant_archive
+from tests.support.secret_shapes import SHAPES
+from tests.support.secret_surfaces import (
     Exposure,
     held_elsewhere,
     read_cli,
@@ -57,7 +57,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory):
 _HELD: dict[int, set[str]] = {}
 
 
-def exposure(arc) -> Exposure:  # noqa: ANN001
+def exposure(arc) -> Exposure:
     """A checker of everything shown for the secrets planted in ``arc``."""
     ex = Exposure(arc.plants)
     if id(arc) not in _HELD:
@@ -170,8 +170,10 @@ def test_hook_and_export(planted, tmp_path: Path) -> None:
     _finish(ex, "hook+export")
 
 
-def _screen_text(app) -> str:  # noqa: ANN001
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+def _screen_text(app) -> str:
+    from ccarchive.tui.textual_tuning import screen_text
+
+    return screen_text(app.screen)
 
 
 async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:

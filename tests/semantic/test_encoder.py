@@ -14,7 +14,7 @@ REFERENCE = {
 }
 
 
-def test_the_vectors_are_the_reference_implementations(encoder) -> None:  # noqa: ANN001
+def test_the_vectors_are_the_reference_implementations(encoder) -> None:
     vecs = encoder.encode(list(REFERENCE))
     assert vecs.shape == (2, 384) and vecs.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
@@ -22,7 +22,7 @@ def test_the_vectors_are_the_reference_implementations(encoder) -> None:  # noqa
         np.testing.assert_allclose(vec[:len(want)], want, atol=2e-5)
 
 
-def test_paraphrases_are_close_and_unrelated_texts_are_not(encoder) -> None:  # noqa: ANN001
+def test_paraphrases_are_close_and_unrelated_texts_are_not(encoder) -> None:
     pairs = [
         ("A man is eating food.", "A man is eating a piece of bread."),
         ("The nightly export job keeps timing out.",
@@ -42,7 +42,7 @@ def test_paraphrases_are_close_and_unrelated_texts_are_not(encoder) -> None:  # 
         assert max(abs(sim[i, j]) for i in range(len(pairs) * 2)) < 0.2
 
 
-def test_batching_and_padding_change_nothing(encoder) -> None:  # noqa: ANN001
+def test_batching_and_padding_change_nothing(encoder) -> None:
     texts = ["short one", "a somewhat longer sentence about retrying failed uploads " * 3,
              "x " * 400]
     together = encoder.encode(texts)
@@ -50,7 +50,7 @@ def test_batching_and_padding_change_nothing(encoder) -> None:  # noqa: ANN001
     np.testing.assert_allclose(together, alone, atol=1e-5)
 
 
-def test_long_texts_are_cut_at_256_tokens(encoder) -> None:  # noqa: ANN001
+def test_long_texts_are_cut_at_256_tokens(encoder) -> None:
     text = "retry " * 2000
     assert len(encoder.token_ids([text])[0]) == 256
     longer = encoder.encode([text + " and something entirely different at the end"])

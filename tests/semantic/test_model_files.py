@@ -27,7 +27,7 @@ class _Server:
         outer = self
 
         class Handler(http.server.SimpleHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:  # http.server's name
                 outer.requests.append(self.path)
                 super().do_GET()
 

@@ -22,7 +22,7 @@ from ccarchive.live.live_archive import LiveArchive
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService, open_service
-from tests.live.test_live import _envelope, main_sessions, prompt_line, wait_for
+from tests.support.appends import envelope, main_sessions, prompt_line, wait_for
 
 SOURDOUGH = ("My sourdough starter smells like nail polish remover and barely rises anymore. "
              "What is going on?")
@@ -39,7 +39,7 @@ KAYAK_QUERY = "gear list for a wet canoe outing"
 
 def assistant_line(path: Path, text: str, session_id: str) -> bytes:
     """An assistant answer for this transcript, shaped as Claude Code writes it."""
-    env = _envelope(path)
+    env = envelope(path)
     obj = {k: copy.deepcopy(v) for k, v in env.items()
            if k in ("isSidechain", "userType", "cwd", "version", "gitBranch")}
     obj.update({
@@ -181,7 +181,7 @@ def test_the_command_line_embeds_searches_and_reports(demo_archive: Path, tmp_pa
 
 async def test_the_mcp_status_tool_says_whether_it_is_on(demo_service, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.mcp.test_mcp_server import call, connect
+    from tests.support.mcp_client import call, connect
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
     async with connect(demo_service) as c:

@@ -16,7 +16,7 @@ from ccarchive.service import ArchiveService
 from ccarchive.service.arguments import ServiceError
 from ccarchive.service.naming import home_path, plural, short_names
 from tests.conftest import build_index
-from tests.service import shapes_archive as A
+from tests.support import shapes_archive as A
 
 
 @pytest.fixture(scope="module")

@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
 from ccarchive.redact import MARKER_RE, find_secrets, marker, redact, redact_value
+from tests.support.corpus import mixed_corpus
 
 _rng = random.Random(20250601)
 ALNUM = string.ascii_letters + string.digits
@@ -807,71 +808,10 @@ def test_no_catastrophic_backtracking(text):
     assert time.process_time() - start < 10.0
 
 
-def _mixed_corpus(size: int, seed: int = 7) -> str:
-    """Realistic mixed text: stdlib source, package READMEs (prose) and transcript JSONL."""
-    import importlib.metadata
-    import pathlib
-    import sysconfig
-    import uuid
-
-    rng = random.Random(seed)
-    stdlib = pathlib.Path(sysconfig.get_paths()["stdlib"])
-    names = (
-        "http/client.py urllib/request.py smtplib.py imaplib.py json/decoder.py argparse.py "
-        "subprocess.py email/utils.py netrc.py getpass.py ftplib.py hmac.py secrets.py base64.py "
-        "configparser.py"
-    ).split()
-    code = [(stdlib / n).read_text(errors="replace") for n in names if (stdlib / n).exists()]
-    prose = [d.metadata.get_payload() or "" for d in importlib.metadata.distributions()]
-    prose = [p for p in prose if len(p) > 2000] or code
-    alphabet = string.ascii_letters + string.digits
-    parts, total = [], 0
-    while total < size:
-        r = rng.random()
-        if r < 0.35:
-            src = rng.choice(code)
-            i = rng.randrange(0, max(1, len(src) - 4000))
-            chunk = src[i : i + rng.randrange(500, 4000)]
-        elif r < 0.6:
-            src = rng.choice(prose)
-            i = rng.randrange(0, max(1, len(src) - 3000))
-            chunk = src[i : i + rng.randrange(300, 3000)]
-        else:
-            src = rng.choice(code)
-            i = rng.randrange(0, max(1, len(src) - 1500))
-            ident = "".join(rng.choice(alphabet) for _ in range(22))
-            chunk = json.dumps(
-                {
-                    "parentUuid": str(uuid.UUID(int=rng.getrandbits(128))),
-                    "uuid": str(uuid.UUID(int=rng.getrandbits(128))),
-                    "timestamp": "2025-06-01T12:00:00.000Z",
-                    "type": "assistant",
-                    "message": {
-                        "id": "msg_01" + ident,
-                        "model": "claude-sonnet-4-20250514",
-                        "content": [
-                            {
-                                "type": "tool_use",
-                                "id": f"toolu_01{rng.getrandbits(88):022x}",
-                                "name": "Bash",
-                                "input": {
-                                    "command": "git log -1 --format=%H && sha256sum dist/*.whl"
-                                },
-                            },
-                            {"type": "text", "text": src[i : i + 1500]},
-                        ],
-                        "usage": {"input_tokens": rng.randrange(5000), "output_tokens": 321},
-                    },
-                    "requestId": f"req_011{rng.getrandbits(80):020x}",
-                }
-            )
-        parts.append(chunk)
-        total += len(chunk) + 1
-    return "\n".join(parts)[:size]
 
 
 def _bench() -> None:
-    text = _mixed_corpus(5_000_000)
+    text = mixed_corpus(5_000_000)
     mb = len(text) / 1e6
 
     def best(fn, *args, n=3):
@@ -920,7 +860,7 @@ def test_every_generated_shape_is_redacted_whole() -> None:
     """The 55 shapes of the adversarial suite (provider tokens, credential files, PEM
     blocks, connection strings, passwords with symbols), in their random contexts, over
     many seeds: nothing of 8 characters of a secret is left."""
-    from tests.reliability.secret_shapes import SHAPES, Gen
+    from tests.support.secret_shapes import SHAPES, Gen
 
     for seed in range(40):
         gen = Gen(random.Random(seed))
@@ -932,7 +872,7 @@ def test_every_generated_shape_is_redacted_whole() -> None:
                 assert not left, (seed, name, planted.text, out)
 
 
-def _apply_spans(text: str, spans) -> str:  # noqa: ANN001
+def _apply_spans(text: str, spans) -> str:
     for s, e, kind in reversed(spans):
         text = text[:s] + marker(kind) + text[e:]
     return text
@@ -948,7 +888,7 @@ def test_secret_spans_are_what_redact_replaces(parts) -> None:
 
 
 def _window_case(seed: int) -> tuple[str, list[str]]:
-    from tests.reliability.secret_shapes import SHAPES, Gen
+    from tests.support.secret_shapes import SHAPES, Gen
 
     rng = random.Random(seed)
     gen = Gen(rng)

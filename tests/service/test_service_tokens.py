@@ -1,6 +1,6 @@
 """Token totals per session against an independent computation on real transcripts.
 
-FORMAT.md §6.2: Claude Code writes one API message as several entries that share
+docs/format.md §6.2: Claude Code writes one API message as several entries that share
 `message.id`, each with a copy of the usage (sometimes growing); totals group by
 `message.id` and take the largest value of each usage field. The computation here is
 deliberately separate from `ccarchive.archive.records`: plain `json`, its own loop.

@@ -15,7 +15,7 @@ from tests.conftest import DEMO_NOW
 
 
 @pytest.fixture
-def fixed_clock(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+def fixed_clock(monkeypatch: pytest.MonkeyPatch):
     """The demo archive's "now", times shown in UTC and a fixed archive path."""
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
@@ -28,7 +28,7 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
 
 
 @pytest.fixture
-def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
+def live(demo_settings, fixed_clock):
     """The demo archive copy, indexed once by a LiveArchive driven by hand (no watcher)."""
     live = LiveArchive(demo_settings, watch=False).start()
     for t in live._threads:
@@ -38,7 +38,7 @@ def live(demo_settings, fixed_clock):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def app(live, demo_settings):  # noqa: ANN001, ANN201
+def app(live, demo_settings):
     from ccarchive.tui.app import make_app
 
     return make_app(demo_settings, live=live, start_live=False)

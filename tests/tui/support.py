@@ -8,7 +8,7 @@ FOLLOWUP_SESSION = "f26dbc60-c2ae-4dc0-9c85-506dc31423a4"
 """Demo session "Parallelize tally directory walk" (it has a subagent)."""
 
 
-async def settle(app, pilot) -> None:  # noqa: ANN001
+async def settle(app, pilot) -> None:
     """Let workers finish and their messages land (three rounds: work begets work)."""
     for _ in range(3):
         await pilot.pause()
@@ -16,26 +16,26 @@ async def settle(app, pilot) -> None:  # noqa: ANN001
     await pilot.pause()
 
 
-async def first_frames(app, pilot, mode: str, probe) -> list:  # noqa: ANN001
+async def first_frames(app, pilot, mode: str, probe) -> list:
     """Switch to `mode` as its key does; for every frame then drawn of that pane:
-    (Textual's batch count (non-zero: a frame drawn while a mode switch is held back,
-    then thrown away), `probe(screen)`)."""
+    (1 for a frame drawn while Textual holds a mode switch back, then thrown away, else 0;
+    `probe(screen)`)."""
+    from ccarchive.tui.textual_tuning import frames_drawn
+
     seen: list = []
     await settle(app, pilot)
-    display = app._display
 
-    def drawn(screen, update) -> None:  # noqa: ANN001
-        if update is not None and screen is app.screen and app.current_mode == mode:
-            seen.append((app._batch_count, probe(screen)))
-        display(screen, update)
+    def drawn(screen, held: bool) -> None:
+        if screen is app.screen and app.current_mode == mode:
+            seen.append((int(held), probe(screen)))
 
-    app._display = drawn
-    await app.run_action(f"switch_mode({mode!r})")
-    await settle(app, pilot)
+    with frames_drawn(app, drawn):
+        await app.run_action(f"switch_mode({mode!r})")
+        await settle(app, pilot)
     return seen
 
 
-async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:  # noqa: ANN001
+async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:
     """Wait until the search pane shows the results of `query` and nothing is pending
     (on a loaded machine keystrokes collapse into follow-up searches that land later)."""
     import time

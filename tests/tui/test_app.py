@@ -12,7 +12,7 @@ from ccarchive.tui.widgets import status_header
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, first_frames, settle
 
 
-async def test_every_pane_has_a_function_key(app) -> None:  # noqa: ANN001
+async def test_every_pane_has_a_function_key(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "search"
@@ -24,7 +24,7 @@ async def test_every_pane_has_a_function_key(app) -> None:  # noqa: ANN001
         await settle(app, pilot)
 
 
-async def test_digits_switch_panes_only_when_not_typing(app) -> None:  # noqa: ANN001
+async def test_digits_switch_panes_only_when_not_typing(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("3")  # the query box has focus: it is a character
@@ -32,13 +32,19 @@ async def test_digits_switch_panes_only_when_not_typing(app) -> None:  # noqa: A
         assert app.current_mode == "search"
         assert app.screen.query_one("#query", Input).value == "3"
         app.screen.query_one("#results").focus()
-        await pilot.press("3")
+        await pilot.press("3")  # in the results too: typed after what is there
         await pilot.pause()
-        assert app.current_mode == "timeline"
+        assert app.current_mode == "search"
+        assert app.screen.query_one("#query", Input).value == "33"
+        await app.switch_mode("timeline")  # a pane with no text box: digits switch
+        await settle(app, pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        assert app.current_mode == "plans"
         await settle(app, pilot)
 
 
-async def test_header_shows_archive_state_and_documents(app) -> None:  # noqa: ANN001
+async def test_header_shows_archive_state_and_documents(app) -> None:
     app.live.state.role = "writer"
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -50,7 +56,7 @@ async def test_header_shows_archive_state_and_documents(app) -> None:  # noqa: A
         assert "indexing 42%" in header.render().plain
 
 
-async def test_command_palette_offers_panes_and_pane_actions(app) -> None:  # noqa: ANN001
+async def test_command_palette_offers_panes_and_pane_actions(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -62,7 +68,7 @@ async def test_command_palette_offers_panes_and_pane_actions(app) -> None:  # no
         assert {"Play/pause", "Export", "Copy resume", "Subagent", "Time"} <= set(titles)
 
 
-async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN001
+async def test_index_updates_reach_every_opened_pane(app) -> None:
     from ccarchive.tui.screens.replay.screen import ReplayScreen
     from ccarchive.tui.screens.search import SearchScreen
 
@@ -85,7 +91,7 @@ async def test_index_updates_reach_every_opened_pane(app) -> None:  # noqa: ANN0
         assert isinstance(app.screen, ReplayScreen)
 
 
-async def test_open_session_switches_to_replay_at_the_entry(app) -> None:  # noqa: ANN001
+async def test_open_session_switches_to_replay_at_the_entry(app) -> None:
     from ccarchive.tui.screens.replay.screen import ReplayScreen
 
     page = app.service.transcript(FOLLOWUP_SESSION, limit=30)
@@ -101,7 +107,7 @@ async def test_open_session_switches_to_replay_at_the_entry(app) -> None:  # noq
         assert 12 in screen.view.visible_entries()
 
 
-async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:  # noqa: ANN001
+async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:
     def boom() -> None:
         raise RuntimeError("the index went away")
 
@@ -115,7 +121,7 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:  # no
         assert app.is_running
 
 
-async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> None:  # noqa: ANN001
+async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> None:
     """The app that started indexing stops it on exit: threads end, the lock is freed."""
     from ccarchive.tui.app import make_app
 
@@ -134,15 +140,7 @@ async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> No
         again.stop()
 
 
-def test_a_pane_knows_where_textual_asks_a_mounted_screen_for_layout() -> None:
-    """PaneScreen's first frame waits for that layout: if Textual stopped asking for it
-    from AwaitMount, the wait must be off rather than run to its timeout."""
-    from ccarchive.tui.screens.pane import MOUNT_LAYOUT_CALLER
-
-    assert MOUNT_LAYOUT_CALLER == "await_mount"
-
-
-def _timeline_data(screen) -> bool:  # noqa: ANN001
+def _timeline_data(screen) -> bool:
     from ccarchive.tui.widgets.timeline_chart import ActivityChart
     from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
@@ -150,7 +148,7 @@ def _timeline_data(screen) -> bool:  # noqa: ANN001
         bool(screen.query_one(DaySessions).sessions)
 
 
-def _live_data(screen) -> bool:  # noqa: ANN001
+def _live_data(screen) -> bool:
     from ccarchive.tui.widgets.tail_sessions import ActiveSessions
     from ccarchive.tui.widgets.tail_view import TailView
 
@@ -158,7 +156,7 @@ def _live_data(screen) -> bool:  # noqa: ANN001
         bool(screen.query_one(TailView).entries)
 
 
-def _prompts_data(screen) -> bool:  # noqa: ANN001
+def _prompts_data(screen) -> bool:
     from ccarchive.tui.widgets.prompt_list import PromptTable
 
     return bool(screen.query_one(PromptTable).items)
@@ -167,7 +165,7 @@ def _prompts_data(screen) -> bool:  # noqa: ANN001
 @pytest.mark.parametrize(("mode", "has_data"), [("timeline", _timeline_data),
                                                 ("live", _live_data),
                                                 ("prompts", _prompts_data)])
-async def test_first_frame_of_a_pane_holds_its_data(app, mode, has_data) -> None:  # noqa: ANN001
+async def test_first_frame_of_a_pane_holds_its_data(app, mode, has_data) -> None:
     """The pane reads its data before its first frame, and that frame is shown (not
     drawn while Textual holds a mode switch back, then thrown away)."""
     async with app.run_test(size=SIZE) as pilot:

@@ -13,7 +13,7 @@ from ccarchive.tui.messages import OpenSession
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, searched, settle
 
 
-async def still(app, pilot) -> None:  # noqa: ANN001
+async def still(app, pilot) -> None:
     for inp in app.screen.query(Input):
         inp.cursor_blink = False
     await settle(app, pilot)
@@ -28,13 +28,13 @@ def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
 
 
-def prepare(app):  # noqa: ANN001, ANN201
+def prepare(app):
     app.live.state.role = "writer"  # the header says "live", as a running app would
     return app
 
 
-def test_search_pane(app, snap_compare) -> None:  # noqa: ANN001, F811
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_search_pane(app, snap_compare) -> None:
+    async def run_before(pilot) -> None:
         await still(pilot.app, pilot)
         await pilot.press(*"walker")
         await searched(pilot.app, pilot, "walker")
@@ -43,8 +43,8 @@ def test_search_pane(app, snap_compare) -> None:  # noqa: ANN001, F811
     assert snap_compare(prepare(app), run_before=run_before, terminal_size=SIZE)
 
 
-def test_transcript_at_a_hit(app, snap_compare) -> None:  # noqa: ANN001, F811
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_transcript_at_a_hit(app, snap_compare) -> None:
+    async def run_before(pilot) -> None:
         await still(pilot.app, pilot)
         page = pilot.app.service.search("gitignore kind:assistant", session_id=FOLLOWUP_SESSION)
         pilot.app.post_message(OpenSession(FOLLOWUP_SESSION,
@@ -55,8 +55,8 @@ def test_transcript_at_a_hit(app, snap_compare) -> None:  # noqa: ANN001, F811
     assert snap_compare(prepare(app), run_before=run_before, terminal_size=SIZE)
 
 
-def test_transcript_tool_call_expanded(app, snap_compare) -> None:  # noqa: ANN001, F811
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_transcript_tool_call_expanded(app, snap_compare) -> None:
+    async def run_before(pilot) -> None:
         await still(pilot.app, pilot)
         pilot.app.post_message(OpenSession(FOLLOWUP_SESSION))
         await still(pilot.app, pilot)
@@ -70,8 +70,8 @@ def test_transcript_tool_call_expanded(app, snap_compare) -> None:  # noqa: ANN0
     assert snap_compare(prepare(app), run_before=run_before, terminal_size=SIZE)
 
 
-def test_subagent_transcript(app, snap_compare) -> None:  # noqa: ANN001, F811
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_subagent_transcript(app, snap_compare) -> None:
+    async def run_before(pilot) -> None:
         await still(pilot.app, pilot)
         pilot.app.post_message(OpenSession(FOLLOWUP_SESSION))
         await still(pilot.app, pilot)

@@ -27,7 +27,7 @@ def no_rest_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
 
 
-async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:  # noqa: ANN001
+async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         screen = app.screen
@@ -35,8 +35,11 @@ async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:  #
         facets, results = screen.query_one(FacetList), screen.query_one(ResultList)
         preview = screen.query_one("#preview")
         assert not facets.display  # out of the way until asked for
-        assert results.size.width > preview.size.width >= 24
-        assert results.size.width >= 40
+        assert not preview.display  # the results take the width
+        assert results.size.width >= 70
+        await pilot.press("ctrl+o")  # the preview beside them, on asking
+        await pilot.pause()
+        assert preview.display and results.size.width > preview.size.width >= 24
         await pilot.press("ctrl+f")  # the facets come in, where the preview was
         await pilot.pause()
         assert facets.display and facets.has_focus and facets.size.width >= 26
@@ -47,7 +50,7 @@ async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:  #
         assert screen.query_one("#query", Input).has_focus
 
 
-async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> None:  # noqa: ANN001
+async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
@@ -55,7 +58,7 @@ async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> Non
         assert screen.query_one(FacetList).display and screen.query_one("#preview").display
 
 
-async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app) -> None:  # noqa: ANN001
+async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         query = 'walker project: kind:bogus'  # two things ignored, two warnings
@@ -68,7 +71,7 @@ async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app
         assert status.size.height >= 2  # wrapped, not cut
 
 
-async def test_plans_and_projects_stack_list_over_preview_at_80_columns(app) -> None:  # noqa: ANN001
+async def test_plans_and_projects_stack_list_over_preview_at_80_columns(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
         for mode, left, right in (("plans", "#plans-left", "#plans-right"),
                                   ("projects", "#projects-left", "#projects-right")):
@@ -82,7 +85,7 @@ async def test_plans_and_projects_stack_list_over_preview_at_80_columns(app) -> 
                 assert tree.size.height >= 5 and tree.size.width >= 70
 
 
-async def test_plans_side_by_side_when_wide(app) -> None:  # noqa: ANN001
+async def test_plans_side_by_side_when_wide(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("plans")
         await settle(app, pilot)
@@ -91,7 +94,7 @@ async def test_plans_side_by_side_when_wide(app) -> None:  # noqa: ANN001
         assert right.size.width >= 60  # the plan gets the larger part
 
 
-async def test_timeline_at_80x24_folds_its_charts_and_lists_the_sessions(app) -> None:  # noqa: ANN001
+async def test_timeline_at_80x24_folds_its_charts_and_lists_the_sessions(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -107,7 +110,7 @@ async def test_timeline_at_80x24_folds_its_charts_and_lists_the_sessions(app) ->
         assert table.sessions[0].title[:20] in line and len(header) >= 3
 
 
-async def test_timeline_charts_are_three_rows_a_metric_when_there_is_room(app) -> None:  # noqa: ANN001
+async def test_timeline_charts_are_three_rows_a_metric_when_there_is_room(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -115,12 +118,12 @@ async def test_timeline_charts_are_three_rows_a_metric_when_there_is_room(app) -
         assert not any(c.hidden for c in app.screen.query_one(DaySessions).columns)
 
 
-def _footer(app) -> str:  # noqa: ANN001
+def _footer(app) -> str:
     footer = app.screen.query_one(KeyFooter)
     return footer.render().plain
 
 
-async def test_footer_puts_the_pane_keys_first(app) -> None:  # noqa: ANN001
+async def test_footer_puts_the_pane_keys_first(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
@@ -130,7 +133,7 @@ async def test_footer_puts_the_pane_keys_first(app) -> None:  # noqa: ANN001
         assert "? Keys" in wide and "Commands" in wide
 
 
-async def test_footer_drops_the_f_keys_when_narrow(app) -> None:  # noqa: ANN001
+async def test_footer_drops_the_f_keys_when_narrow(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
@@ -140,7 +143,7 @@ async def test_footer_drops_the_f_keys_when_narrow(app) -> None:  # noqa: ANN001
         assert "Group/hits" in narrow and "Facets" in narrow and "? Keys" in narrow
 
 
-async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: ANN001
+async def test_question_mark_lists_every_key_of_replay(app) -> None:
     """The footer at 80 columns has room for a few of Replay's keys; `?` has them all,
     read from the bindings."""
     async with app.run_test(size=SMALL) as pilot:
@@ -164,7 +167,7 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:  # noqa: AN
         assert not isinstance(app.screen, KeyHelp) and app.current_mode == "replay"
 
 
-async def test_command_palette_lists_each_command_once_and_no_widget_internals(app) -> None:  # noqa: ANN001
+async def test_command_palette_lists_each_command_once_and_no_widget_internals(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -174,7 +177,7 @@ async def test_command_palette_lists_each_command_once_and_no_widget_internals(a
         assert {"Theme", "Quit", "Keys (?)", "Group/hits", "Go to Plans (F4 or 4)"} <= set(titles)
 
 
-async def test_header_fits_80_columns_with_state_and_count(app) -> None:  # noqa: ANN001
+async def test_header_fits_80_columns_with_state_and_count(app) -> None:
     app.live.state.role = "writer"
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
@@ -185,7 +188,7 @@ async def test_header_fits_80_columns_with_state_and_count(app) -> None:  # noqa
         assert text.rstrip().endswith(f"{app.service.document_count():,} docs")
 
 
-async def test_header_says_starting_until_the_role_is_known(app) -> None:  # noqa: ANN001
+async def test_header_says_starting_until_the_role_is_known(app) -> None:
     app.role_known = False  # as when the writer lock has not been tried yet
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -197,7 +200,7 @@ async def test_header_says_starting_until_the_role_is_known(app) -> None:  # noq
         assert "read-only (another ccarchive indexes)" in header.render().plain
 
 
-async def test_a_starting_app_never_claims_another_process_indexes(demo_settings,  # noqa: ANN001
+async def test_a_starting_app_never_claims_another_process_indexes(demo_settings,
                                                                    fixed_clock) -> None:
     from ccarchive.tui.app import make_app
 
@@ -216,14 +219,14 @@ async def test_a_starting_app_never_claims_another_process_indexes(demo_settings
     assert "● live" in seen[-1] or "indexing" in seen[-1]
 
 
-async def test_header_counts_documents_as_status_does(app) -> None:  # noqa: ANN001
+async def test_header_counts_documents_as_status_does(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.service.document_count() == app.service.status().documents
         assert app.service.document_count() < app.service.store.searcher().num_docs
 
 
-async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:  # noqa: ANN001
+async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:
     """Set by the first Resize instead, they would restyle the whole pane once more."""
     from ccarchive.tui.screens.plans import PlansScreen
 

@@ -1,6 +1,6 @@
 """Navigation that lands where it says: hits open their item (not the pane's first), Replay
 goes back to the pane it came from, typed prompts open at that prompt, keys typed in a
-list reach the query, and every key the README lists for Prompts and Timeline works."""
+list reach the query, and every key docs/app.md lists for Prompts and Timeline works."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def no_rest_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
 
 
-async def search_for(app, pilot, text: str) -> ResultList:  # noqa: ANN001
+async def search_for(app, pilot, text: str) -> ResultList:
     """Single hits (not grouped) for `text`, the cursor on the first."""
     screen = app.screen
     if screen.grouped:
@@ -43,7 +43,7 @@ async def search_for(app, pilot, text: str) -> ResultList:  # noqa: ANN001
     return screen.query_one(ResultList)
 
 
-async def open_hit(app, pilot, results: ResultList, kind: str, path_part: str = "") -> object:  # noqa: ANN001
+async def open_hit(app, pilot, results: ResultList, kind: str, path_part: str = "") -> object:
     index = next(i for i, h in enumerate(results.hits)
                  if h.kind == kind and path_part in h.path)
     results.focus()
@@ -54,7 +54,7 @@ async def open_hit(app, pilot, results: ResultList, kind: str, path_part: str = 
 
 
 # ---- hits open their item ------------------------------------------------------------
-async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:  # noqa: ANN001
+async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "gitignore kind:plan")
@@ -74,7 +74,7 @@ async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:  # noqa: 
             "agent subplan" in screen.query_one("#plan-meta").render().plain
 
 
-async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:  # noqa: ANN001
+async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("plans")
         await settle(app, pilot)
@@ -92,7 +92,7 @@ async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:  
         assert not tree.cursor_node.data.agent
 
 
-async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:  # noqa: ANN001
+async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "quirks kind:memory")
@@ -106,7 +106,7 @@ async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:  # noqa: A
         assert "quirks" in screen.query_one("#memory-markdown").source.lower()
 
 
-async def test_a_typed_prompt_hit_opens_its_session_at_that_prompt(app) -> None:  # noqa: ANN001
+async def test_a_typed_prompt_hit_opens_its_session_at_that_prompt(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "tag kind:history")
@@ -120,7 +120,7 @@ async def test_a_typed_prompt_hit_opens_its_session_at_that_prompt(app) -> None:
         assert entry.kind == "prompt" and entry.text.startswith("also tag it")
 
 
-async def test_enter_in_prompts_opens_the_session_at_that_prompt(app) -> None:  # noqa: ANN001
+async def test_enter_in_prompts_opens_the_session_at_that_prompt(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -137,7 +137,7 @@ async def test_enter_in_prompts_opens_the_session_at_that_prompt(app) -> None:  
 
 
 # ---- the way back ----------------------------------------------------------------------
-async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:  # noqa: ANN001
+async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -159,7 +159,7 @@ async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:  
         assert app.current_mode == "timeline"
 
 
-async def test_back_from_a_subagent_then_to_the_pane(app) -> None:  # noqa: ANN001
+async def test_back_from_a_subagent_then_to_the_pane(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("plans")
         await settle(app, pilot)
@@ -178,7 +178,7 @@ async def test_back_from_a_subagent_then_to_the_pane(app) -> None:  # noqa: ANN0
         assert app.current_mode == "plans"
 
 
-async def test_replay_opened_by_its_key_goes_back_to_search(app) -> None:  # noqa: ANN001
+async def test_replay_opened_by_its_key_goes_back_to_search(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("live")
         await settle(app, pilot)
@@ -190,7 +190,7 @@ async def test_replay_opened_by_its_key_goes_back_to_search(app) -> None:  # noq
 
 
 # ---- keys typed in a list go to the query ---------------------------------------------
-async def test_letters_typed_in_the_results_go_to_the_query(app) -> None:  # noqa: ANN001
+async def test_letters_typed_in_the_results_go_to_the_query(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "walk kind:prompt")
@@ -206,18 +206,23 @@ async def test_letters_typed_in_the_results_go_to_the_query(app) -> None:  # noq
         assert query.value == "walk kind:prompter" and query.has_focus
 
 
-async def test_digits_in_a_list_still_switch_panes(app) -> None:  # noqa: ANN001
+async def test_digits_in_the_results_are_typed_and_f_keys_switch_panes(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
-        await pilot.press("3")
+        await pilot.press("3")  # typing a query from the results: `3d`, `v2`
+        await pilot.pause()
+        assert app.current_mode == "search"
+        assert app.screen.query_one("#query", Input).value == "3"
+        app.screen.query_one(ResultList).focus()
+        await pilot.press("f3")
         await pilot.pause()
         assert app.current_mode == "timeline"
         await settle(app, pilot)
 
 
 # ---- Prompts and Timeline keys -----------------------------------------------------------
-async def test_prompts_a_focuses_the_since_box_and_digits_there_are_text(app) -> None:  # noqa: ANN001
+async def test_prompts_a_focuses_the_since_box_and_digits_there_are_text(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -236,7 +241,7 @@ async def test_prompts_a_focuses_the_since_box_and_digits_there_are_text(app) ->
         await settle(app, pilot)
 
 
-async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:  # noqa: ANN001
+async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -259,7 +264,7 @@ async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:  # noqa
         assert chart.selected == day
 
 
-async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> None:  # noqa: ANN001
+async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> None:
     opened: list[OpenSession] = []
     async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
                             and opened.append(m)) as pilot:
@@ -274,7 +279,7 @@ async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> No
 
 
 # ---- counts and previews agree with themselves ---------------------------------------------
-async def test_clearing_the_query_previews_the_first_of_the_new_results(app) -> None:  # noqa: ANN001
+async def test_clearing_the_query_previews_the_first_of_the_new_results(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "walker")
@@ -290,7 +295,7 @@ async def test_clearing_the_query_previews_the_first_of_the_new_results(app) -> 
         assert preview.shown is not None and preview.shown.id == results.hits[0].id
 
 
-async def test_facet_counts_add_up_to_the_match_count(app) -> None:  # noqa: ANN001
+async def test_facet_counts_add_up_to_the_match_count(app) -> None:
     from ccarchive.tui.widgets.facet_list import FacetList
 
     async with app.run_test(size=SIZE) as pilot:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.widgets.plan_tree import PlanTree  # noqa: E402
+from ccarchive.tui.widgets.plan_tree import PlanTree
 from tests.tui.support import SIZE, first_frames, settle
 
 
@@ -16,7 +16,7 @@ def _labels(tree: PlanTree) -> list[str]:
     return out
 
 
-async def test_tree_subplans_sessions_and_markdown(app) -> None:  # noqa: ANN001
+async def test_tree_subplans_sessions_and_markdown(app) -> None:
     opened: list[OpenSession] = []
     async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
                             and opened.append(m)) as pilot:
@@ -44,7 +44,7 @@ async def test_tree_subplans_sessions_and_markdown(app) -> None:  # noqa: ANN001
         assert opened and opened[-1].session_id.startswith("f26dbc60")
 
 
-async def test_search_and_group_by_project(app) -> None:  # noqa: ANN001
+async def test_search_and_group_by_project(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("plans")
         await settle(app, pilot)
@@ -60,8 +60,8 @@ async def test_search_and_group_by_project(app) -> None:  # noqa: ANN001
         assert projects == sorted(projects, key=lambda p: p.rsplit("/", 1)[-1].lower())
 
 
-def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_snapshot(snap_compare, app) -> None:
+    async def run_before(pilot) -> None:
         await pilot.app.switch_mode("plans")
         await settle(pilot.app, pilot)
         await pilot.press("down", "down", "enter")
@@ -70,11 +70,11 @@ def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
 
 
-async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:  # noqa: ANN001
+async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:
     """The pane reads its list before its first frame, and that frame is shown (not
     drawn while Textual holds a mode switch back, then thrown away)."""
 
-    def probe(screen) -> tuple[int, int, bool]:  # noqa: ANN001
+    def probe(screen) -> tuple[int, int, bool]:
         tree = screen.query_one(PlanTree)
         return len(tree.groups), tree.cursor_line, bool(
             screen.query_one("#plan-markdown").source)
@@ -83,6 +83,6 @@ async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:  # no
         seen = await first_frames(app, pilot, "plans", probe)  # as F4 does
         # the first frame waited for the layout Textual asks for once the screen is
         # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
-        assert not app.screen._mount_layout and not app.screen._holding
+        assert app.screen.released_by == "layout"
     assert seen, "the pane was drawn"
     assert seen[0] == (0, (4, 0, True))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable  # noqa: E402
+from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
 from tests.tui.support import SIZE, first_frames, settle
 
 
-async def test_projects_and_memory_files(app) -> None:  # noqa: ANN001
+async def test_projects_and_memory_files(app) -> None:
     opened: list[OpenSession] = []
     async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
                             and opened.append(m)) as pilot:
@@ -33,7 +33,7 @@ async def test_projects_and_memory_files(app) -> None:  # noqa: ANN001
         assert opened and opened[-1].session_id.startswith("f26dbc60")
 
 
-async def test_refresh_keeps_project_and_file(app) -> None:  # noqa: ANN001
+async def test_refresh_keeps_project_and_file(app) -> None:
     from ccarchive.index.run_reports import CommitInfo
     from ccarchive.tui.messages import IndexUpdated
 
@@ -53,8 +53,8 @@ async def test_refresh_keeps_project_and_file(app) -> None:  # noqa: ANN001
         assert mem.selected_file.filename == "benchmarking.md"
 
 
-def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_snapshot(snap_compare, app) -> None:
+    async def run_before(pilot) -> None:
         await pilot.app.switch_mode("projects")
         await settle(pilot.app, pilot)
         await pilot.press("down")
@@ -63,10 +63,10 @@ def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
 
 
-async def test_first_frame_holds_the_lists_and_the_file(app) -> None:  # noqa: ANN001
+async def test_first_frame_holds_the_lists_and_the_file(app) -> None:
     """The pane reads its lists before its first frame, and that frame is shown."""
 
-    def probe(screen) -> tuple[int, int, bool]:  # noqa: ANN001
+    def probe(screen) -> tuple[int, int, bool]:
         return (len(screen.query_one(ProjectTable).projects),
                 len(screen.query_one(MemoryList).files),
                 bool(screen.query_one("#memory-markdown").source))
@@ -75,6 +75,6 @@ async def test_first_frame_holds_the_lists_and_the_file(app) -> None:  # noqa: A
         seen = await first_frames(app, pilot, "projects", probe)  # as F5 does
         # the first frame waited for the layout Textual asks for once the screen is
         # mounted, and saw it come (not the FIRST_FRAME_HOLD timeout)
-        assert not app.screen._mount_layout and not app.screen._holding
+        assert app.screen.released_by == "layout"
     assert seen, "the pane was drawn"
     assert seen[0] == (0, (4, 2, True))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.widgets.prompt_list import PromptTable  # noqa: E402
+from ccarchive.tui.widgets.prompt_list import PromptTable
+from tests.support.live_turns import append_turn
 from tests.tui.support import SIZE, settle
 
 
-async def test_newest_first_search_and_filters(app) -> None:  # noqa: ANN001
+async def test_newest_first_search_and_filters(app) -> None:
     opened: list[OpenSession] = []
     async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
                             and opened.append(m)) as pilot:
@@ -38,7 +39,7 @@ async def test_newest_first_search_and_filters(app) -> None:  # noqa: ANN001
         assert opened and opened[-1].session_id.startswith("a03ff1b3")
 
 
-async def test_project_and_date_filters(app) -> None:  # noqa: ANN001
+async def test_project_and_date_filters(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -55,9 +56,7 @@ async def test_project_and_date_filters(app) -> None:  # noqa: ANN001
             "a03ff1b3"] * 2
 
 
-async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> None:  # noqa: ANN001
-    from tests.tui.test_live_pane import append_turn
-
+async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -71,8 +70,8 @@ async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> No
         assert "1 new" in str(app.screen.query_one("#prompts-status").render())
 
 
-def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_snapshot(snap_compare, app) -> None:
+    async def run_before(pilot) -> None:
         await pilot.app.switch_mode("prompts")
         await settle(pilot.app, pilot)
         await pilot.press("down", "down")

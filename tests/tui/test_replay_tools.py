@@ -119,7 +119,7 @@ def write_tools_archive(root: Path) -> None:
 
 
 @pytest.fixture
-def tools_app(tmp_path: Path, fixed_clock):  # noqa: ANN001, ANN201
+def tools_app(tmp_path: Path, fixed_clock):
     """The app over the small tools archive (indexed once, no watcher)."""
     from ccarchive.tui.app import make_app
 
@@ -133,7 +133,7 @@ def tools_app(tmp_path: Path, fixed_clock):  # noqa: ANN001, ANN201
     live.stop()
 
 
-async def open_session(app, pilot, sid: str = SID) -> TranscriptView:  # noqa: ANN001
+async def open_session(app, pilot, sid: str = SID) -> TranscriptView:
     app.post_message(OpenSession(sid))
     await settle(app, pilot)
     assert isinstance(app.screen, ReplayScreen)
@@ -151,7 +151,7 @@ def calls(view: TranscriptView, tool: str) -> list[int]:
             and e.kind == "tool_call" and e.tool == tool]
 
 
-def recorded(app) -> list[str]:  # noqa: ANN001
+def recorded(app) -> list[str]:
     """Capture the app's notifications (what the person is told)."""
     said: list[str] = []
     notify = app.notify
@@ -165,7 +165,7 @@ def recorded(app) -> list[str]:  # noqa: ANN001
 
 
 # ---- what a tool call shows ------------------------------------------------------------
-async def test_an_unfolded_edit_is_a_coloured_diff(app) -> None:  # noqa: ANN001
+async def test_an_unfolded_edit_is_a_coloured_diff(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot, FOLLOWUP_SESSION)
         edit = calls(view, "Edit")[0]  # walkdir = "2.5" -> ignore = "0.4" in Cargo.toml
@@ -185,7 +185,7 @@ async def test_an_unfolded_edit_is_a_coloured_diff(app) -> None:  # noqa: ANN001
                    seg.text)
 
 
-async def test_a_multiedit_is_a_diff_per_edit_on_a_path_cut_in_the_middle(tools_app) -> None:  # noqa: ANN001
+async def test_a_multiedit_is_a_diff_per_edit_on_a_path_cut_in_the_middle(tools_app) -> None:
     app = tools_app
     async with app.run_test(size=SMALL) as pilot:
         view = await open_session(app, pilot)
@@ -202,7 +202,7 @@ async def test_a_multiedit_is_a_diff_per_edit_on_a_path_cut_in_the_middle(tools_
             assert expected in texts
 
 
-async def test_grep_glob_and_others_show_what_tells_them_apart(tools_app) -> None:  # noqa: ANN001
+async def test_grep_glob_and_others_show_what_tells_them_apart(tools_app) -> None:
     app = tools_app
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot)
@@ -221,7 +221,7 @@ async def test_grep_glob_and_others_show_what_tells_them_apart(tools_app) -> Non
         assert any("Task(Audit unsafe blocks) · Explore" in ln for ln in lines)
 
 
-def _grep_with_a_path(service) -> tuple[str, str, str]:  # noqa: ANN001
+def _grep_with_a_path(service) -> tuple[str, str, str]:
     """(session id, pattern, path) of a demo Grep given a path (indexed as path, pattern)."""
     for s in service.sessions(limit=100).sessions:
         for e in service.transcript(s.session_id, limit=500).entries:
@@ -231,7 +231,7 @@ def _grep_with_a_path(service) -> tuple[str, str, str]:  # noqa: ANN001
     raise AssertionError("the demo archive has no Grep with a path")
 
 
-async def test_grep_shows_its_pattern_on_the_demo_archive(app) -> None:  # noqa: ANN001
+async def test_grep_shows_its_pattern_on_the_demo_archive(app) -> None:
     sid, pattern, path = _grep_with_a_path(app.service)
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot, sid)
@@ -242,7 +242,7 @@ async def test_grep_shows_its_pattern_on_the_demo_archive(app) -> None:  # noqa:
         assert f"Grep({pattern}) · in {path}" in line
 
 
-async def test_parallel_results_sit_under_their_calls(tools_app) -> None:  # noqa: ANN001
+async def test_parallel_results_sit_under_their_calls(tools_app) -> None:
     app = tools_app
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot)
@@ -271,7 +271,7 @@ async def test_parallel_results_sit_under_their_calls(tools_app) -> None:  # noq
         assert {g2, 6} <= view.expanded and g1 not in view.expanded
 
 
-async def test_todowrite_is_a_checklist(tools_app) -> None:  # noqa: ANN001
+async def test_todowrite_is_a_checklist(tools_app) -> None:
     app = tools_app
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot)
@@ -289,7 +289,7 @@ async def test_todowrite_is_a_checklist(tools_app) -> None:  # noqa: ANN001
         assert not any('"status"' in t for t in texts)
 
 
-async def test_the_fold_marker_turns_when_unfolded(tools_app) -> None:  # noqa: ANN001
+async def test_the_fold_marker_turns_when_unfolded(tools_app) -> None:
     app = tools_app
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot)
@@ -351,7 +351,7 @@ def test_pairs_follow_pages_arriving_in_any_order_and_leaving() -> None:
     assert pairs.call_of == {n: n - 3 for n in range(60) if n % 6 >= 3}
 
 # ---- jump to a time ----------------------------------------------------------------------
-async def jump(app, pilot, text: str) -> None:  # noqa: ANN001
+async def jump(app, pilot, text: str) -> None:
     await pilot.press("t")
     await pilot.pause()
     app.screen.query_one("#ask-input").value = text
@@ -359,7 +359,7 @@ async def jump(app, pilot, text: str) -> None:  # noqa: ANN001
     await settle(app, pilot)
 
 
-async def test_time_jumps_say_where_they_landed(tools_app) -> None:  # noqa: ANN001
+async def test_time_jumps_say_where_they_landed(tools_app) -> None:
     app = tools_app
     said = recorded(app)
     async with app.run_test(size=SIZE) as pilot:
@@ -411,7 +411,7 @@ def test_jump_wording_never_claims_a_jump_outside_the_transcript() -> None:
 
 
 # ---- a Task whose subagent was not kept ----------------------------------------------
-async def test_o_on_a_task_without_its_subagent_says_so(tools_app) -> None:  # noqa: ANN001
+async def test_o_on_a_task_without_its_subagent_says_so(tools_app) -> None:
     app = tools_app
     said = recorded(app)
     async with app.run_test(size=SIZE) as pilot:
@@ -432,20 +432,20 @@ def listing(root: Path) -> set[tuple[str, int]]:
             for p in root.rglob("*")}
 
 
-async def export_dialog(app, pilot) -> str:  # noqa: ANN001
+async def export_dialog(app, pilot) -> str:
     await pilot.press("e")
     await pilot.pause()
     return app.screen.query_one("#ask-input").value
 
 
-async def answer(app, pilot, value: str) -> None:  # noqa: ANN001
+async def answer(app, pilot, value: str) -> None:
     app.screen.query_one("#ask-input").value = value
     await pilot.press("enter")
     await settle(app, pilot)
 
 
 async def test_export_from_inside_the_archive_goes_outside_it(
-        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = tools_app
     root = app.service.root
     home = tmp_path / "home"
@@ -473,7 +473,7 @@ async def test_export_from_inside_the_archive_goes_outside_it(
 
 
 async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
-        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = tools_app
     root = app.service.root
     outside = tmp_path / "work"
@@ -499,7 +499,7 @@ async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
 
 
 async def test_export_over_a_hard_link_into_the_archive_leaves_the_archive_alone(
-        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = tools_app
     root = app.service.root
     transcript = next(root.rglob("*.jsonl"))

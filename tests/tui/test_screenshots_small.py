@@ -1,5 +1,6 @@
-"""Regenerate screenshots/*-80x24.svg: Search, Timeline and Plans at the size most
-terminals open at (the main list gets the width, charts fold, the list sits over the plan).
+"""Regenerate screenshots/*-80x24.svg: Search, Replay, Timeline, Plans, Projects and
+Prompts at the size most terminals open at (the main list gets the width, charts fold,
+the list sits over the plan, Replay's header keeps two lines).
 
 Run with `pytest -m screenshots tests/tui/test_screenshots_small.py`.
 """
@@ -22,8 +23,11 @@ SIZE = (80, 24)
     ("search", "search", ()),
     ("timeline", "timeline", ()),
     ("plans", "plans", ("down", "down", "enter")),
+    ("transcript", "search", ("down", "down", "enter")),  # a session (the first: a plan)
+    ("projects", "projects", ("down",)),
+    ("prompts", "prompts", ()),
 ])
-async def test_small_screenshot(app, name: str, mode: str, keys: tuple[str, ...]) -> None:  # noqa: ANN001
+async def test_small_screenshot(app, name: str, mode: str, keys: tuple[str, ...]) -> None:
     SHOTS.mkdir(exist_ok=True)
     app.live.state.role = "writer"
     async with app.run_test(size=SIZE) as pilot:

@@ -19,13 +19,13 @@ def no_rest_delays(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
 
 
-async def type_query(app, pilot, text: str) -> None:  # noqa: ANN001
+async def type_query(app, pilot, text: str) -> None:
     app.screen.query_one("#query", Input).focus()
     await pilot.press(*text)
     await searched(app, pilot, text)
 
 
-async def test_typing_a_query_shows_highlighted_hits(app) -> None:  # noqa: ANN001, F811
+async def test_typing_a_query_shows_highlighted_hits(app) -> None:
     seen: list[object] = []
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(app, pilot)
@@ -39,7 +39,7 @@ async def test_typing_a_query_shows_highlighted_hits(app) -> None:  # noqa: ANN0
         assert "matching" in str(screen.query_one("#search-status", Static).render())
 
 
-async def test_stale_results_never_overwrite_fresh_ones(app) -> None:  # noqa: ANN001, F811
+async def test_stale_results_never_overwrite_fresh_ones(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await type_query(app, pilot, "walker")
@@ -51,7 +51,7 @@ async def test_stale_results_never_overwrite_fresh_ones(app) -> None:  # noqa: A
         assert screen.page is fresh
 
 
-async def test_facets_filter_by_kind_and_toggle_off(app) -> None:  # noqa: ANN001, F811
+async def test_facets_filter_by_kind_and_toggle_off(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await type_query(app, pilot, "walk")
@@ -74,7 +74,7 @@ async def test_facets_filter_by_kind_and_toggle_off(app) -> None:  # noqa: ANN00
         assert {h.kind for h in screen.query_one(ResultList).hits} == before
 
 
-async def test_project_facet_by_click(app) -> None:  # noqa: ANN001, F811
+async def test_project_facet_by_click(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
@@ -87,7 +87,7 @@ async def test_project_facet_by_click(app) -> None:  # noqa: ANN001, F811
         assert all(h.project == project for h in screen.query_one(ResultList).hits)
 
 
-async def test_grouped_and_single_hits(app) -> None:  # noqa: ANN001, F811
+async def test_grouped_and_single_hits(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await type_query(app, pilot, "tally")
@@ -101,7 +101,7 @@ async def test_grouped_and_single_hits(app) -> None:  # noqa: ANN001, F811
         assert len(single) > len(grouped)
 
 
-async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:  # noqa: ANN001, F811
+async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await type_query(app, pilot, "walker AND (kind:bogus")
@@ -112,7 +112,7 @@ async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:  # noqa:
         assert screen.query_one(ResultList).hits  # what could be understood still ran
 
 
-async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:  # noqa: ANN001, F811
+async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await type_query(app, pilot, "walk kind:prompt")
@@ -136,7 +136,7 @@ def test_fit_snippet_keeps_the_first_match_in_view() -> None:
     assert cut[a:b] == "needle"
 
 
-async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:  # noqa: ANN001, F811
+async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
@@ -150,14 +150,14 @@ async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:  # noq
         assert screen.page.query == "walker" and screen._in_flight is None
 
 
-async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) -> None:  # noqa: ANN001
+async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) -> None:
     """With the facet redraw delayed (as in use), re-searching with the same counts
     (ctrl+g) must not drop the pending redraw: the facets end up those of the query."""
     monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0.15)
     shown: list[object] = []
     original = FacetList.show
 
-    def record(self, facets, filters, left_out=()):  # noqa: ANN001, ANN202
+    def record(self, facets, filters, left_out=()):
         shown.append(facets)
         return original(self, facets, filters, left_out)
 

@@ -8,7 +8,7 @@ from ccarchive.tui.widgets.timeline_sessions import DaySessions
 from tests.tui.support import SIZE, settle
 
 
-async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> None:  # noqa: ANN001
+async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -24,7 +24,7 @@ async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> No
         assert [s.title for s in table.sessions] == ["Fix tmux true colour in Alacritty"]
 
 
-async def test_week_and_month_buckets(app) -> None:  # noqa: ANN001
+async def test_week_and_month_buckets(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -40,7 +40,7 @@ async def test_week_and_month_buckets(app) -> None:  # noqa: ANN001
         assert sum(b.sessions for b in chart.buckets) == 14
 
 
-async def test_project_filter_and_open_in_replay(app) -> None:  # noqa: ANN001
+async def test_project_filter_and_open_in_replay(app) -> None:
     opened: list[OpenSession] = []
     async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
                             and opened.append(m)) as pilot:
@@ -60,7 +60,7 @@ async def test_project_filter_and_open_in_replay(app) -> None:  # noqa: ANN001
         assert opened and opened[0].session_id.startswith("7966b882")
 
 
-async def test_refresh_keeps_selection(app) -> None:  # noqa: ANN001
+async def test_refresh_keeps_selection(app) -> None:
     from ccarchive.index.run_reports import CommitInfo
     from ccarchive.tui.messages import IndexUpdated
 
@@ -79,8 +79,8 @@ async def test_refresh_keeps_selection(app) -> None:  # noqa: ANN001
         assert [s.title for s in table.sessions] == ["Fix flaky test_expiring_soon"]
 
 
-def test_snapshot(snap_compare, app) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_snapshot(snap_compare, app) -> None:
+    async def run_before(pilot) -> None:
         await pilot.app.switch_mode("timeline")
         await settle(pilot.app, pilot)
 

@@ -17,7 +17,7 @@ from ccarchive.tui.widgets.transcript_view import PAGE, TranscriptView
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 
-async def open_followup(app, pilot, **kw) -> ReplayScreen:  # noqa: ANN001, ANN003
+async def open_followup(app, pilot, **kw) -> ReplayScreen:
     app.post_message(OpenSession(FOLLOWUP_SESSION, **kw))
     await settle(app, pilot)
     screen = app.screen
@@ -25,7 +25,7 @@ async def open_followup(app, pilot, **kw) -> ReplayScreen:  # noqa: ANN001, ANN0
     return screen
 
 
-async def test_stepping_by_entry_and_by_turn(app) -> None:  # noqa: ANN001, F811
+async def test_stepping_by_entry_and_by_turn(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
@@ -47,7 +47,7 @@ async def test_stepping_by_entry_and_by_turn(app) -> None:  # noqa: ANN001, F811
         await settle(app, pilot)
 
 
-async def test_playing_follows_the_recorded_pace(app) -> None:  # noqa: ANN001, F811
+async def test_playing_follows_the_recorded_pace(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
@@ -79,7 +79,7 @@ def test_replay_delay_scales_and_caps_idle_time() -> None:
     assert replay_delay(t, t + timedelta(hours=1), None) == tx.STEP_DELAY
 
 
-async def test_expand_a_tool_call_with_its_result(app) -> None:  # noqa: ANN001, F811
+async def test_expand_a_tool_call_with_its_result(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
@@ -94,7 +94,7 @@ async def test_expand_a_tool_call_with_its_result(app) -> None:  # noqa: ANN001,
         assert not view.expanded
 
 
-async def test_open_a_subagent_and_come_back(app) -> None:  # noqa: ANN001, F811
+async def test_open_a_subagent_and_come_back(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
@@ -115,7 +115,7 @@ async def test_open_a_subagent_and_come_back(app) -> None:  # noqa: ANN001, F811
         assert app.current_mode == "search"
 
 
-async def test_next_and_previous_search_hit(app) -> None:  # noqa: ANN001, F811
+async def test_next_and_previous_search_hit(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot, query="walker")
         view = screen.view
@@ -130,7 +130,7 @@ async def test_next_and_previous_search_hit(app) -> None:  # noqa: ANN001, F811
         assert "hit 1/" in str(screen.query_one("#tx-status").render())
 
 
-async def test_jump_to_a_time(app) -> None:  # noqa: ANN001, F811
+async def test_jump_to_a_time(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
@@ -156,7 +156,7 @@ def test_parse_when() -> None:
         parse_when("tea time", base, base)
 
 
-async def test_copy_resume_and_export(app, tmp_path: Path) -> None:  # noqa: ANN001, F811
+async def test_copy_resume_and_export(app, tmp_path: Path) -> None:
     copied: list[str] = []
     app.copy_to_clipboard = copied.append
     async with app.run_test(size=SIZE) as pilot:

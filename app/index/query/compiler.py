@@ -248,6 +248,7 @@ class _Compiler:
                 self.positive.append(q)
                 self.leaves.append(node)
             return q, False
+        assert isinstance(node, (And, Or)), node  # filters were hoisted out of the tree
         kids = [k for k in (self._text(c, negated) for c in node.children) if k is not None]
         if not kids:
             return None

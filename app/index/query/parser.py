@@ -16,6 +16,9 @@ class Word(Value):
     `required` when typed with a leading `+` (it matters where plain words only rank)."""
 
     __slots__ = __match_args__ = ("text", "prefix", "required")
+    text: str
+    prefix: bool
+    required: bool
 
     def __init__(self, text: str, prefix: bool = False, required: bool = False) -> None:
         set_field(self, "text", text)
@@ -27,6 +30,8 @@ class Phrase(Value):
     """A quoted phrase: its analysed tokens must occur in order."""
 
     __slots__ = __match_args__ = ("text", "required")
+    text: str
+    required: bool
 
     def __init__(self, text: str, required: bool = False) -> None:
         set_field(self, "text", text)
@@ -37,6 +42,9 @@ class Filter(Value):
     """`field:value`; `raw` is how it was typed, for messages and display."""
 
     __slots__ = __match_args__ = ("field", "value", "raw")
+    field: str
+    value: str
+    raw: str
 
     def __init__(self, field: str, value: str, raw: str) -> None:
         set_field(self, "field", field)
@@ -46,6 +54,7 @@ class Filter(Value):
 
 class Not(Value):
     __slots__ = __match_args__ = ("child",)
+    child: Node
 
     def __init__(self, child: Node) -> None:
         set_field(self, "child", child)
@@ -53,6 +62,7 @@ class Not(Value):
 
 class And(Value):
     __slots__ = __match_args__ = ("children",)
+    children: tuple[Node, ...]
 
     def __init__(self, children: tuple[Node, ...]) -> None:
         set_field(self, "children", children)
@@ -60,6 +70,7 @@ class And(Value):
 
 class Or(Value):
     __slots__ = __match_args__ = ("children",)
+    children: tuple[Node, ...]
 
     def __init__(self, children: tuple[Node, ...]) -> None:
         set_field(self, "children", children)

@@ -58,15 +58,16 @@ _FIELD_RE = re.compile(r"([A-Za-z]+):")
 
 
 class Value:
-    """An immutable value: compared, hashed and shown by its fields (its `__slots__`),
-    like a frozen dataclass (`Word(text='a', prefix=False)`).
+    """An immutable value: compared, hashed and shown by its fields (its `__slots__`,
+    each also annotated in the class body for type checkers), like a frozen dataclass
+    (`Word(text='a', prefix=False)`).
 
     The tokens and AST nodes were frozen dataclasses; creating those seven classes cost
     ~4 ms at import (each generated method is compiled from source), on the path of every
     `ccarchive search`.
     """
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def _fields(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -74,7 +75,7 @@ class Value:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return self._fields() == other._fields()
 
     def __hash__(self) -> int:
         return hash(self._fields())
@@ -102,14 +103,23 @@ class Token(Value):
     PLUS."""
 
     __slots__ = __match_args__ = ("kind", "text", "field", "quoted", "raw")
+    kind: str
+    text: str
+    """The word as typed, the phrase's content, or the filter's value."""
+    field: str
+    """FIELD: the filter name, lower-cased."""
+    quoted: bool
+    """FIELD: the value was in quotes."""
+    raw: str
+    """As typed, for messages."""
 
     def __init__(self, kind: str, text: str = "", field: str = "", quoted: bool = False,
                  raw: str = "") -> None:
         set_field(self, "kind", kind)
-        set_field(self, "text", text)  # word as typed, phrase content, or filter value
-        set_field(self, "field", field)  # FIELD: the filter name, lower-cased
-        set_field(self, "quoted", quoted)  # FIELD: the value was in quotes
-        set_field(self, "raw", raw)  # as typed, for messages
+        set_field(self, "text", text)
+        set_field(self, "field", field)
+        set_field(self, "quoted", quoted)
+        set_field(self, "raw", raw)
 
 
 def tokenize(text: str, warnings: list[str]) -> list[Token]:
@@ -158,7 +168,8 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
             depth = max(0, depth - 1)
             tokens.append(Token("RPAREN", raw=")"))
             continue
-        if c == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "-)":
+        if c == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "-)" \
+                and not _short_flag(text, i):
             tokens.append(Token("MINUS", raw="-"))
             i += 1
             continue
@@ -227,3 +238,11 @@ def _read_word(text: str, i: int) -> tuple[str, int]:
             local -= 1
         i += 1
     return text[start:i], i
+
+
+def _short_flag(text: str, i: int) -> bool:
+    """Whether the `-` at `i` starts a one-letter command-line flag (`claude -p`, `ls -l`):
+    searched as a word like `--no-verify`, never read as leaving out a one-letter word."""
+    end = i + 2
+    return text[i + 1].isalnum() and (end == len(text) or text[end].isspace()
+                                      or text[end] == ")")

@@ -160,7 +160,8 @@ class PlansScreen(PaneScreen):
         tree = self.query_one(PlanTree)
         groups = self._in_tree_order(msg.groups, self.by_project)
         fresh = tree.cursor_node is None or tree.cursor_node.data is None
-        tree.show(groups, self.by_project)  # the cursor is on its node when it returns
+        # the cursor is on its node when it returns (or on the plan on show)
+        tree.show(groups, self.by_project, prefer=self._shown)
         if self._reveal is not None:
             path, self._reveal = self._reveal, None
             if not tree.reveal(path):

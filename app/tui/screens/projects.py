@@ -24,6 +24,7 @@ from ccarchive.service.naming import home_path, plural
 from ccarchive.tui.format import ago, human_bytes, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
+from ccarchive.tui.screens.project_sessions import ProjectSessions
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.markdown_view import MarkdownView
 from ccarchive.tui.widgets.project_list import MemoryList, ProjectTable
@@ -175,6 +176,7 @@ class ProjectsScreen(PaneScreen):
         project = self.query_one(ProjectTable).selected
         self._list_for = project
         files = self._memory.get(project or "", [])
+        self.set_class(not files, "-no-memory")  # narrow: no empty file view below
         self.query_one(MemoryList).show(files, self._titles)
         summaries = sum(1 for f in files if f.session_id)
         noun = "summary" if summaries == 1 else "summaries"
@@ -285,6 +287,14 @@ class ProjectsScreen(PaneScreen):
         project = self.query_one(ProjectTable).selected
         if project:
             self._open_latest(project)
+
+    @on(ProjectTable.RowSelected, "#projects-table")
+    def _project_selected(self, event: ProjectTable.RowSelected) -> None:
+        """Projects → Enter: the project's sessions as a list, over the pane."""
+        event.stop()
+        project = self.query_one(ProjectTable).selected
+        if project:
+            self.app.push_screen(ProjectSessions(project, short_project(project)))
 
     @work(thread=True, group="projects-open", exclusive=True, exit_on_error=False)
     def _open_latest(self, project: str) -> None:

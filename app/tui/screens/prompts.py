@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.console import Group
 from rich.markup import escape
-from textual import on, work
+from rich.text import Text
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -19,7 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from ccarchive.service.models import HistoryItem
-from ccarchive.tui.format import ago, local, short_project
+from ccarchive.tui.format import ago, fit_name, local, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -30,6 +32,9 @@ PAGE = 200
 """Prompts per query; more load as the cursor nears the end."""
 DEBOUNCE = 0.15
 """Seconds of quiet typing before the query runs."""
+SELECT_NAME = 16
+"""A project's name in the project drop-down at most (it is 22 cells wide at 80
+columns)."""
 
 
 @dataclass(frozen=True)
@@ -123,9 +128,9 @@ class PromptsScreen(PaneScreen):
         """A page of prompts, as a message."""
         svc = self.service
         gen = svc.generation
-        try:
+        try:  # `since 3d`: the archive's last three days, as the Timeline counts them
             page = svc.history(query=flt.query or None, project=flt.project,
-                               session_id=flt.session, since=flt.since or None,
+                               session_id=flt.session, since=svc.archive_date(flt.since),
                                limit=limit, offset=offset)
         except Exception as exc:
             return self.PromptsLoaded(request, [], 0, append, [], str(exc))
@@ -136,7 +141,10 @@ class PromptsScreen(PaneScreen):
     def _set_projects(self, projects: list[str]) -> None:
         select = self.query_one("#prompts-project", Select)
         with self.prevent(Select.Changed):
-            select.set_options([(short_project(p), p) for p in projects])
+            # one line each, cut from the middle (a wrapped `Work/entire/deve` / `nv/cli`
+            # read as two projects)
+            select.set_options([(fit_name(short_project(p), SELECT_NAME), p)
+                                for p in projects])
             if self.filter.project in projects:
                 select.value = self.filter.project
 
@@ -186,11 +194,21 @@ class PromptsScreen(PaneScreen):
             preview.update("")
             return
         title = self.service.session_title(it.session_id)[0] if it.session_id else ""
-        head = (f"[b]{short_project(it.project)}[/] · {local(it.timestamp, '%a %d %b %Y %H:%M')}"
-                f" ({ago(it.timestamp)})")
-        if it.session_id:
-            head += f" · session [b]{title or it.session_id[:8]}[/] [dim]{it.session_id[:8]}[/]"
-        preview.update(f"{head}\n{escape(it.text.strip())}")
+        text = it.text.strip()
+        when = ago(it.timestamp)  # the date once: the age only when it is not a date
+        head = Text.from_markup(
+            f"[b]{escape(short_project(it.project))}[/] · "
+            f"{local(it.timestamp, '%a %d %b %Y %H:%M')}"
+            f"{f' ({when})' if when.endswith('ago') else ''}")
+        if it.session_id:  # its title unless the title is this very prompt
+            same = title and " ".join(title.split()) == " ".join(text.split())[:len(title)]
+            head.append(" · session ")
+            if title and not same:
+                head.append(title, style="bold")
+                head.append(" ")
+            head.append(it.session_id[:8], style="dim")
+        head.no_wrap, head.overflow = True, "ellipsis"
+        preview.update(Group(head, Text(text)))
 
     # ---- events --------------------------------------------------------------------
     @on(PromptTable.NearEnd)
@@ -227,6 +245,11 @@ class PromptsScreen(PaneScreen):
     @on(Input.Changed, "#prompts-since")
     def _since_changed(self, event: Input.Changed) -> None:
         self._set_filter(since=event.value.strip())
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "down" and isinstance(self.focused, Input):
+            event.stop()  # ↓ from a filter box to the prompts, as in Search
+            self.query_one(PromptTable).focus()
 
     @on(Input.Submitted)
     def _submitted(self) -> None:

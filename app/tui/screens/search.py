@@ -26,6 +26,7 @@ Below 100 columns the facets are out of the way until ctrl+f brings them in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -38,12 +39,11 @@ from textual.widgets import Input, Static
 
 from ccarchive.service.arguments import ServiceError
 from ccarchive.service.models import ContextResult, Facets, Hit, SearchPage, SessionGroup
-from ccarchive.tui.messages import IndexUpdated
+from ccarchive.tui.messages import IndexUpdated, OpenItem, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
-from ccarchive.tui.screens.search_open import HitOpening
 from ccarchive.tui.screens.search_status import left_out_kinds, status_text
 from ccarchive.tui.widgets.facet_list import FacetList, Filters
-from ccarchive.tui.widgets.hit_preview import HitPreview
+from ccarchive.tui.widgets.hit_preview import TRANSCRIPT_KINDS, HitPreview
 from ccarchive.tui.widgets.key_footer import KeyFooter
 from ccarchive.tui.widgets.result_list import SNIPPETS_PER_GROUP, ResultList, group_hits
 from ccarchive.tui.widgets.status_header import ArchiveHeader
@@ -54,7 +54,18 @@ GROUP_LIMIT = 40
 """Sessions fetched per grouped query."""
 
 
-class SearchScreen(HitOpening, PaneScreen):
+class QueryInput(Input):
+    """The query line: `?` in an empty query opens the keys (the first screen's focus is
+    here, and a query of `?` alone searches for nothing); in a query with text it is a
+    character of the query (`why?`)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character == "?" and not self.value:
+            return False
+        return super().check_consume_key(key, character)
+
+
+class SearchScreen(PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
     BINDINGS = [
@@ -64,9 +75,15 @@ class SearchScreen(HitOpening, PaneScreen):
                 tooltip="Also search tool output and thinking (left out by default)."),
         Binding("ctrl+f", "focus_facets", "Facets",
                 tooltip="Filter by project, kind or date (Enter toggles one)."),
+        Binding("ctrl+o", "toggle_preview", "Preview",
+                tooltip="Show or hide the preview (hidden below 100 columns: the results "
+                        "take the width)."),
         Binding("ctrl+x", "clear_filters", "Clear filters", tooltip="Drop every facet filter."),
-        Binding("slash", "focus_query", "Query", show=False, tooltip="Back to the query line."),
+        Binding("slash", "focus_query", "Query", show=False,
+                tooltip="Back to the query line, the cursor at its end."),
         Binding("escape", "focus_query", "Query", show=False),
+        Binding("question_mark", "keys", "Keys", priority=True,
+                tooltip="Every key of this pane (typed into a query that has text)."),
     ]
 
     SHOW_TIMING = True
@@ -99,7 +116,7 @@ class SearchScreen(HitOpening, PaneScreen):
         hit_id: str
         context: ContextResult | None
 
-    def __init__(self, name: str | None = None, id: str | None = None,  # noqa: A002
+    def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.filters = Filters()
@@ -116,7 +133,7 @@ class SearchScreen(HitOpening, PaneScreen):
         self._facets_key: object = None
         self._preview_timer: Timer | None = None
         self._facets_timer: Timer | None = None
-        self._search_args: tuple[int, tuple[object, ...]] = (0, ())
+        self._search_args: tuple[int, tuple[Any, ...]] = (0, ())
         """The token and the arguments of the last search started (for its facets)."""
         self._server_groups = True
         self._status_lines = 1
@@ -131,7 +148,7 @@ class SearchScreen(HitOpening, PaneScreen):
     def compose(self) -> ComposeResult:
         yield ArchiveHeader("Search")
         # no select-all on focus: keys typed in a list are appended (`/` and Esc select)
-        yield Input(placeholder="Search your archive…  e.g.  migration project:billing "
+        yield QueryInput(placeholder="Search your archive…  e.g.  migration project:billing "
                                 "after:7d  kind:prompt  \"exact phrase\"", id="query",
                     select_on_focus=False)
         yield Static(id="search-status")
@@ -186,9 +203,10 @@ class SearchScreen(HitOpening, PaneScreen):
     def _search_now(self, token: int, text: str, project: str | None, kinds: list[str],
                     since: str | None, grouped: bool, all_kinds: bool,
                     facets: bool = True) -> None:
-        service = self.app.service  # type: ignore[attr-defined]
-        args = {"project": project, "kind": kinds or None, "since": since, "facets": facets,
-                "include_tool_results": all_kinds, "include_thinking": all_kinds}
+        service = self.app.service
+        args: dict[str, Any] = {
+            "project": project, "kind": kinds or None, "since": since, "facets": facets,
+            "include_tool_results": all_kinds, "include_thinking": all_kinds}
         try:
             groups = None
             if grouped and not text.strip():  # recent activity: one row per session
@@ -202,7 +220,7 @@ class SearchScreen(HitOpening, PaneScreen):
                     groups = page.groups
                 except ServiceError:
                     raise
-                except Exception:  # noqa: BLE001 - grouping failed in the service: do it here
+                except Exception:  # grouping failed in the service: do it here
                     self._server_groups = False
             if not grouped or not self._server_groups:
                 page = service.search(text, limit=RESULT_LIMIT, **args)
@@ -211,6 +229,11 @@ class SearchScreen(HitOpening, PaneScreen):
                     for g in groups:  # named after the session, not its best hit
                         if g.session_id:
                             g.title = service.session_title(g.session_id)[0] or g.title
+            if grouped and page.ignored:  # every word ignored: the empty query's list
+                recent = service.recent_activity(limit=GROUP_LIMIT,
+                                                 hits_per_group=SNIPPETS_PER_GROUP, **args)
+                recent.query, recent.warnings, recent.ignored = page.query, page.warnings, True
+                page, groups = recent, recent.groups
         except ServiceError as exc:
             self.post_message(self.ResultsReady(token, None, None, str(exc)))
             return
@@ -264,17 +287,17 @@ class SearchScreen(HitOpening, PaneScreen):
         if token != self._token or started != token:
             return  # a newer search is on its way: its results ask again
         text, project, kinds, since, _grouped, all_kinds = args
-        left_out = self._left_out(kinds, all_kinds)  # type: ignore[arg-type]
+        left_out = self._left_out(kinds, all_kinds)
         if left_out:  # count what the results hold (the service counts every kind)
             text = " ".join([str(text), *(f"-kind:{k}" for k in left_out)])
         self._run_facets(token, text, project, kinds, since, all_kinds)
 
     @work(thread=True, group="facets", exclusive=True, exit_on_error=False,
           description="Counting the facets")
-    def _run_facets(self, token: int, text: object, project: object, kinds: object,
-                    since: object, all_kinds: object) -> None:
+    def _run_facets(self, token: int, text: str, project: str | None, kinds: list[str],
+                    since: str | None, all_kinds: bool) -> None:
         try:  # the counts do not depend on grouping, the kinds asked for or the limit
-            page = self.app.service.search(  # type: ignore[attr-defined]
+            page = self.app.service.search(
                 text, limit=1, project=project, kind=kinds or None, since=since,
                 facets=True, include_tool_results=all_kinds, include_thinking=all_kinds)
         except ServiceError:
@@ -336,7 +359,7 @@ class SearchScreen(HitOpening, PaneScreen):
           description="Reading the preview")
     def _run_preview(self, hit: Hit) -> None:
         try:
-            ctx = self.app.service.context(hit.id, before=2, after=3,  # type: ignore[attr-defined]
+            ctx = self.app.service.context(hit.id, before=2, after=3,
                                            max_chars=700)
         except ServiceError:
             ctx = None
@@ -377,12 +400,28 @@ class SearchScreen(HitOpening, PaneScreen):
             self.query_one(ResultList).focus()
             event.stop()
         elif isinstance(focused, (ResultList, FacetList)) and event.is_printable \
-                and event.character and event.key not in self.active_bindings:
-            # typed in a list: to the query, appended (as in fzf); bound keys (1-7, /, ?)
-            # keep their meaning
+                and event.character and (event.character.isdigit()
+                                         or event.key not in self.active_bindings):
+            # typed in a list: to the query, appended (as in fzf); bound keys (j/k, /, ?)
+            # keep their meaning, digits are typed (`3d`, `v2`): F1-F7 switch panes
             event.stop()
             event.prevent_default()
             self._type_into_query(event.character)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "keys":  # `?` in a query with text is a character of the query
+            focused = self.focused
+            return not (isinstance(focused, Input) and focused.value)
+        return True
+
+    def action_keys(self) -> None:
+        self.app.action_keys()  # type: ignore[attr-defined]
+
+    def action_toggle_preview(self) -> None:
+        """The preview on or off (by default: on from 100 columns)."""
+        shown = self.query_one(HitPreview).display
+        self.set_class(shown, "-preview-off")
+        self.set_class(not shown, "-preview-on")
 
     def _type_into_query(self, text: str) -> None:
         query = self.query_one("#query", Input)
@@ -426,13 +465,44 @@ class SearchScreen(HitOpening, PaneScreen):
             self.remove_class("-facets-open")
 
     def action_focus_query(self) -> None:
-        """Back to the query line, its text selected: typing replaces it, → keeps it."""
+        """Back to the query line, the cursor at the end of its text: typing adds to it
+        (ctrl+u empties it)."""
         query = self.query_one("#query", Input)
         query.focus()
-        query.select_all()
+        query.cursor_position = len(query.value)
 
     # ---- live ----------------------------------------------------------------------
     @on(IndexUpdated)
     def _index_updated(self, message: IndexUpdated) -> None:
         message.stop()
         self._search()  # ResultList.show keeps the cursor on the same hit
+
+    # ---- where a hit opens ---------------------------------------------------------
+    # A transcript entry in Replay at that entry, a typed prompt at the prompt entry it
+    # became in its session, a plan or a memory file selected in its pane.
+    def open_hit(self, hit: Hit) -> None:
+        """Open a hit where it lives."""
+        query = self.query_text or None
+        if hit.kind in TRANSCRIPT_KINDS and hit.session_id:
+            self.post_message(OpenSession(hit.session_id, entry_id=hit.id,
+                                          agent_id=hit.agent_id or None, query=query))
+        elif hit.kind == "history" and hit.session_id:
+            self._open_history(hit, query)
+        elif hit.kind == "plan" and hit.path:
+            self.post_message(OpenItem("plans", hit.path, hit.project))
+        elif hit.kind == "memory" and hit.path:
+            self.post_message(OpenItem("projects", hit.path, hit.project))
+        else:
+            self.notify("This hit has no transcript to open.", severity="warning")
+
+    @work(thread=True, group="open-history", exclusive=True, exit_on_error=False,
+          description="Finding the prompt in its session")
+    def _open_history(self, hit: Hit, query: str | None) -> None:
+        """A typed prompt opens its session at the prompt entry it became."""
+        service = self.app.service
+        try:
+            text = service.entries([hit.id], max_chars=2_000)[0].text
+        except ServiceError:
+            text = hit.snippet
+        entry = service.prompt_entry(hit.session_id, text, hit.timestamp)
+        self.post_message(OpenSession(hit.session_id, entry_id=entry, query=query))

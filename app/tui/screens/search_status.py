@@ -29,7 +29,12 @@ def status_text(page: SearchPage, groups: list[SessionGroup] | None, filters: Fi
                 timing: bool, left_out: bool, width: int) -> Text:
     """Count first (it never wraps away), filters, warnings, then the ctrl+t hint."""
     out = Text()
-    what = "recent activity" if not page.query.strip() else f"{page.total:,} matching"
+    # a query of nothing but ignored words matched everything: what is listed is the
+    # recent activity, and the count of "matches" would be the whole archive
+    what = "recent activity" if not page.query.strip() or page.ignored \
+        else f"{page.total:,} matching"
+    if page.ignored:
+        what = "nothing to search for: recent activity"
     out.append(what, "dim")
     if groups is not None:
         out.append(f" · {len(groups)} session{'s' if len(groups) != 1 else ''}", "dim")
@@ -40,7 +45,7 @@ def status_text(page: SearchPage, groups: list[SessionGroup] | None, filters: Fi
         out.append(" ".join(filters.describe()), "bold")
     for w in page.warnings:
         out.append("   ")
-        out.append(f"⚠ {w}", "bold yellow")
+        out.append(f"⚠ {w if len(w) <= 200 else w[:199] + '…'}", "bold yellow")
     if left_out:
         hint = " · tool output and thinking left out (ctrl+t)"
         if out.cell_len + len(hint) > width:

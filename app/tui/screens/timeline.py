@@ -25,7 +25,7 @@ from textual.widgets import Select, Static
 from ccarchive.service.browse import bucket_start, bucket_window, next_bucket
 from ccarchive.service.models import DayActivity, ProjectInfo, SessionInfo, Timeline
 from ccarchive.service.naming import plural
-from ccarchive.tui.format import human_count, now, short_project
+from ccarchive.tui.format import fit_name, human_count, now, short_project
 from ccarchive.tui.messages import IndexUpdated, OpenSession
 from ccarchive.tui.screens.pane import PaneScreen
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -84,6 +84,11 @@ def _bucket_range(day: str, kind: str, tl: Timeline | None) -> tuple[datetime, d
 
 def _count(n: int, word: str) -> str:
     return plural(n, word, shown=f"[b]{human_count(n)}[/]")
+
+
+SELECT_NAME = 16
+"""A project's name in the project drop-down at most (it is 22 cells wide at 80
+columns)."""
 
 
 class TimelineScreen(PaneScreen):
@@ -251,7 +256,10 @@ class TimelineScreen(PaneScreen):
         self._projects_known = projects
         select = self.query_one("#timeline-project", Select)
         with self.prevent(Select.Changed):
-            select.set_options([(short_project(p), p) for p in projects])
+            # one line each, cut from the middle (a wrapped `Work/entire/deve` / `nv/cli`
+            # read as two projects)
+            select.set_options([(fit_name(short_project(p), SELECT_NAME), p)
+                                for p in projects])
             if self.project in projects:
                 select.value = self.project
 

@@ -135,7 +135,7 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         head.append("subagent task" if entry.role == "agent" else "you", theme.prompt_mark)
         head.append_text(flags)
         head.append_text(stamp)
-        body = _highlighted(text.strip("\n"), theme.prompt, terms, theme)
+        body: RenderableType = _highlighted(text.strip("\n"), theme.prompt, terms, theme)
         parts: list[RenderableType] = [head, Padding(body, (0, 0, 0, 2))]
         if more:
             parts.append(Padding(more, (0, 0, 0, 2)))
@@ -182,14 +182,14 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         line.no_wrap = True
         if not expanded:
             return line
-        body = tool_body(entry, tool_input, theme)
-        from_text = body is None
-        if body is None:
+        drawn = tool_body(entry, tool_input, theme)
+        from_text = drawn is None
+        if drawn is None:
             args = "\n".join(entry.text.split("\n")[1:])
-            body = Text(clean(args).strip("\n"), theme.tool_arg)
-        if isinstance(body, Text):
-            _mark_terms(body, terms, theme)
-        parts = [line, *capped(body, theme, 4)]
+            drawn = Text(clean(args).strip("\n"), theme.tool_arg)
+        if isinstance(drawn, Text):
+            _mark_terms(drawn, terms, theme)
+        parts = [line, *capped(drawn, theme, 4)]
         if more and from_text:
             parts.append(Padding(more, (0, 0, 0, 4)))
         return Group(*parts)

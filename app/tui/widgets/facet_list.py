@@ -73,7 +73,7 @@ class FacetList(OptionList):
         facet: str
         value: str
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._actions: dict[str, tuple[str, str]] = {}
 

@@ -26,6 +26,11 @@ TRANSCRIPT_KINDS = frozenset({"prompt", "assistant", "thinking", "tool_call", "t
 """Kinds that live in a transcript (a hit of these opens in replay)."""
 
 
+ENTRY_PARTS = ("prompt", "assistant", "tool", "tool-arg", "dim", "thinking", "error", "flag",
+               "summary", "subagent", "diff-add", "diff-remove")
+"""The parts of an entry the preview colours from the theme (Replay's)."""
+
+
 class HitPreview(ScrollView, can_focus=False):
     """A hit with two entries before it and three after, the hit itself unfolded."""
 
@@ -35,10 +40,12 @@ class HitPreview(ScrollView, can_focus=False):
         "hit-preview--target",
         "hit-preview--hint",
         "hit-preview--match",
+        *(f"hit-preview--{name}" for name in ENTRY_PARTS),
     }
-    """Styled from styles/search.tcss."""
+    """Styled from styles/search.tcss: the entries in the theme's colours, as in Replay
+    (the renderer's own defaults are for a dark terminal: near-white on a light one)."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._source: tuple[Hit, ContextResult | None, tuple[str, ...]] | Text | None = None
         self._lines: list[Strip] = []
@@ -111,11 +118,17 @@ class HitPreview(ScrollView, can_focus=False):
 
     def _render_hit(self, hit: Hit, ctx: ContextResult | None,
                     terms: tuple[str, ...], *, width: int) -> RenderableType:
-        def st(name: str):  # noqa: ANN202
+        def st(name: str):
             return self.get_component_rich_style(f"hit-preview--{name}", partial=True)
 
         width = max(20, width - 2)
-        theme = EntryTheme(match=self.get_component_rich_style("hit-preview--match"))
+        theme = EntryTheme(
+            prompt=st("prompt"), prompt_mark=st("prompt"), assistant_mark=st("assistant"),
+            tool=st("tool"), tool_arg=st("tool-arg"), dim=st("dim"), thinking=st("thinking"),
+            error=st("error"), flag=st("flag"), summary=st("summary"),
+            subagent=st("subagent"), match=self.get_component_rich_style("hit-preview--match"),
+            diff_add=self.get_component_rich_style("hit-preview--diff-add"),
+            diff_remove=self.get_component_rich_style("hit-preview--diff-remove"))
         head = Text.assemble((hit.title or "(untitled)", st("title")))
         meta = f"\n{project_name(hit.project) or '—'} · {when(hit.timestamp)}"
         if hit.branch:

@@ -28,6 +28,8 @@ from textual.widget import Widget
 
 NARROW = 100
 """Below this width: no F-key list, compact keys."""
+PANES_FROM = 60
+"""From this width, below NARROW, the footer names the pane keys (`F1-7 Panes`)."""
 HELP_KEY = "question_mark"
 """The key-sheet key, drawn on the right beside the palette's."""
 
@@ -75,7 +77,7 @@ class KeyFooter(Widget, can_focus=False):
         "key-footer--separator",
     }
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._keys: tuple[_Key, ...] | None = None
         """Shown keys (left to right), None until read; the palette key is last."""
@@ -153,7 +155,14 @@ class KeyFooter(Widget, can_focus=False):
         if self._palette is not None or self._help is not None:
             # Footer docks it right: a vkey border, the key compact, one cell of padding
             right.append("▏", self.get_component_rich_style("key-footer--separator"))
-            for k in (self._help, self._palette):
+            panes = None
+            if narrow and self._help is not None and width >= PANES_FROM:
+                # the pane keys have no room of their own below 100 columns: say they
+                # exist (a click opens the key sheet, which lists them)
+                panes = _Key(HELP_KEY, "F1-7", "Panes", True,
+                             "F1 Search · F2 Replay · F3 Timeline · F4 Plans · "
+                             "F5 Projects · F6 Prompts · F7 Live")
+            for k in (panes, self._help, self._palette):
                 if k is None:
                     continue
                 start = right.cell_len

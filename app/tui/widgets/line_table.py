@@ -19,7 +19,7 @@ branch and models.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -58,6 +58,9 @@ class Column:
     """Left out when the table is narrow, the highest first (0: always shown)."""
     hidden: bool = False
     """Left out now (set by `fit_columns`)."""
+    cut: Callable[[str, int], str] | None = None
+    """How a plain-text cell is cut to the column's width (default: its end goes, with
+    an ellipsis); a project name keeps the end that tells it apart (`fit_name`)."""
 
 
 class LineTable(ScrollView, can_focus=True):
@@ -155,7 +158,7 @@ class LineTable(ScrollView, can_focus=True):
             return self.table
 
     def __init__(self, columns: Sequence[Column], *, zebra_stripes: bool = True,
-                 id: str | None = None, classes: str | None = None) -> None:  # noqa: A002
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.columns = list(columns)
         self.zebra_stripes = zebra_stripes
@@ -174,10 +177,10 @@ class LineTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self._rows)
 
-    def set_rows(self, rows: list[tuple[Cell, ...]], cursor: int = 0) -> None:
+    def set_rows(self, rows: Sequence[tuple[Cell, ...]], cursor: int = 0) -> None:
         """Replace the rows, put the cursor on row `cursor` and scroll to the top, as
         DataTable's `clear` and `add_row` do (no message: the owner knows what it showed)."""
-        self._rows = rows
+        self._rows = list(rows)
         self._cursor = max(0, min(cursor, len(rows) - 1))
         self._hover = None
         self._changed()
@@ -253,7 +256,7 @@ class LineTable(ScrollView, can_focus=True):
 
     def _scroll_to_row(self, row: int, animate: bool = False) -> None:
         # below the header, which stays put (DataTable's spacing)
-        self.scroll_to_region(Region(self.scroll_x, row + 1, 1, 1), animate=animate,
+        self.scroll_to_region(Region(int(self.scroll_x), row + 1, 1, 1), animate=animate,
                               spacing=Spacing(1, 0, 0, 0), force=True, immediate=True)
 
     # ---- drawing -------------------------------------------------------------------
@@ -328,6 +331,8 @@ class LineTable(ScrollView, can_focus=True):
         for column, cell in zip(self.columns, cells, strict=False):
             if column.hidden:
                 continue
+            if column.cut is not None and isinstance(cell, str) and row != -1:
+                cell = Text(column.cut(cell, column.width), end="")
             segments.extend(Segment.apply_style(
                 self._cell_segments(cell, column.width, console), pre, post))
         return segments

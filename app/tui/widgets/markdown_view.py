@@ -162,7 +162,7 @@ class MarkdownView(Widget):
         "markdown-view--front-matter",
     }
 
-    def __init__(self, markdown: str = "", *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, markdown: str = "", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.source = markdown
         """The Markdown shown."""
@@ -236,7 +236,7 @@ class MarkdownView(Widget):
         self._texts[width] = out
         return out
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001
+    def get_content_height(self, container, viewport, width: int) -> int:
         if not self.source:
             return 0
         return len(self._render_text(width).plain.split("\n"))

@@ -23,7 +23,10 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ccarchive.service.models import PlanInfo
-from ccarchive.tui.format import local, one_line, short_project
+from ccarchive.tui.format import fit_name, local, one_line, short_project
+
+PROJECT_CAP = 24
+"""A plan line's project name, at most (cut from its middle)."""
 
 
 @dataclass
@@ -140,7 +143,8 @@ class PlanTree(Tree[NodeKey]):
         # for every line of every rebuild: ~350 lines, ~5 ms of the first screen
         icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) \
             if node.allow_expand else ""
-        return cell_len(icon) + node.label.cell_len
+        label = node.label
+        return cell_len(icon) + (cell_len(label) if isinstance(label, str) else label.cell_len)
 
     def _on_resize(self, event: events.Resize) -> None:
         # Tree rebuilds its lines on every resize, but its lines are measured by their
@@ -161,12 +165,25 @@ class PlanTree(Tree[NodeKey]):
         super().notify_style_update()
         self._styles = {}
 
+    def _line_width(self) -> int:
+        """The cells a plan's line has: the tree's width once laid out; before its first
+        layout, the width its pane's styles give it (the list over the plan below 100
+        columns, a side column of 62-72 cells beside it)."""
+        width = self.size.width
+        if not width:
+            screen = self.app.size.width
+            width = screen - 4 if screen < 100 else min(72, max(62, screen * 45 // 100)) - 2
+        return max(40, width - 2)
+
     def _plan_label(self, p: PlanInfo, subs: int, sessions: int) -> Text:
-        title = one_line(p.title or p.codename, 40 if self.by_project else 34)
-        label = Text(title, style="bold")
+        # the project's short name whole where there is room (cut from its middle,
+        # which keeps `cli/.worktrees/3` apart from `…/4`), the title the rest
         meta = f"  {local(p.modified, '%d %b')}"
         if not self.by_project:
-            meta += f" · {one_line(short_project(p.project), 12)}"
+            name = short_project(p.project)
+            meta += f" · {fit_name(name, min(len(name), PROJECT_CAP))}"
+        room = self._line_width() - 4 - len(meta) - (4 if self.by_project else 0)
+        label = Text(one_line(p.title or p.codename, max(16, room)), style="bold")
         label.append(meta, style=self._style("meta"))
         return label
 
@@ -197,8 +214,11 @@ class PlanTree(Tree[NodeKey]):
     def _expanded(self, event: Tree.NodeExpanded[NodeKey]) -> None:
         self._fill(event.node)  # the event goes on to the screen
 
-    def show(self, groups: list[PlanGroup], by_project: bool) -> None:
-        """Rebuild the tree, keeping expanded plans and the cursor's node."""
+    def show(self, groups: list[PlanGroup], by_project: bool,
+             prefer: NodeKey | None = None) -> None:
+        """Rebuild the tree, keeping expanded plans and the cursor's node; when that
+        node is gone (a project's line, after `g` back to the flat list), the cursor goes
+        to `prefer` (the plan on show), not to whatever line took its place."""
         keep = self.cursor_node.data if self.cursor_node is not None else None
         expanded = {n.data for n in self._tree_nodes.values() if n.is_expanded and n.data}
         first = not self.groups
@@ -212,6 +232,8 @@ class PlanTree(Tree[NodeKey]):
             self._building = False
         self._invalidate()
         target = self._find(keep) if keep is not None else None
+        if target is None and prefer is not None:
+            target = self._find(prefer)
         if target is None and keep is None:
             plans = [n for n in self._tree_nodes.values() if n.data and n.data.kind == "plan"]
             target = plans[0] if plans else None

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from ccarchive.service.models import MemoryFileInfo, ProjectInfo
 from ccarchive.tui.format import (
     ago,
+    fit_name,
     human_bytes,
     human_count,
     one_line,
@@ -28,9 +29,17 @@ from ccarchive.tui.widgets.line_table import Column, LineTable
 class ProjectTable(LineTable):
     """Project, sessions, last used, size and tokens; the cursor picks the project."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__([Column("project", 18), Column(Text("sessions", justify="right"), 8),
-                          Column("last used", 9), Column(Text("size", justify="right"), 7),
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Sessions",
+                tooltip="The selected project's sessions, newest first (Enter opens one)"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        # the name takes the room the figures leave, cut so that it stays distinct; the
+        # last use is a date with its year once it is a month old (`16 Feb 2026`)
+        super().__init__([Column("project", 20, flexible=True, cut=fit_name),
+                          Column("", 1), Column(Text("sessions", justify="right"), 8),
+                          Column("last used", 11), Column(Text("size", justify="right"), 7),
                           Column(Text("tokens", justify="right"), 6)], id=id)
         self.projects: list[ProjectInfo] = []
 
@@ -39,10 +48,9 @@ class ProjectTable(LineTable):
         self.projects = projects
         rows = []
         for p in projects:
-            name = Text(one_line(short_project(p.path), 16))
-            if memory_counts.get(p.path):
-                name.append(" ◆", style="bold")
-            rows.append((name, Text(str(p.sessions), justify="right"), ago(p.last_activity),
+            mark = Text("◆", style="bold") if memory_counts.get(p.path) else ""
+            rows.append((short_project(p.path), mark, Text(str(p.sessions), justify="right"),
+                         ago(p.last_activity),
                          Text(human_bytes(p.archive_bytes), justify="right"),
                          Text(human_count(p.tokens), justify="right")))
         self.set_rows(rows)
@@ -69,7 +77,7 @@ class MemoryList(OptionList):
     class OpenSummarySession(Message):
         session_id: str
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.files: list[MemoryFileInfo] = []
         self._drawn_width = -1
@@ -79,7 +87,9 @@ class MemoryList(OptionList):
         self._drawn_width = self.scrollable_content_region.width
         return super().render_lines(crop)
 
-    def _on_resize(self, event: events.Resize) -> None:
+    # Textual calls the handler of each class in turn, each with the event if it takes it:
+    # OptionList's own (which takes none) still runs after this one.
+    def _on_resize(self, event: events.Resize) -> None:  # type: ignore[override]
         # OptionList drops its drawn options on every Resize, though they only depend
         # on the width (a taller or shorter pane, or the Resize that shows the list
         # after a frame drew it, would draw them all again)

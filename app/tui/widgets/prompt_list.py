@@ -10,11 +10,13 @@ from textual import on
 from textual.message import Message
 
 from ccarchive.service.models import HistoryItem
-from ccarchive.tui.format import local, one_line, short_project
+from ccarchive.tui.format import fit_name, local, name_width, one_line, short_project
 from ccarchive.tui.widgets.line_table import Cell, Column, LineTable
 
 FIXED = (("when", 12, 0), ("project", 12, 0), ("session", 8, 1))
 """(label, width, drop): the session id is left out first on a narrow terminal."""
+PROJECT_CAP = 24
+"""The project column's widest (a name longer than that is cut from its middle)."""
 MAX_TEXT = 400
 """Characters of a prompt kept in its cell (wider than any column it gets)."""
 
@@ -32,16 +34,18 @@ class PromptTable(LineTable):
     class NearEnd(Message):
         """The cursor is close to the last loaded row: load the next page."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         # the prompt takes the rest of the width: the cells cut themselves to it
-        super().__init__([*(Column(label, width, drop=drop) for label, width, drop in FIXED),
+        super().__init__([*(Column(label, width, drop=drop,
+                                   cut=fit_name if label == "project" else None)
+                            for label, width, drop in FIXED),
                           Column("prompt", 60, flexible=True)], id=id)
         self.items: list[HistoryItem] = []
 
     def _row(self, it: HistoryItem) -> tuple[Cell, ...]:
         text = it.text.strip()
         style = "italic" if text.startswith("/") else ""
-        return (local(it.timestamp, "%d %b %H:%M"), one_line(short_project(it.project), 12),
+        return (local(it.timestamp, "%d %b %H:%M"), short_project(it.project),
                 Text(it.session_id[:8], style="dim"),
                 Text(one_line(text, MAX_TEXT), style=style, no_wrap=True, overflow="ellipsis"))
 
@@ -55,7 +59,13 @@ class PromptTable(LineTable):
         if not items:
             self.set_rows([(Text("no prompts", style="dim italic"), "", "", "")])
             return 0
+        # the project column as wide as the longest name (up to PROJECT_CAP), cut from
+        # the side that keeps it distinct; the prompt takes the rest
+        width = self.size.width or self.app.size.width
+        self.columns[1].width = name_width([short_project(it.project) for it in items],
+                                           min(PROJECT_CAP, max(12, width // 5)))
         self.set_rows([self._row(it) for it in items])
+        self.fit_columns()
         if keep is None or old_index is None:
             return 0
         ids = [i.id for i in items]

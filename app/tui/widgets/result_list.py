@@ -114,8 +114,8 @@ class ResultList(ScrollView, can_focus=True):
     """Hits of a search. Highlighting one previews it; selecting opens it."""
 
     BINDINGS = [
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("home", "first", "First", show=False),
@@ -152,7 +152,7 @@ class ResultList(ScrollView, can_focus=True):
 
         hit: Hit
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hits: list[Hit] = []
         """The hit behind each card (the best hit of a group in grouped mode)."""
@@ -307,6 +307,8 @@ class ResultList(ScrollView, can_focus=True):
             # output out), Replay counts the session's matching entries of every kind,
             # so "11 hits" here read as a promise that Replay's "hit 1/19" broke
             head = Text(group.title or hit.title or "(untitled)", self._style("title"))
+            if not group.on_disk:  # still searchable, its file swept away
+                head = Text.assemble(("gone ", "bold red"), head)
             head.truncate(max(1, width), overflow="ellipsis")
             lines.append(head)
             lines.append(Text(f"{project_name(group.project) or '—'} · "

@@ -68,7 +68,7 @@ class ArchiveHeader(Widget):
     }
     """Styled from styles/base.tcss."""
 
-    def __init__(self, pane: str = "", *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, pane: str = "", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.pane = pane
         """The pane's name, shown after the brand."""

@@ -14,7 +14,7 @@ from ccarchive.tui.format import ago, one_line, short_project
 class ActiveSessions(OptionList):
     """One option per active session: title, then project · age · figures."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.sessions: list[SessionInfo] = []
 

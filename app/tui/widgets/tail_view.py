@@ -65,7 +65,7 @@ class TailView(ScrollView, can_focus=True):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, TailView.Pending)
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: list[Entry] = []
         self._ids: set[str] = set()
@@ -209,7 +209,7 @@ class TailView(ScrollView, can_focus=True):
         if self.is_mounted:
             self._layout()
 
-    def render_lines(self, crop):  # noqa: ANN001, ANN201
+    def render_lines(self, crop):
         self._base = self.rich_style
         return super().render_lines(crop)
 

@@ -120,7 +120,7 @@ class ActivityChart(Widget, can_focus=True):
         self._lines = None
 
     # ---- drawing ----------------------------------------------------------------
-    def get_content_height(self, container, viewport, width: int) -> int:  # noqa: ANN001
+    def get_content_height(self, container, viewport, width: int) -> int:
         return BAND_ROWS * len(METRICS) + 1  # with `height: auto`; the styles set one
 
     @property

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ccarchive.cli.main import main
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
-from tests.service import shapes_archive as A
+from tests.support import shapes_archive as A
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +25,12 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Archiv
     return ["--archive", str(root), "--data-dir", str(data)], svc
 
 
-def run(*args: str):  # noqa: ANN201
+def run(*args: str):
     """The command as a pipe sees it (CliRunner's stdout is not a terminal)."""
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
-def test_piped_output_is_never_wrapped(indexed) -> None:  # noqa: ANN001
+def test_piped_output_is_never_wrapped(indexed) -> None:
     common, svc = indexed
     out = run("search", "retry", "--entries", "--limit", "50", *common)
     assert out.exit_code == 0, out.output
@@ -42,7 +42,7 @@ def test_piped_output_is_never_wrapped(indexed) -> None:  # noqa: ANN001
     assert "  " + A.PLAN_SESSION in shown.splitlines()[0]  # the header, one line
 
 
-def test_sessions_says_how_many_it_left_out(indexed) -> None:  # noqa: ANN001
+def test_sessions_says_how_many_it_left_out(indexed) -> None:
     common, svc = indexed
     out = run("sessions", "--limit", "2", *common)
     assert out.exit_code == 0
@@ -57,7 +57,7 @@ def test_sessions_says_how_many_it_left_out(indexed) -> None:  # noqa: ANN001
     assert total > 3 and f"3 of {total} hits shown; --limit N for more" in search.stderr
 
 
-def test_sessions_and_search_name_projects_as_the_app(indexed) -> None:  # noqa: ANN001
+def test_sessions_and_search_name_projects_as_the_app(indexed) -> None:
     common, _svc = indexed
     out = run("sessions", *common).stdout
     for name in A.PROJECTS.values():
@@ -67,7 +67,7 @@ def test_sessions_and_search_name_projects_as_the_app(indexed) -> None:  # noqa:
     assert "cli/.worktrees/3" in found and "cli/.worktrees/4" in found
 
 
-def test_show_names_each_tool_call_and_each_entry_id(indexed) -> None:  # noqa: ANN001
+def test_show_names_each_tool_call_and_each_entry_id(indexed) -> None:
     common, svc = indexed
     out = run("show", A.PLAN_SESSION, *common)
     assert out.exit_code == 0, out.output
@@ -86,7 +86,7 @@ def test_show_names_each_tool_call_and_each_entry_id(indexed) -> None:  # noqa: 
     assert "Committed the retry loop." in one
 
 
-def test_show_takes_any_unique_prefix(indexed) -> None:  # noqa: ANN001
+def test_show_takes_any_unique_prefix(indexed) -> None:
     common, _svc = indexed
     assert run("show", "c0", *common).stdout.startswith("worktree three")
     assert run("show", "a", *common).stdout.startswith("Retry backoff for fetch")
@@ -95,7 +95,7 @@ def test_show_takes_any_unique_prefix(indexed) -> None:  # noqa: ANN001
     assert A.TREE3_SESSION in several.output and A.TREE4_SESSION in several.output
 
 
-def test_show_says_when_entries_are_left_out(indexed) -> None:  # noqa: ANN001
+def test_show_says_when_entries_are_left_out(indexed) -> None:
     common, _svc = indexed
     out = run("show", A.BIG_SESSION, "--limit", "5", *common)
     assert "5 of 260 entries shown; --limit N for more" in out.stderr
@@ -107,7 +107,7 @@ def test_show_says_when_entries_are_left_out(indexed) -> None:  # noqa: ANN001
     ["--limit=5", "--no-verify", "--json"],
     ["--json", "--limit", "5", "--", "--no-verify"],
 ])
-def test_a_query_that_starts_with_dashes_is_searched(indexed, args: list[str]) -> None:  # noqa: ANN001
+def test_a_query_that_starts_with_dashes_is_searched(indexed, args: list[str]) -> None:
     common, svc = indexed
     out = run("search", *common, *args)
     assert out.exit_code == 0, out.output
@@ -117,7 +117,7 @@ def test_a_query_that_starts_with_dashes_is_searched(indexed, args: list[str]) -
     assert got["total"] == want.total
 
 
-def test_minus_words_anywhere_and_options_after_them(indexed) -> None:  # noqa: ANN001
+def test_minus_words_anywhere_and_options_after_them(indexed) -> None:
     common, svc = indexed
     out = run("search", "retry", "-flaky", "--json", "--entries", "--limit", "20",
               *common)

@@ -1,11 +1,11 @@
 """Regenerate screenshots/{timeline,plans,memory,prompts,live}.svg from the demo archive.
 
-Run with `pytest -m screenshots tests/tui/test_screenshots_part2.py`.
+Run with `pytest -m screenshots tests/tui/test_screenshots_browse_panes.py`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path  # noqa: E402
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +25,7 @@ PANES = {
 
 @pytest.mark.screenshots
 @pytest.mark.parametrize("name", list(PANES))
-async def test_screenshot(app, name: str) -> None:  # noqa: ANN001
+async def test_screenshot(app, name: str) -> None:
     mode, keys = PANES[name]
     SCREENSHOTS.mkdir(exist_ok=True)
     async with app.run_test(size=SIZE) as pilot:

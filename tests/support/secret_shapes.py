@@ -57,7 +57,7 @@ class Gen:
             ):
                 return out
 
-    def pick(self, *options):  # noqa: ANN002, ANN201
+    def pick(self, *options):
         return self.rng.choice(options)
 
     def word(self) -> str:

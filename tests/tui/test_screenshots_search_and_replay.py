@@ -1,6 +1,6 @@
 """Regenerate screenshots/search.svg, transcript*.svg and subagent.svg from the demo archive.
 
-Run with `pytest -m screenshots tests/tui/test_screenshots_part1.py`.
+Run with `pytest -m screenshots tests/tui/test_screenshots_search_and_replay.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 SIZE = (140, 42)
 
 
-async def still(app, pilot) -> None:  # noqa: ANN001
+async def still(app, pilot) -> None:
     for inp in app.screen.query(Input):
         inp.cursor_blink = False
     await settle(app, pilot)
@@ -26,7 +26,7 @@ async def still(app, pilot) -> None:  # noqa: ANN001
 
 
 @pytest.mark.screenshots
-async def test_part1_screenshots(app) -> None:  # noqa: ANN001, F811
+async def test_search_and_replay_screenshots(app) -> None:
     SHOTS.mkdir(exist_ok=True)
     app.live.state.role = "writer"
     async with app.run_test(size=SIZE) as pilot:

@@ -18,7 +18,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.reliability.secret_archive import Plant, PlantedArchive
+from tests.support.secret_archive import Plant, PlantedArchive
 
 WINDOW = 8
 _RUN_RE = re.compile(r"[^\s\"'\\<>\[\]{}(),;|`:]{8,}")
@@ -222,9 +222,9 @@ async def read_mcp(client: Any, arc: PlantedArchive, ex: Exposure, rng: random.R
         if rng.random() > share:
             continue
         res = await call("search", query=plant.needle, include_tool_results=True,
-                         include_thinking=True, snippet_chars=rng.choice((40, 120, 180, 1000)),
+                         include_thinking=True, detail=rng.choice(("brief", "full")),
                          group_by_session=rng.random() < 0.3)
-        hits = res.get("hits") or [h for g in res.get("groups") or [] for h in g["hits"]]
+        hits = [t for r in res.get("results") or [] for t in (r, *r.get("more", []))]
         ids = [h["id"] for h in hits if ":" in h["id"]][:3]
         if not ids:
             continue

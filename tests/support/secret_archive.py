@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ccarchive.archive.record_text import TITLE_CAP, TOOL_CAP
-from tests.reliability.secret_shapes import SHAPES, Gen, Planted
+from tests.support.secret_shapes import SHAPES, Gen, Planted
 
 PLACES = ("prompt", "assistant", "thinking", "tool_use", "tool_result", "compact_summary",
           "summary", "plan", "agent_plan", "memory", "session_memory", "history",

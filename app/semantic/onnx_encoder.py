@@ -1,0 +1,162 @@
+"""The sentence encoder on onnxruntime: the same network as `encoder.py`, several times faster.
+
+The graph is written by `onnx_graph` from the safetensors weights, once, into the data
+dir (`<data dir>/models/all-MiniLM-L6-v2/onnx/`), named by the weights' sha256 and the
+graph's version; the weights are checked against the sha256 pinned in `model_files`
+before a graph is written from them, and the graph's own sha256 is recorded beside it and
+checked when it is loaded (a damaged or altered file is written again, never used).
+
+It has `encode` and `token_ids` as `encoder.Encoder` has, so the builder and the query
+path do not know which runs. Which one `load_encoder` picks: `backend()`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ccarchive.semantic.encoder import BATCH_TOKENS, DIM, MAX_TOKENS
+from ccarchive.semantic.model_files import FILES, ModelError
+
+THREADS = 2
+"""onnxruntime's threads for one encode: the budget is two cores; more threads on a
+machine shared with the indexer and the app buy little."""
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 22):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def graph_path(data_dir: Path, quantized: bool = False) -> Path:
+    """Where the graph is kept: named by the pinned weights it is written from (those of
+    any folder the model is found in, once checked) and the graph's version."""
+    from ccarchive.semantic.model_files import cache_dir
+    from ccarchive.semantic.onnx_graph import GRAPH_VERSION
+
+    weights = FILES["model.safetensors"][:16]
+    name = f"minilm-{weights}-g{GRAPH_VERSION}{'-int8' if quantized else ''}.onnx"
+    return cache_dir(data_dir) / "onnx" / name
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size} {st.st_mtime_ns}"
+
+
+def _recorded(path: Path, sidecar: Path) -> bool:
+    """Whether `path` is the file recorded in `sidecar` (sha256, size, mtime): hashed
+    again only when its size or time changed, so a load costs no pass over 90 MB."""
+    try:
+        digest, stamp = sidecar.read_text().split("\n")[:2]
+        if stamp == _stamp(path):
+            return True
+        return digest == _sha256(path)
+    except (OSError, ValueError):
+        return False
+
+
+def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Path:
+    """The graph's file, written first if it is missing or is not the file recorded
+    beside it (its sha256; its size and time, to skip the hash). The int8 graph is
+    quantized from the float one (onnxruntime's dynamic quantization)."""
+    path = graph_path(data_dir, quantized)
+    sidecar = path.with_suffix(".sha256")
+    if path.is_file() and _recorded(path, sidecar):
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    if quantized:
+        from onnx import TensorProto
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        source = ensure_graph(model_dir, data_dir)
+        try:
+            quantize_dynamic(
+                str(source),
+                str(tmp),
+                weight_type=QuantType.QInt8,
+                extra_options={"DefaultTensorType": TensorProto.FLOAT},
+            )
+            data = tmp.read_bytes()
+        finally:
+            tmp.unlink(missing_ok=True)
+    else:
+        weights = model_dir / "model.safetensors"
+        got = _sha256(weights)
+        if got != FILES["model.safetensors"]:
+            raise ModelError(
+                f"{weights} is not the pinned all-MiniLM-L6-v2 weights (sha256 "
+                f"{got}, expected {FILES['model.safetensors']}): not used"
+            )
+        from ccarchive.semantic.onnx_graph import build_model
+
+        data = build_model(model_dir).SerializeToString()
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    side_tmp = sidecar.with_name(f".{sidecar.name}.tmp{os.getpid()}")
+    side_tmp.write_text(f"{hashlib.sha256(data).hexdigest()}\n{_stamp(path)}\n")
+    os.replace(side_tmp, sidecar)
+    return path
+
+
+class OnnxEncoder:
+    """all-MiniLM-L6-v2 on onnxruntime (thread-safe, as `Encoder`)."""
+
+    def __init__(
+        self, model_dir: Path, data_dir: Path, threads: int = THREADS, quantized: bool = False
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.model_dir = Path(model_dir)
+        self.path = ensure_graph(self.model_dir, data_dir, quantized)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, min(threads, os.cpu_count() or 1))
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(
+            str(self.path), opts, providers=["CPUExecutionProvider"]
+        )
+        tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        tok.no_padding()
+        tok.enable_truncation(MAX_TOKENS)
+        self.tokenizer = tok
+        self._lock = threading.Lock()
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        with self._lock:
+            return [e.ids for e in self.tokenizer.encode_batch(texts)]
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors (len(texts) x 384, float32), in the order of `texts`."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        ids = self.token_ids(texts)
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and len(ids[order[end]]) * (end + 1 - start) <= BATCH_TOKENS:
+                end += 1
+            batch = order[start:end]
+            out[batch] = self._forward([ids[i] for i in batch])
+            start = end
+        return out
+
+    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+        n = max(len(t) for t in batch)
+        ids = np.zeros((len(batch), n), dtype=np.int32)
+        mask = np.zeros((len(batch), n), dtype=np.int32)
+        for i, t in enumerate(batch):
+            ids[i, : len(t)] = t
+            mask[i, : len(t)] = 1
+        return self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]

@@ -1,0 +1,118 @@
+"""The passage of a text that answers a query: where its words are densest.
+
+A search result shows the turn that answers, but a turn's reply can be pages long and
+its first lines are rarely the answer. An agent pays for every character it reads, so a
+result carries the one window of the answering entry that holds most of the query's
+evidence: the window (about `PASSAGE_CHARS`) that covers the most distinct query terms,
+each weighed by its rarity (idf), with repeats adding a little. The finder uses the same
+score to choose which entry of a turn shows it, so the passage comes from the entry
+that carries the terms, not merely the one that scored best in the index.
+
+This module only finds windows in plain text; `excerpts` cuts and redacts them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ccarchive.index.analysis import word_forms
+
+PASSAGE_CHARS = 320
+"""Characters of the passage a search result shows by default."""
+REPEAT_WEIGHT = 0.1
+"""What a further occurrence of a term already in the window adds (share of its weight)."""
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A query's terms as patterns over text, with their weights."""
+
+    patterns: tuple[re.Pattern[str], ...]
+    weights: tuple[float, ...]
+
+    @classmethod
+    def of(cls, words: list[str], weights: list[float] | None = None) -> Terms:
+        pats, ws = [], []
+        for i, word in enumerate(words):
+            w = word.rstrip("*").lower()
+            if not w:
+                continue
+            forms = sorted(word_forms(w), key=len, reverse=True)
+            # a term starts a word (or a part of one: parseHTTP finds `http`); a prefix
+            # query (migra*) may end anywhere
+            tail = "" if word.endswith("*") else r"(?![a-z])"
+            alt = "|".join(re.escape(f) for f in forms)
+            pats.append(re.compile(rf"(?<![a-z0-9])(?:{alt}){tail}", re.I))
+            ws.append(weights[i] if weights and i < len(weights) else 1.0)
+        return cls(tuple(pats), tuple(ws))
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+
+@dataclass(frozen=True)
+class Window:
+    score: float
+    start: int
+    end: int
+
+
+def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
+    """The window of about `width` characters of `text` with the most query evidence
+    (score 0 and the text's start when no term occurs). Its ends fall on word breaks."""
+    if len(text) <= width or not terms:
+        score = _score(text, terms) if terms else 0.0
+        return Window(score, 0, min(len(text), width))
+    hits = sorted((m.start(), m.end(), i) for i, p in enumerate(terms.patterns)
+                  for m in p.finditer(text))
+    if not hits:
+        return Window(0.0, 0, _word_end(text, width))
+    best = (0.0, 0, 0)  # score, first hit, last hit (indexes into hits)
+    j = 0
+    for i in range(len(hits)):
+        while j < len(hits) and hits[j][1] - hits[i][0] <= width:
+            j += 1
+        score = _weigh(hits[i:j], terms.weights)
+        if score > best[0] + 1e-9:
+            best = (score, i, j - 1)
+    score, a, b = best
+    lo, hi = hits[a][0], hits[b][1]
+    # the evidence a little off centre: what follows a question's words is its answer
+    slack = width - (hi - lo)
+    start = max(0, lo - slack // 3)
+    end = min(len(text), start + width)
+    start = max(0, end - width)
+    return Window(score, _word_start(text, start), _word_end(text, end))
+
+
+def _score(text: str, terms: Terms) -> float:
+    return _weigh(sorted((m.start(), m.end(), i) for i, p in enumerate(terms.patterns)
+                         for m in p.finditer(text)), terms.weights)
+
+
+def _weigh(hits: list[tuple[int, int, int]], weights: tuple[float, ...]) -> float:
+    seen: dict[int, int] = {}
+    for _s, _e, i in hits:
+        seen[i] = seen.get(i, 0) + 1
+    return sum(weights[i] * (1 + REPEAT_WEIGHT * min(n - 1, 3)) for i, n in seen.items())
+
+
+def _word_start(text: str, i: int) -> int:
+    """`i` moved forward to the start of a word (at most 20 characters)."""
+    if i <= 0:
+        return 0
+    for k in range(i, min(len(text), i + 20)):
+        if text[k - 1].isspace():
+            return k
+    return i
+
+
+def _word_end(text: str, i: int) -> int:
+    """`i` moved back to the end of a word (at most 20 characters)."""
+    if i >= len(text):
+        return len(text)
+    for k in range(i, max(0, i - 20), -1):
+        if text[k].isspace():
+            return k
+    return i

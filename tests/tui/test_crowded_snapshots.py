@@ -1,0 +1,55 @@
+"""Snapshots of every pane on the crowded archive at 80×24 and 120×40 (see crowded.py):
+the sizes at which a list with many rows pushed a preview off screen or cut a column."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from tests.tui.support import searched, settle
+from tests.tui.test_crowded import crowded_app, crowded_root  # noqa: F401 (fixtures)
+
+PANES = {
+    "search": ("search", ()),
+    "replay": ("search", ("enter",)),
+    "timeline": ("timeline", ()),
+    "plans": ("plans", ("down", "down")),
+    "projects": ("projects", ()),
+    "project-sessions": ("projects", ("down", "down", "down", "down", "down", "enter")),
+    "prompts": ("prompts", ()),
+    "live": ("live", ()),
+}
+
+
+@pytest.fixture(autouse=True)
+def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ccarchive.tui.screens.search import SearchScreen
+
+    monkeypatch.setattr(SearchScreen, "SHOW_TIMING", False)
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("pane", list(PANES))
+def test_crowded_pane(crowded_app, snap_compare, pane: str, size) -> None:  # noqa: F811
+    mode, keys = PANES[pane]
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        app.live.state.role = "writer"
+        await settle(app, pilot)
+        if mode == "search":
+            await pilot.press(*"lint failing")
+            await searched(app, pilot, "lint failing")
+        else:
+            await app.switch_mode(mode)
+        await settle(app, pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(app, pilot)
+        for inp in app.screen.query(Input):
+            inp.cursor_blink = False
+        await settle(app, pilot)
+
+    assert snap_compare(crowded_app, run_before=run_before, terminal_size=size)

@@ -1,0 +1,1 @@
+from .tantivy import *
