@@ -43,7 +43,7 @@ _PATCHED = (
 )
 
 
-def _identity(text, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+def _identity(text: str, *args: object, **kwargs: object) -> str:
     return text
 
 
