@@ -17,7 +17,9 @@ Reported:
   is one), listed with their context;
 - titles: session titles of the real transcripts and of a generated archive as the
   service shows them, and every prompt read as a title (its first 200 characters): how
-  many show a redaction mark (per 1,000), how many are only marks, how many are an id.
+  many show a redaction mark (per 1,000), how many are only marks, how many are an id;
+- surfaces: the generated classes in every place, read on every service and MCP surface;
+- oracle: characters of planted secrets recovered by prefix probes of ``search``.
 """
 
 from __future__ import annotations
@@ -210,11 +212,53 @@ def surfaces(seed: int) -> None:
     print(ex.report()[:3000])
 
 
+def oracle(seed: int) -> None:
+    """The attack on the index: secrets of known formats and of the generated classes
+    planted beside made-up words; each probed ``+<word> +<prefix>*`` with a growing prefix
+    of its first run of letters and digits (4 to 24 characters) while the hit total says
+    it is there."""
+    from tests.conftest import build_index
+    from tests.reliability import secret_archive
+
+    shapes = ("anthropic", "aws-key-id", "github", "stripe", "random-hex", "random-b64",
+              "dotenv", "password-assignment", "url-password", "slack", "jwt")
+    places = ("prompt", "assistant", "tool_use", "tool_result", "history", "plan",
+              "custom_title")
+    out = Path(tempfile.mkdtemp())
+    saved = dict(secret_archive.SHAPES)
+    secret_archive.SHAPES.update(GENERATED)
+    try:
+        arc = secret_archive.plant_archive(out / "claude", seed,
+                                           shapes=[*shapes, *GENERATED], places=places)
+    finally:
+        secret_archive.SHAPES.clear()
+        secret_archive.SHAPES.update(saved)
+    svc = build_index(arc.root, out / "data")
+    probed = found = chars = queries = 0
+    for p in arc.plants:
+        for secret in p.secrets:
+            runs = re.findall(r"[A-Za-z0-9]{6,}", secret)
+            if not runs:
+                continue
+            probed += 1
+            best = 0
+            for k in range(4, min(len(runs[0]), 24) + 1):
+                queries += 1
+                if svc.search(f"+{p.needle} +{runs[0][:k]}*", include_tool_results=True,
+                              include_thinking=True, limit=1).total == 0:
+                    break
+                best = k
+            found += best > 0
+            chars += best
+    print(f"\noracle: {probed} secrets probed ({queries} prefix queries): {found} with a "
+          f"prefix of 4+ characters confirmed, {chars} characters recovered")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=300)
     ap.add_argument("--show", type=int, default=20)
-    ap.add_argument("--only", choices=("recall", "fp", "titles", "surfaces"))
+    ap.add_argument("--only", choices=("recall", "fp", "titles", "surfaces", "oracle"))
     args = ap.parse_args()
     if args.only in (None, "recall"):
         recall(args.seeds)
@@ -224,6 +268,8 @@ def main() -> None:
         titles(args.show)
     if args.only in (None, "surfaces"):
         surfaces(20261127)
+    if args.only in (None, "oracle"):
+        oracle(20261127)
 
 
 if __name__ == "__main__":
