@@ -32,8 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.reliability.secret_generated import GENERATED
-from tests.reliability.secret_shapes import Gen
+from tests.support.secret_generated import GENERATED
+from tests.support.secret_shapes import Gen
 
 try:  # this checkout: titles are redacted whole when indexed, shown without a cut
     from ccarchive.redact import MARKER_RE, redact
@@ -184,8 +184,8 @@ def surfaces(seed: int) -> None:
 
     from ccarchive.mcp_server.server import build_server
     from tests.conftest import build_index
-    from tests.reliability import secret_archive
-    from tests.reliability.secret_surfaces import Exposure, held_elsewhere, read_mcp, read_service
+    from tests.support import secret_archive
+    from tests.support.secret_surfaces import Exposure, held_elsewhere, read_mcp, read_service
 
     out = Path(tempfile.mkdtemp())
     saved = dict(secret_archive.SHAPES)
@@ -218,7 +218,7 @@ def oracle(seed: int) -> None:
     of its first run of letters and digits (4 to 24 characters) while the hit total says
     it is there."""
     from tests.conftest import build_index
-    from tests.reliability import secret_archive
+    from tests.support import secret_archive
 
     shapes = ("anthropic", "aws-key-id", "github", "stripe", "random-hex", "random-b64",
               "dotenv", "password-assignment", "url-password", "slack", "jwt")

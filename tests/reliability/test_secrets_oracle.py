@@ -22,9 +22,9 @@ from mcp import Client
 from ccarchive.mcp_server.server import build_server
 from ccarchive.redact import redact
 from tests.conftest import build_index
-from tests.reliability import secret_archive
-from tests.reliability.secret_generated import GENERATED
-from tests.reliability.secret_shapes import Gen
+from tests.support import secret_archive
+from tests.support.secret_generated import GENERATED
+from tests.support.secret_shapes import Gen
 
 SEED = int(os.environ.get("CCARCHIVE_SECRETS_SEED", "20261127"))
 _TOKEN_SHAPES = (

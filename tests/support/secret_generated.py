@@ -22,7 +22,7 @@ import json
 import urllib.parse
 from collections.abc import Callable
 
-from tests.reliability.secret_shapes import ALNUM, HEX, PASSWORD, URLSAFE, Gen, Planted
+from tests.support.secret_shapes import ALNUM, HEX, PASSWORD, URLSAFE, Gen, Planted
 
 _PREFIXES = (
     "DB",
