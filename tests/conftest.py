@@ -140,6 +140,18 @@ def wait_for_workers():
     return wait
 
 
+SERVE_TOKEN = "test-serve-token-0123456789abcdef"
+"""The bearer token the tests give `ccarchive serve --http` (`serve_env`): it asks for one."""
+SERVE_AUTH = {"authorization": f"Bearer {SERVE_TOKEN}"}
+
+
+def serve_env() -> dict[str, str]:
+    """The environment for a `ccarchive serve --http` a test starts: `SERVE_TOKEN`."""
+    import os
+
+    return {**os.environ, "CCARCHIVE_TOKEN": SERVE_TOKEN}
+
+
 def free_port() -> int:
     """A free TCP port on loopback, for a server a test starts."""
     with socket.socket() as s:

@@ -1,16 +1,19 @@
 """Find every file of a Claude Code archive worth indexing, and say what each one is.
 
 The archive is read, never written. Links are not followed (a symlink loop or a link
-out of the archive cannot trap or widen the walk), and a directory named like a
-transcript is not a transcript.
+out of the archive cannot trap or widen the walk), a file with a second name (a hard
+link, which may be a file's from outside the archive) is not read, and a directory named
+like a transcript is not a transcript. What is passed over is counted by reason, and
+the files among it are named (`DiscoveryReport.files`) for `ccarchive status`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Source kinds.
@@ -21,6 +24,13 @@ MEMORY = "memory"  # projects/<p>/memory/*.md and projects/<p>/<sid>/session-mem
 HISTORY = "history"  # history.jsonl
 
 TRANSCRIPT_KINDS = frozenset({SESSION, AGENT})
+
+# Why a file was not read (`DiscoveryReport.files`; the same names as `archive.safe_read`'s
+# refusals, which can also happen later, when a file is opened).
+SYMLINK = "symlink"
+HARD_LINK = "hard_link"
+NOT_A_FILE = "not_a_file"
+UNREADABLE = "unreadable"
 
 _SET_ASIDE = re.compile(r"\.(orphaned-|jsonl\.superseded-)")
 _AGENT_PLAN = re.compile(r"^(?P<slug>.+)-agent-(?P<aid>[A-Za-z0-9_-]+)$")
@@ -45,15 +55,25 @@ class SourceFile:
     def identity(self) -> tuple[int, int]:
         return (self.dev, self.ino)
 
+    @property
+    def seen_as(self) -> tuple[int, int] | None:
+        """The identity the walk saw, for `safe_read` to check the file opened against
+        (None for a `SourceFile` made by hand, without one)."""
+        return (self.dev, self.ino) if self.ino else None
+
 
 @dataclass
 class DiscoveryReport:
-    """What the walk passed over, by reason (shown by `ccarchive status`)."""
+    """What the walk passed over, by reason; and the files among it that would have been
+    indexed, by archive-relative path (shown by `ccarchive status`)."""
 
     skipped: dict[str, int]
+    files: dict[str, str] = field(default_factory=dict)
 
-    def skip(self, reason: str) -> None:
+    def skip(self, reason: str, rel: str = "") -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        if rel:
+            self.files[rel] = reason
 
 
 def default_archive_root() -> Path:
@@ -74,11 +94,22 @@ def _stat_file(path: Path, rel: str, kind: str, report: DiscoveryReport, **kw: s
 ):
     try:
         st = path.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return None  # gone since it was listed
     except OSError:
-        report.skip("unreadable")
+        report.skip(UNREADABLE, rel)
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        report.skip(SYMLINK, rel)
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        report.skip(NOT_A_FILE, rel)
+        return None
+    if st.st_nlink > 1:
+        report.skip(HARD_LINK, rel)
         return None
     if not os.access(path, os.R_OK):
-        report.skip("unreadable")
+        report.skip(UNREADABLE, rel)
         return None
     return SourceFile(path=path, rel=rel, kind=kind, size=st.st_size, mtime_ns=st.st_mtime_ns,
                       ino=st.st_ino, dev=st.st_dev, **kw)
@@ -107,6 +138,41 @@ def _is_dir(e: os.DirEntry[str]) -> bool:
         return False
 
 
+def _plain(e: os.DirEntry[str], rel: str, report: DiscoveryReport) -> bool:
+    """Whether an entry with a name that is indexed is a regular file; if it is not, it is
+    counted (a symbolic link, a FIFO or a device; a folder by that name is not a file and
+    not counted)."""
+    try:
+        if e.is_symlink():
+            report.skip(SYMLINK, rel)
+            return False
+        if e.is_file(follow_symlinks=False):
+            return True
+        if not e.is_dir(follow_symlinks=False):
+            report.skip(NOT_A_FILE, rel)
+    except OSError:
+        report.skip(UNREADABLE, rel)
+    return False
+
+
+def _lone(path: Path, rel: str, report: DiscoveryReport) -> bool:
+    """`_plain` for a path known by name (history.jsonl, a session's summary.md)."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return False
+    except OSError:
+        report.skip(UNREADABLE, rel)
+        return False
+    if stat.S_ISLNK(mode):
+        report.skip(SYMLINK, rel)
+    elif stat.S_ISREG(mode):
+        return True
+    elif not stat.S_ISDIR(mode):
+        report.skip(NOT_A_FILE, rel)
+    return False
+
+
 def discover(root: Path, report: DiscoveryReport | None = None) -> Iterator[SourceFile]:
     """Yield the archive's files: transcripts first, then plans, memory and history.
 
@@ -125,12 +191,12 @@ def discover(root: Path, report: DiscoveryReport | None = None) -> Iterator[Sour
     plans = root / "plans"
     if plans.is_dir():
         for e in _entries(plans, report):
-            if _is_file(e) and e.name.endswith(".md"):
+            if e.name.endswith(".md") and _plain(e, f"plans/{e.name}", report):
                 src = _stat_file(Path(e.path), f"plans/{e.name}", PLAN, report)
                 if src:
                     yield src
     hist = root / "history.jsonl"
-    if hist.is_file() and not hist.is_symlink():
+    if _lone(hist, "history.jsonl", report):
         src = _stat_file(hist, "history.jsonl", HISTORY, report)
         if src:
             yield src
@@ -141,7 +207,10 @@ def _project(root: Path, pdir: Path, name: str, report: DiscoveryReport,
     base = f"projects/{name}"
     for e in _entries(pdir, report):
         if e.is_symlink():
-            report.skip("symlink")
+            report.skip(SYMLINK, f"{base}/{e.name}" if e.name.endswith(".jsonl") else "")
+            continue
+        if e.name.endswith(".jsonl") and not _is_dir(e) and \
+                not _plain(e, f"{base}/{e.name}", report):
             continue
         if _is_file(e):
             if not e.name.endswith(".jsonl"):
@@ -162,7 +231,7 @@ def _project(root: Path, pdir: Path, name: str, report: DiscoveryReport,
         elif _is_dir(e):
             if e.name == "memory":
                 for m in _entries(Path(e.path), report):
-                    if _is_file(m) and m.name.endswith(".md"):
+                    if m.name.endswith(".md") and _plain(m, f"{base}/memory/{m.name}", report):
                         src = _stat_file(Path(m.path), f"{base}/memory/{m.name}", MEMORY, report,
                                          project_dir=name)
                         if src:
@@ -175,7 +244,7 @@ def _session_dir(sdir: Path, rel: str, project: str, sid: str, report: Discovery
                  later: list[SourceFile]) -> Iterator[SourceFile]:
     """`<sid>/subagents/**/agent-*.jsonl` and `<sid>/session-memory/summary.md`."""
     summary = sdir / "session-memory" / "summary.md"
-    if summary.is_file() and not summary.is_symlink():
+    if _lone(summary, f"{rel}/session-memory/summary.md", report):
         src = _stat_file(summary, f"{rel}/session-memory/summary.md", MEMORY, report,
                          project_dir=project, session_id=sid)
         if src:
@@ -187,8 +256,11 @@ def _session_dir(sdir: Path, rel: str, project: str, sid: str, report: Discovery
     while stack:
         d, drel = stack.pop()
         for e in _entries(d, report):
+            agent = e.name.startswith("agent-") and e.name.endswith(".jsonl")
             if e.is_symlink():
-                report.skip("symlink")
+                report.skip(SYMLINK, f"{drel}/{e.name}" if agent else "")
+            elif agent and not _is_dir(e) and not _plain(e, f"{drel}/{e.name}", report):
+                continue
             elif _is_dir(e):
                 stack.append((Path(e.path), f"{drel}/{e.name}"))
             elif _is_file(e) and e.name.startswith("agent-") and e.name.endswith(".jsonl"):
@@ -229,7 +301,7 @@ def sources_for(root: Path, rels: Iterable[str],
             continue
         kind, kw = kind_kw
         path = root.joinpath(*rel.split("/"))
-        if not _plain_path(root, path):
+        if not _plain_path(root, path, rel, report):
             continue
         src = _stat_file(path, rel, kind, report, **kw)
         if src is not None:
@@ -237,17 +309,15 @@ def sources_for(root: Path, rels: Iterable[str],
     return out
 
 
-def _plain_path(root: Path, path: Path) -> bool:
-    """A regular file reached without following any symlink below `root`."""
-    import stat as _stat
-
-    p = path
+def _plain_path(root: Path, path: Path, rel: str, report: DiscoveryReport) -> bool:
+    """A regular file reached without following any symlink below `root` (a file that is
+    a link, a FIFO or a device is counted as `discover` counts it)."""
+    if not _lone(path, rel, report):
+        return False
+    p = path.parent
     try:
-        if not _stat.S_ISREG(p.lstat().st_mode):
-            return False
-        p = p.parent
         while p != root:
-            if not _stat.S_ISDIR(p.lstat().st_mode):
+            if not stat.S_ISDIR(p.lstat().st_mode):
                 return False
             p = p.parent
     except OSError:

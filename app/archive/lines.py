@@ -51,6 +51,15 @@ INVALID_UTF8 = "invalid_utf8"
 LONE_SURROGATE = "lone_surrogate"
 GLUED = "glued"
 HUGE = "huge_line"
+BOM = "byte_order_mark"
+TOO_MANY_OBJECTS = "too_many_objects"
+
+GLUED_CAP = 16
+"""Objects one line yields at most (an entry id tells 16 apart: `schema.block_of`); the
+rest of a line that glues more is skipped and counted, so that one line of 400,000 tiny
+objects costs only itself."""
+
+_BOM = b"\xef\xbb\xbf"
 
 _INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
 """The integers orjson reads as integers (i64 and u64); larger ones become floats, and
@@ -178,10 +187,14 @@ def decode_line(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
     """Parse one line into the JSON objects it holds (usually one).
 
     Returns an empty list for a line that holds nothing usable, after counting why.
-    Invalid UTF-8 is replaced (U+FFFD) rather than losing the line; two or more objects
-    glued on one line are all returned.
+    Invalid UTF-8 is replaced (U+FFFD) rather than losing the line; a UTF-8 byte order
+    mark before it (an editor saved the file) is dropped rather than losing the line; two
+    or more objects glued on one line are returned, up to `GLUED_CAP`.
     """
     stats.lines += 1
+    if line.startswith(_BOM):
+        line = line[3:]
+        stats.repair(BOM)
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -246,6 +259,9 @@ def _decode_slow(line: bytes, stats: LineStats) -> list[dict[str, Any]]:
         if repaired != objects:
             objects = repaired
             stats.repair(LONE_SURROGATE)
+    if len(objects) > GLUED_CAP:
+        stats.skip(TOO_MANY_OBJECTS, len(objects) - GLUED_CAP)
+        del objects[GLUED_CAP:]
     if len(objects) > 1:
         stats.repair(GLUED, len(objects) - 1)
     if "\ufffd" in text and objects:

@@ -68,6 +68,48 @@ class Unit:
     flags: tuple[str, ...] = ()
 
 
+BLOCK_CAP = 16
+"""Units one record yields at most: an entry id tells 16 apart (`schema.block_of`), and
+one line of 400,000 text blocks must cost only itself, not 400,000 documents. The blocks
+beyond are folded into the last unit, whose text is capped as any other (`_Blocks`)."""
+BLOCKS_FOLDED = "blocks_folded"
+"""Counted (as repaired) for each block folded into another."""
+
+
+class _Blocks:
+    """The units of one record's content blocks, at most `BLOCK_CAP`: a block beyond
+    adds its text (up to the cap) and length to the last unit, and nothing else."""
+
+    __slots__ = ("_extra", "_extra_chars", "folded", "units")
+
+    def __init__(self) -> None:
+        self.units: list[Unit] = []
+        self._extra: list[str] = []
+        self._extra_chars = 0
+        self.folded = 0
+
+    def add(self, unit: Unit) -> None:
+        if len(self.units) < BLOCK_CAP:
+            self.units.append(unit)
+            return
+        self.folded += 1
+        last = self.units[-1]
+        last.text_len += 1 + unit.text_len
+        if self._extra_chars < PROSE_CAP:
+            self._extra.append(unit.text[:PROSE_CAP])
+            self._extra_chars += len(self._extra[-1]) + 1
+
+    def done(self, stats: LineStats | None, full_text: bool = False) -> list[Unit]:
+        if self.folded:
+            last = self.units[-1]
+            text = "\n".join([last.text, *self._extra])
+            last.text = text if full_text else \
+                cap(text, PROSE_CAP if last.kind in ("assistant", "thinking") else TOOL_CAP)
+            if stats is not None:
+                stats.repair(BLOCKS_FOLDED, self.folded)
+        return self.units
+
+
 def _add_unique(items: list[str], value: str, limit: int = 20) -> None:
     if value and value not in items and len(items) < limit:
         items.append(value)
@@ -114,6 +156,7 @@ class Extractor:
         """A unit's text (by id) -> the length of the whole redacted text it was cut from:
         its `text_len` (markers are not as long as the secrets they replace)."""
         self._last_uuid = ""
+        self._stats: LineStats | None = None
         self._seen: set[str] = set()
         """Uuids of this read (bounded): a prompt whose parent is an earlier entry, not
         the one just before it, starts a new branch: the user rewound (docs/format.md §8.2)."""
@@ -127,6 +170,7 @@ class Extractor:
             return []
         s.entries += 1
         self._envelope(obj)
+        self._stats = stats
         units = self._extract(obj, rtype)
         if self._redacted_len:
             for u in units:
@@ -305,7 +349,7 @@ class Extractor:
             content = [{"type": "text", "text": content}]
         if not isinstance(content, list):
             return []
-        units: list[Unit] = []
+        blocks = _Blocks()
         joined = self._joined_texts(content)
         for i, block in enumerate(content):
             if not isinstance(block, dict):
@@ -315,13 +359,13 @@ class Extractor:
                 text = block.get("text")
                 if isinstance(text, str) and text.strip():
                     shown = joined.get(i)
-                    units.append(Unit("assistant", self._cap(shown, PROSE_CAP, done=True)
-                                      if shown is not None else self._cap(text, PROSE_CAP), i,
-                                      "assistant", text_len=len(text)))
+                    blocks.add(Unit("assistant", self._cap(shown, PROSE_CAP, done=True)
+                                    if shown is not None else self._cap(text, PROSE_CAP), i,
+                                    "assistant", text_len=len(text)))
             elif btype == "thinking":
                 text = block.get("thinking")
                 if isinstance(text, str) and text.strip():
-                    units.append(Unit("thinking", self._cap(text, PROSE_CAP), i, "assistant",
+                    blocks.add(Unit("thinking", self._cap(text, PROSE_CAP), i, "assistant",
                                       text_len=len(text)))
             elif btype == "tool_use":
                 name = str(block.get("name") or "")
@@ -338,9 +382,9 @@ class Extractor:
                 if name in SUBAGENT_TOOLS and tid:
                     desc = data.get("description") if isinstance(data, dict) else None
                     s.agent_calls[tid] = self._line(str(desc or ""))
-                units.append(Unit("tool_call", self._cap(text, TOOL_CAP), i, "assistant", tool=name,
-                                  tool_use_id=tid, files=self._files(data), text_len=len(text)))
-        return units
+                blocks.add(Unit("tool_call", self._cap(text, TOOL_CAP), i, "assistant", tool=name,
+                                tool_use_id=tid, files=self._files(data), text_len=len(text)))
+        return blocks.done(self._stats, self.full_text)
 
     def _user(self, obj: dict[str, Any]) -> list[Unit]:
         s = self.summary
@@ -385,7 +429,7 @@ class Extractor:
             if isinstance(aid, str) and aid:
                 linked = aid
         files = self._files(tur)
-        units: list[Unit] = []
+        blocks = _Blocks()
         for i, block in enumerate(content):
             if not isinstance(block, dict) or block.get("type") != "tool_result":
                 continue
@@ -396,10 +440,10 @@ class Extractor:
             error = block.get("is_error") is True
             if linked and tid:
                 s.agent_links[tid] = linked
-            units.append(Unit("tool_result", self._cap(text, TOOL_CAP), i, "user", tool_use_id=tid,
+            blocks.add(Unit("tool_result", self._cap(text, TOOL_CAP), i, "user", tool_use_id=tid,
                               link_agent=linked, files=files, text_len=len(text),
                               flags=("error",) if error else ()))
-        return units
+        return blocks.done(self._stats, self.full_text)
 
     def _system(self, obj: dict[str, Any]) -> list[Unit]:
         sub = obj.get("subtype")

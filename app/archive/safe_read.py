@@ -11,13 +11,19 @@ here, and here:
   (`openat`-style, `dir_fd`), each with `O_NOFOLLOW`: a symbolic link anywhere below the
   root is refused, never followed, and nothing can be swapped between a check and the
   open (the root itself may be a link: `~/.claude` often is);
-* it must be a regular file (a FIFO would block, a device never ends);
+* it must be a regular file (a FIFO would block, a device never ends) with one link: a
+  second name means the same bytes are reachable from outside the archive, and a hard
+  link to `/etc/passwd` or `~/.aws/credentials` is what anyone who can write to the
+  archive could plant (a symbolic link is refused for the same reason);
+* when the caller knows which file it indexed (`identity`: device and inode), the file
+  opened must be that one, checked with `fstat` after the open and before any read: a
+  file swapped since is read again as new by the indexer, never served as the old one;
 * every read is bounded by what the caller shows: a span of bytes the index pointed at,
   checked against the file (inside it, on line boundaries), or a page of text.
 
 A refusal raises `UnsafePath` (an `OSError`, whose message says what was refused and
-why); a file that is gone or changed raises another `OSError`, and callers fall back on
-the indexed copy.
+why, and whose `reason` counts it); a swapped file raises `FileSwapped`; a file that is
+gone or changed raises another `OSError`, and callers fall back on the indexed copy.
 """
 
 from __future__ import annotations
@@ -40,9 +46,19 @@ PAGE_CHUNK = 1 << 20
 """Bytes decoded at a time when paging through a text."""
 
 
+# Why a file was refused (`UnsafePath.reason`), as counted by `ccarchive status`.
+SYMLINK = "symlink"
+HARD_LINK = "hard_link"
+NOT_A_FILE = "not_a_file"
+OUTSIDE = "outside_archive"
+SWAPPED = "swapped"
+
+
 class UnsafePath(OSError):
-    """A read back refused because it would leave the archive (or read what is not a
-    file). The message is for people: what was refused, and why."""
+    """A read refused because it would leave the archive (or read what is not a file).
+    The message is for people: what was refused, and why; `reason` is for counting."""
+
+    reason: str = OUTSIDE
 
     def __str__(self) -> str:
         return self.strerror or super().__str__()
@@ -56,9 +72,21 @@ class FileChanged(OSError):
         return self.strerror or super().__str__()
 
 
-def _refuse(rel: str, why: str) -> UnsafePath:
-    return UnsafePath(errno.EACCES, f"refused to read {rel!r} back from the archive: {why}; "
-                      "ccarchive reads only regular files inside the archive")
+class FileSwapped(OSError):
+    """The path now names another file than the one indexed (another device or inode):
+    what the index holds of it is not this file's, and this file is not served for it."""
+
+    reason = SWAPPED
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
+def _refuse(rel: str, why: str, reason: str = OUTSIDE) -> UnsafePath:
+    exc = UnsafePath(errno.EACCES, f"refused to read {rel!r} from the archive: {why}; "
+                     "ccarchive reads only regular files inside the archive, each with one link")
+    exc.reason = reason
+    return exc
 
 
 def _parts(rel: str) -> list[str]:
@@ -69,24 +97,40 @@ def _parts(rel: str) -> list[str]:
     return parts
 
 
-def open_file(root: str | os.PathLike[str], rel: str) -> int:
-    """An fd for reading `root/rel`, a regular file reached without any symbolic link.
+def open_file(root: str | os.PathLike[str], rel: str,
+              identity: tuple[int, int] | None = None) -> int:
+    """An fd for reading `root/rel`, a regular file of one link reached without any
+    symbolic link, and the file `identity` (device, inode) names when given.
 
     Raises:
-        UnsafePath: a link on the way, a path out of the archive, not a regular file.
+        UnsafePath: a link on the way, a path out of the archive, not a regular file,
+            more than one link.
+        FileSwapped: another file than `identity`.
         OSError: the file is gone or unreadable.
     """
     parts = _parts(rel)
     top = os.path.realpath(root)
     fd = _open_walk(top, parts, rel) if _WALK else _open_checked(top, parts, rel)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _refuse(rel, "it is not a regular file")
+        check_fd(fd, rel, identity)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def check_fd(fd: int, rel: str, identity: tuple[int, int] | None = None) -> os.stat_result:
+    """What `open_file` checks of the file it opened (for an fd opened otherwise)."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse(rel, "it is not a regular file", NOT_A_FILE)
+    if st.st_nlink > 1:
+        raise _refuse(rel, f"it has {st.st_nlink} hard links (its bytes may be a file's "
+                      "from outside the archive)", HARD_LINK)
+    if identity is not None and (st.st_dev, st.st_ino) != tuple(identity):
+        raise FileSwapped(errno.ESTALE, f"{rel} is another file than the one indexed "
+                          "(replaced since): it is indexed again as a new file")
+    return st
 
 
 def _open_walk(top: str, parts: list[str], rel: str) -> int:
@@ -101,7 +145,7 @@ def _open_walk(top: str, parts: list[str], rel: str) -> int:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and _is_link(
                         part, dfd):
                     where = "it is" if last else f"its folder {'/'.join(parts[:i + 1])!r} is"
-                    raise _refuse(rel, f"{where} a symbolic link") from None
+                    raise _refuse(rel, f"{where} a symbolic link", SYMLINK) from None
                 raise
             if last:
                 return fd
@@ -127,23 +171,25 @@ def _open_checked(top: str, parts: list[str], rel: str) -> int:
         if os.path.islink(path):
             where = "it is" if i == len(parts) - 1 else \
                 f"its folder {'/'.join(parts[:i + 1])!r} is"
-            raise _refuse(rel, f"{where} a symbolic link")
+            raise _refuse(rel, f"{where} a symbolic link", SYMLINK)
     if os.path.commonpath([os.path.realpath(path), top]) != top:
         raise _refuse(rel, "it resolves outside the archive")
     return os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
 
 
 @contextmanager
-def archive_file(root: str | os.PathLike[str], rel: str) -> Iterator[tuple[int, int]]:
+def archive_file(root: str | os.PathLike[str], rel: str,
+                 identity: tuple[int, int] | None = None) -> Iterator[tuple[int, int]]:
     """`(fd, size)` of `root/rel`, opened as `open_file` does, closed on exit."""
-    fd = open_file(root, rel)
+    fd = open_file(root, rel, identity)
     try:
         yield fd, os.fstat(fd).st_size
     finally:
         os.close(fd)
 
 
-def read_line(root: str | os.PathLike[str], rel: str, offset: int, length: int) -> bytes:
+def read_line(root: str | os.PathLike[str], rel: str, offset: int, length: int,
+              identity: tuple[int, int] | None = None) -> bytes:
     """The line the index points at (`offset`, `length`), checked against the file: inside
     it, and a whole line (a newline, or the start of the file, before it; a newline, or the
     end of the file, after it).
@@ -152,7 +198,7 @@ def read_line(root: str | os.PathLike[str], rel: str, offset: int, length: int) 
         UnsafePath: as `open_file`.
         FileChanged: the span is not a line of the file as it is now.
     """
-    with archive_file(root, rel) as (fd, _):
+    with archive_file(root, rel, identity) as (fd, _):
         return line_at(fd, rel, offset, length)
 
 
@@ -174,22 +220,34 @@ def line_at(fd: int, rel: str, offset: int, length: int) -> bytes:
     return line
 
 
+def fingerprint(fd: int, length: int, start: int = 0) -> str:
+    """A short hash of `length` bytes of an open file from `start` ("" for none): how the
+    indexer tells a file rewritten in place from one appended to."""
+    if length <= 0:
+        return ""
+    import hashlib
+
+    return hashlib.blake2b(os.pread(fd, length, start), digest_size=8).hexdigest()
+
+
 def read_text_page(root: str | os.PathLike[str], rel: str, char_offset: int,
-                   max_chars: int) -> tuple[str, bool, int]:
+                   max_chars: int, identity: tuple[int, int] | None = None
+                   ) -> tuple[str, bool, int]:
     """Characters [char_offset, char_offset + max_chars) of a UTF-8 text file (invalid
-    bytes replaced), whether more follow, and the file's size in bytes.
+    bytes replaced, a byte order mark left out), whether more follow, and the file's size
+    in bytes.
 
     Memory is bounded by `max_chars` and `PAGE_CHUNK` whatever the file's size: the text is
     decoded a chunk at a time, and what comes before the page is counted, not kept.
     """
     if char_offset < 0 or max_chars < 0:
         raise ValueError("char_offset and max_chars must be 0 or more")
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
     skip = char_offset
     kept: list[str] = []
     want = max_chars
     more = False
-    with archive_file(root, rel) as (fd, size):
+    with archive_file(root, rel, identity) as (fd, size):
         pos = 0
         while True:
             chunk = os.pread(fd, PAGE_CHUNK, pos)
@@ -213,31 +271,38 @@ def read_text_page(root: str | os.PathLike[str], rel: str, char_offset: int,
 
 
 def text_head_tail(root: str | os.PathLike[str], rel: str, head_chars: int,
-                   tail_chars: int) -> tuple[str, str, int, int]:
+                   tail_chars: int, identity: tuple[int, int] | None = None
+                   ) -> tuple[str, str, int, int]:
     """(head, tail, length in characters, size in bytes) of a UTF-8 text file, read in
     bounded memory: for indexing a whole file by its head and tail (as `cap` keeps them).
-    `tail` is "" when the head holds the whole text. Opened as `open_file` does.
+    `tail` is "" when the head holds the whole text. Opened as `open_file` does; a byte
+    order mark is not text.
     """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with archive_file(root, rel, identity) as (fd, _):
+        return fd_head_tail(fd, head_chars, tail_chars)
+
+
+def fd_head_tail(fd: int, head_chars: int, tail_chars: int) -> tuple[str, str, int, int]:
+    """`text_head_tail` of a file already opened (and checked) by `open_file`."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
     head: list[str] = []
     head_len = 0
     tail = ""
     total = 0
-    with archive_file(root, rel) as (fd, _):
-        pos = 0
-        while True:
-            chunk = os.pread(fd, PAGE_CHUNK, pos)
-            pos += len(chunk)
-            text = decoder.decode(chunk, final=not chunk)
-            total += len(text)
-            if head_len < head_chars:
-                piece = text[:head_chars - head_len]
-                head.append(piece)
-                head_len += len(piece)
-            if tail_chars and text:
-                tail = (tail + text)[-tail_chars:]
-            if not chunk:
-                break
+    pos = 0
+    while True:
+        chunk = os.pread(fd, PAGE_CHUNK, pos)
+        pos += len(chunk)
+        text = decoder.decode(chunk, final=not chunk)
+        total += len(text)
+        if head_len < head_chars:
+            piece = text[:head_chars - head_len]
+            head.append(piece)
+            head_len += len(piece)
+        if tail_chars and text:
+            tail = (tail + text)[-tail_chars:]
+        if not chunk:
+            break
     return "".join(head), tail if total > head_chars else "", total, pos
 
 

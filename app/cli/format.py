@@ -93,6 +93,12 @@ def print_status(console: Console, st: M.Status) -> None:
     if st.repaired_by_reason:
         t.add_row("repaired lines", ", ".join(f"{k} {v:,}" for k, v in
                                               sorted(st.repaired_by_reason.items())))
+    if st.unreadable_by_reason:
+        t.add_row("files not read", ", ".join(f"{k} {v:,}" for k, v in
+                                              sorted(st.unreadable_by_reason.items())))
+    if st.refused_reads_by_reason:
+        t.add_row("reads refused", ", ".join(f"{k} {v:,}" for k, v in
+                                             sorted(st.refused_reads_by_reason.items())))
     t.add_row("last update", when(st.last_update))
     if st.semantic:
         t.add_row("semantic", Text(st.semantic))  # its `[semantic]` is not markup

@@ -170,14 +170,26 @@ def _require_archive(settings: Settings) -> None:
 
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
     """The service over an up-to-date-enough index: built first if it never was."""
-    from ccarchive.index.store import IndexStore
     from ccarchive.service import open_service
 
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir)
+    store = _store(settings)
     if not store.complete:
         _run_index(settings, store, quiet=quiet)
     return open_service(settings, store=store)
+
+
+def _store(settings: Settings, *, verify: bool = False) -> Any:  # -> IndexStore
+    """The index of `settings`, opened; a link planted where it goes is refused with a
+    message (`config.UnsafeWrite`), never followed."""
+    from ccarchive.config import UnsafeWrite
+    from ccarchive.index.store import IndexStore
+
+    try:
+        return IndexStore(settings.archive_data_dir, verify=verify,
+                          archive_root=settings.archive_root)
+    except UnsafeWrite as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = False) -> Any:
@@ -233,9 +245,9 @@ def _console(err: bool = False) -> Any:
 
     if (sys.stderr if err else sys.stdout).isatty():
         return Console(stderr=err, highlight=False)
-    console = Console(file=TrimmedLines(sys.stderr if err else sys.stdout),
+    console = Console(file=TrimmedLines(sys.stderr if err else sys.stdout),  # type: ignore[arg-type]
                       highlight=False, soft_wrap=True, width=1_000_000)
-    console.on_broken_pipe = _pipe_closed  # rich's own exits 1
+    console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]  # rich's own exits 1
     return console
 
 
@@ -369,11 +381,10 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
           as_json: bool) -> None:
     """Index the archive (only what changed since the last run); --semantic: and embed
     what is new."""
-    from ccarchive.index.store import IndexStore
 
     settings = resolve_settings(archive, data_dir)
     _require_archive(settings)
-    store = IndexStore(settings.archive_data_dir, verify=True)
+    store = _store(settings, verify=True)
     if store.recovered:
         click.echo(store.recovered, err=True)
     if watch:
@@ -389,6 +400,7 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
         _dump({"files_seen": report.files_seen, "files_read": report.files_read,
                "bytes_read": report.bytes_read, "documents_added": report.docs_added,
                "seconds": round(report.seconds, 3), "skipped": dict(report.skipped),
+               "files_refused": dict(report.refused),
                "files_gone": report.files_gone, "embedded": embedded})
         return
     mb = report.bytes_read / 1e6
@@ -402,6 +414,10 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
     if report.skipped:
         parts = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items()))
         click.echo(f"skipped lines: {parts}")
+    if report.refused:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(report.refused.items()))
+        click.echo(f"files not read: {parts} (ccarchive reads only regular files of the "
+                   "archive's own, with one link; see the log for which)")
     if embedded is not None:
         click.echo(f"semantic search: {embedded:,} texts embedded")
 

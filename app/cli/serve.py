@@ -39,11 +39,15 @@ log = logging.getLogger("ccarchive.serve")
 @click.option("--http", "use_http", is_flag=True,
               help="Serve streamable HTTP instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to bind with --http. Anything but loopback needs a token.")
+              help="Address to bind with --http.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
               help="Port for --http.")
 @click.option("--token", envvar=TOKEN_ENV, show_envvar=True,
-              help="Bearer token HTTP clients must send (required off loopback).")
+              help="Bearer token HTTP clients must send (default: one generated on first "
+                   "use and kept in the data dir, file http-token, mode 0600).")
+@click.option("--no-auth", is_flag=True,
+              help="Serve HTTP without a token (loopback only): any local user, and any "
+                   "program they run, can then read the archive.")
 @click.option("--allow-host", multiple=True, metavar="HOST[:PORT]",
               help="Extra Host header value to accept over HTTP (repeatable; "
                    "HOST:* for any port).")
@@ -64,6 +68,10 @@ log = logging.getLogger("ccarchive.serve")
 @click.option("--session-idle", default=IDLE_TIMEOUT, show_default=True,
               type=click.FloatRange(0.1, 7 * 86400), metavar="SECONDS",
               help="End an HTTP session after this long without a request.")
+@click.option("--request-timeout", default=10.0, show_default=True,
+              type=click.FloatRange(0.5, 3600), metavar="SECONDS",
+              help="Close an HTTP connection whose request (headers and body) has not "
+                   "arrived whole this long after its first byte (slow clients, slowloris).")
 @click.option("--semantic", is_flag=True,
               help="Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set "
                    "CCARCHIVE_SEMANTIC=1).")
@@ -73,9 +81,10 @@ log = logging.getLogger("ccarchive.serve")
                    "cannot download it.")
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-vv: debug).")
 def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
-          port: int, token: str | None, allow_host: tuple[str, ...],
+          port: int, token: str | None, no_auth: bool, allow_host: tuple[str, ...],
           allow_origin: tuple[str, ...], no_redact: bool, active_minutes: float,
-          read_only: bool, max_sessions: int, session_idle: float, semantic: bool,
+          read_only: bool, max_sessions: int, session_idle: float, request_timeout: float,
+          semantic: bool,
           semantic_model: str | None, verbose: int) -> None:
     """Serve the archive to agents over MCP (stdio by default).
 
@@ -87,7 +96,8 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
 
         claude mcp add ccarchive -- ccarchive serve
 
-        ccarchive serve --http --port 8765
+        ccarchive serve --http --port 8765   (prints the `claude mcp add` line with
+        its token)
     """
     # stdout belongs to the protocol on stdio: every log line goes to stderr.
     logging.basicConfig(stream=sys.stderr, format="%(asctime)s %(name)s %(message)s",
@@ -95,13 +105,25 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
     for noisy in ("httpx2", "mcp.server.lowlevel.server", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
     settings = resolve_settings(archive, data_dir).with_semantic(semantic, semantic_model)
+    token_file = None
     if use_http:
-        if not token and host not in LOOPBACK:
+        if no_auth and token:
+            raise click.UsageError("--no-auth and a token (--token or $CCARCHIVE_TOKEN) "
+                                   "contradict each other: give one")
+        if no_auth and host not in LOOPBACK:
             raise click.UsageError(
-                f"--host {host} is not loopback: give a bearer token with --token or "
-                f"${TOKEN_ENV} (anyone who can reach the port could read the archive)")
+                f"--host {host} is not loopback: --no-auth is refused there (anyone who "
+                "can reach the port could read the archive)")
         if token and len(token) < 16:
             raise click.UsageError("the token must be at least 16 characters")
+        if not token and not no_auth:
+            from ccarchive.cli.http_guard import http_token
+            from ccarchive.config import UnsafeWrite
+
+            try:
+                token, token_file = http_token(settings.data_dir, settings.archive_root)
+            except UnsafeWrite as exc:
+                raise click.ClickException(str(exc)) from None
     from ccarchive.archive.discovery import archive_exists
 
     if not archive_exists(settings.archive_root):
@@ -109,17 +131,22 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
             f"no Claude Code archive at {settings.archive_root} (no projects/ folder); "
             "point at one with --archive PATH or $CLAUDE_CONFIG_DIR")
     # deferred: the MCP SDK is only needed here
+    from ccarchive.config import UnsafeWrite
     from ccarchive.mcp_server.server import build_server
 
-    service, stop = _open_read_only(settings) if read_only else _open_live(settings)
+    try:
+        service, stop = _open_read_only(settings) if read_only else _open_live(settings)
+    except UnsafeWrite as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         server = build_server(service, redact_secrets=not no_redact,
                               active_minutes=active_minutes,
                               project_hint=None if use_http else os.getcwd())
         if use_http:
-            run_http(server, host=host, port=port, token=token,
+            run_http(server, host=host, port=port, token=token, token_file=token_file,
                      allow_hosts=list(allow_host), allow_origins=list(allow_origin),
                      max_sessions=max_sessions, session_idle=session_idle,
+                     request_timeout=request_timeout,
                      log_level=("warning", "info", "debug")[min(verbose, 2)])
         else:
             log.info("serving %s over stdio (%s)", settings.archive_root, service.role)
@@ -219,8 +246,21 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
 
 def run_http(server: Any, *, host: str, port: int, token: str | None,
              allow_hosts: list[str], allow_origins: list[str], log_level: str,
-             max_sessions: int = MAX_SESSIONS, session_idle: float = IDLE_TIMEOUT) -> None:
+             max_sessions: int = MAX_SESSIONS, session_idle: float = IDLE_TIMEOUT,
+             token_file: Any = None, request_timeout: float = 10.0) -> None:
+    """Serve `http_app` with uvicorn, its connections bounded and its slow requests cut
+    (`ccarchive.cli.http_guard`), a flood logged once rather than per connection."""
+    import asyncio
+
     import uvicorn
+
+    from ccarchive.cli.http_guard import (
+        OncePerMinute,
+        backlog,
+        connection_limit,
+        guarded_protocol,
+        quiet_loop_errors,
+    )
 
     app = http_app(server, host=host, token=token, allow_hosts=allow_hosts,
                    allow_origins=allow_origins, max_sessions=max_sessions,
@@ -228,7 +268,33 @@ def run_http(server: Any, *, host: str, port: int, token: str | None,
     if host in ("0.0.0.0", "::") and not allow_hosts:
         click.echo("note: bound to all interfaces; clients must reach it by an address "
                    "given with --allow-host (Host header check)", err=True)
-    click.echo(f"ccarchive MCP server on http://{host}:{port}/mcp"
-               f"{' (bearer token required)' if token else ''}", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                lifespan="on")
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
+    click.echo(f"ccarchive MCP server on {url}"
+               f"{' (bearer token required)' if token else ' (no token: --no-auth)'}",
+               err=True)
+    if token:
+        shown = token if token_file else f"${TOKEN_ENV}"
+        where = f"kept in {token_file}" if token_file else "given"
+        click.echo(f"the token is {where}; add the server to Claude Code with:\n"
+                   f"  claude mcp add --transport http ccarchive {url} "
+                   f"--header \"Authorization: Bearer {shown}\"", err=True)
+    limit = connection_limit()
+    protocol = guarded_protocol(limit, request_timeout)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                            access_log=False, lifespan="on", http=protocol,
+                            backlog=backlog(limit))
+    for name in ("uvicorn.error", "asyncio"):
+        logging.getLogger(name).addFilter(OncePerMinute())
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            protocol.flood.summary()  # before uvicorn raises the signal that stopped it
+            await super().shutdown(sockets)
+
+    userver = Server(config)
+
+    async def serve_guarded() -> None:
+        asyncio.get_running_loop().set_exception_handler(quiet_loop_errors(protocol.flood))
+        await userver.serve()
+
+    asyncio.run(serve_guarded())

@@ -10,9 +10,7 @@ they are and how they are read back.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -64,37 +62,29 @@ class FileState:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def fingerprint(path: Path, length: int, start: int = 0) -> str:
-    """Fingerprint of `length` bytes from `start` (the first bytes by default)."""
-    if length <= 0:
-        return ""
-    with open(path, "rb") as f:
-        f.seek(start)
-        return hashlib.blake2b(f.read(length), digest_size=8).hexdigest()
-
-
-def load_states(store: IndexStore) -> tuple[dict[str, FileState], dict[str, str]]:
-    """Every file's checkpoint (by archive-relative path), and the resolved summary
-    leaves (`leafUuid` -> session id), as last committed."""
+def load_states(store: IndexStore) -> tuple[dict[str, FileState], dict[str, Any]]:
+    """Every file's checkpoint (by archive-relative path), and what the `META_ID` document
+    holds (`leaf_sessions`: `leafUuid` -> session id; `unreadable`: archive-relative path
+    -> why it was not read), as last committed."""
     states: dict[str, FileState] = {}
-    leaf_sessions: dict[str, str] = {}
+    meta: dict[str, Any] = {}
     store.reload()
     searcher = store.searcher()
     q = tantivy.Query.term_query(store.schema, S.KIND, S.STATE_DOC)
     n = searcher.search(q, 1, count=True).count
     if not n:
-        return states, leaf_sessions
+        return states, meta
     for _score, addr in searcher.search(q, n + 1, count=False).hits:
         doc = searcher.doc(addr)
         blob = doc.get_first(S.BLOB)
         if blob is None:
             continue
         if doc.get_first(S.ID) == META_ID:
-            leaf_sessions = orjson.loads(blob).get("leaf_sessions", {})
+            meta = orjson.loads(blob)
             continue
         st = FileState.from_json(blob)
         states[st.rel] = st
-    return states, leaf_sessions
+    return states, meta
 
 
 def state_doc(st: FileState) -> tantivy.Document:
@@ -107,11 +97,14 @@ def state_doc(st: FileState) -> tantivy.Document:
     return doc
 
 
-def meta_doc(leaf_sessions: dict[str, str], gen: int) -> tantivy.Document:
-    """The `META_ID` document, rewritten by every commit."""
+def meta_doc(leaf_sessions: dict[str, str], gen: int,
+             unreadable: dict[str, str] | None = None) -> tantivy.Document:
+    """The `META_ID` document, rewritten by every commit: the resolved summary leaves,
+    and the files of the archive that were not read, with why (`ccarchive status`)."""
     meta = tantivy.Document()
     meta.add_text(S.ID, META_ID)
     meta.add_text(S.KIND, S.STATE_DOC)
-    meta.add_bytes(S.BLOB, orjson.dumps({"leaf_sessions": leaf_sessions}))
+    meta.add_bytes(S.BLOB, orjson.dumps({"leaf_sessions": leaf_sessions,
+                                         "unreadable": unreadable or {}}))
     meta.add_unsigned(S.GEN, gen)  # what a search cursor pins its pages to
     return meta

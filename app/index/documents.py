@@ -79,10 +79,16 @@ class Chunk:
     open_tail: bool = False  # last chunk: it ended by reading such a line whole
 
 
-def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS) -> Iterator[Chunk]:
+def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS,
+                fd: int | None = None) -> Iterator[Chunk]:
     """Read `task.src` from `task.offset` to its current end, in chunks of at most
     `chunk_docs` documents; the last one has `last` set. OSError propagates (the file
-    vanished or cannot be read)."""
+    vanished or cannot be read, or is refused: `archive.safe_read`).
+
+    Args:
+        fd: the file, opened by the caller with `safe_read.open_file` (left open); else
+            it is opened here, and must still be the file `task.src` found.
+    """
     src = task.src
     history = src.kind == D.HISTORY
     builder = _HistoryDocs(src) if history else _UnitDocs(src, task.summary, task.offset)
@@ -98,9 +104,14 @@ def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS) -> Iterator[Chu
         docs, kinds, stats, start = [], set(), LineStats(), offset
         return chunk
 
-    # opened as every read back is: a file swapped for a symbolic link since the walk
-    # (or a folder on its way) is refused, an OSError like a vanished file
-    with os.fdopen(open_file(root_of(src.path, src.rel), src.rel), "rb") as f:
+    # opened as every read back is: a file swapped for a symbolic link or a hard link
+    # since the walk (or a folder on its way) is refused, an OSError like a vanished file
+    if fd is None:
+        fd = open_file(root_of(src.path, src.rel), src.rel, src.seen_as)
+        owned = True
+    else:
+        owned = False
+    with os.fdopen(fd, "rb", closefd=owned) as f:
         for at, line in iter_raw_lines(f, first, end=src.size):
             if isinstance(line, HugeLine):
                 stats.repair(HUGE)
@@ -336,6 +347,8 @@ def is_noise(line: bytes) -> bool:
 
 def _complete_objects(piece: bytes) -> list[dict[str, Any]]:
     """The object(s) of a last line without newline, if it is complete; else []."""
+    if piece.startswith(b"\xef\xbb\xbf"):  # a byte order mark: a one-line file's
+        piece = piece[3:]
     try:
         obj = orjson.loads(piece)
     except orjson.JSONDecodeError:
@@ -351,7 +364,8 @@ def _peek_envelope(src: D.SourceFile) -> tuple[str, str]:
     """(cwd, sessionId) from the first entries that carry them: records at the top of a
     file (summaries, snapshots) come before them, and their documents need a project."""
     try:
-        with os.fdopen(open_file(root_of(src.path, src.rel), src.rel), "rb") as f:
+        with os.fdopen(open_file(root_of(src.path, src.rel), src.rel, src.seen_as),
+                       "rb") as f:
             head = f.read(16 << 10)  # nearly always enough; read on only if not
             if b'"cwd":"' not in head or b'"sessionId":"' not in head:
                 head += f.read((256 << 10) - len(head))

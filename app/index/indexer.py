@@ -20,20 +20,20 @@ reading a transcript into documents is `ccarchive.index.documents`'s, the checkp
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import tantivy
 
 from ccarchive.archive import discovery as D
+from ccarchive.archive.safe_read import FileSwapped, UnsafePath, fingerprint, open_file
 from ccarchive.index import schema as S
 from ccarchive.index.checkpoints import (
     HEAD_BYTES,
     META_ID,
     FileState,
-    fingerprint,
     load_states,
     meta_doc,
     state_doc,
@@ -85,7 +85,11 @@ class Indexer:
         self.states: dict[str, FileState]
         self.leaf_sessions: dict[str, str]
         """Summary `leafUuid` -> the session it titles (resolved through the index)."""
-        self.states, self.leaf_sessions = load_states(store)
+        self.states, meta = load_states(store)
+        self.leaf_sessions = meta.get("leaf_sessions", {})
+        self.unreadable: dict[str, str] = meta.get("unreadable", {})
+        """Archive-relative path -> why it was not read (a symbolic or hard link, not a
+        regular file, swapped while read, unreadable): `ccarchive status` counts them."""
         self.leaf_tried: set[str] = set()
         self._session_files: dict[str, set[str]] = {}
         """Session id -> its transcript files, so a commit finds a session's checkpoints
@@ -93,6 +97,7 @@ class Indexer:
         self._leaf_text: dict[str, str] = {}
         """Summary leafUuid -> text, from every transcript's checkpoint."""
         self._new_leaves: set[str] = set()
+        self._refused: dict[str, str] = {}
         for st in self.states.values():
             self._remember(st)
         self._new_leaves = {leaf for leaf in self._leaf_text if leaf not in self.leaf_sessions}
@@ -127,18 +132,20 @@ class Indexer:
         report.discovery_skipped = disc.skipped
         seen = {s.rel for s in sources}
         report.files_seen = len(sources)
+        unreadable = {} if only is None else \
+            {rel: why for rel, why in self.unreadable.items() if rel not in only}
+        unreadable.update(disc.files)
+        self._refused = unreadable
         todo = [s for s in sources if self._changed(s)]
         # transcripts and history first: plans and memory files look up the sessions
         # (and their projects) that those just read
         lines = [s for s in todo if s.kind not in (D.PLAN, D.MEMORY)]
         whole = [s for s in todo if s.kind in (D.PLAN, D.MEMORY)]
-        plans = [self._plan(s) for s in lines]
-        total = sum(max(0, s.size - task.offset) for s, (task, _) in zip(lines, plans,
-                                                                         strict=True)) + \
+        total = sum(max(0, s.size - self._resumes_at(s)) for s in lines) + \
             sum(s.size for s in whole)
         done_bytes = 0
-        for i, (src, (task, rewritten)) in enumerate(zip(lines, plans, strict=True), 1):
-            done_bytes += self._read_one(src, report, self._index_lines, task, rewritten)
+        for i, src in enumerate(lines, 1):
+            done_bytes += self._read_one(src, report, self._index_lines)
             if progress:
                 progress(Progress(i, len(todo), done_bytes, total, report.docs_added))
         for i, src in enumerate(whole, len(lines) + 1):
@@ -154,6 +161,11 @@ class Indexer:
                 st.gone = True
                 report.files_gone += 1
                 self._touch_state(st)
+        if unreadable != self.unreadable:
+            self.unreadable = unreadable
+            self._touched_files.add("_meta")
+        report.refused.update(unreadable[rel] for rel in unreadable
+                              if only is None or rel in only)
         self._commit(report)
         if self._resolve_leaves():
             self._commit(report)
@@ -165,17 +177,44 @@ class Indexer:
                 report.skipped[reason] += n
         return report
 
-    def _read_one(self, src: D.SourceFile, report: RunReport, read: Callable[..., int],
-                  *args: Any) -> int:
+    def _read_one(self, src: D.SourceFile, report: RunReport,
+                  read: Callable[[D.SourceFile, int, RunReport], int]) -> int:
+        """Open one file as every archive file is opened (`archive.safe_read`: no link
+        of either kind, a regular file, the very file the walk found) and read it.
+
+        A refusal is counted by its reason and changes nothing indexed: the next run
+        looks again (a swapped file is then read as the new file it is).
+        """
         try:
-            n = read(src, *args, report)
-        except OSError as exc:  # vanished or unreadable between walk and read
+            fd = open_file(self.root, src.rel, src.identity)
+        except FileNotFoundError:
+            return 0  # gone since the walk: the next run marks it gone
+        except (UnsafePath, FileSwapped) as exc:
+            log.warning("not indexed: %s", exc)
+            self._refused[src.rel] = exc.reason
+            return 0
+        except OSError as exc:
             log.warning("cannot read %s: %s", src.rel, exc)
-            report.skipped["unreadable"] += 1
+            self._refused[src.rel] = D.UNREADABLE
+            return 0
+        try:
+            n = read(src, fd, report)
+        except OSError as exc:  # an I/O error while reading
+            log.warning("cannot read %s: %s", src.rel, exc)
+            self._refused[src.rel] = D.UNREADABLE
             n = 0
+        finally:
+            os.close(fd)
         report.bytes_read += n
         report.files_read += 1
         return n
+
+    def _resumes_at(self, src: D.SourceFile) -> int:
+        """Where reading `src` will likely start (for progress only: `_plan` decides)."""
+        st = self.states.get(src.rel)
+        if st is None or st.gone or (st.dev, st.ino) != src.identity or src.size < st.offset:
+            return 0
+        return st.offset
 
     def _changed(self, src: D.SourceFile) -> bool:
         st = self.states.get(src.rel)
@@ -184,7 +223,7 @@ class Indexer:
         return (src.size, src.mtime_ns, (src.dev, src.ino)) != (st.size, st.mtime_ns,
                                                                  (st.dev, st.ino))
 
-    def _rewritten(self, src: D.SourceFile) -> bool:
+    def _rewritten(self, src: D.SourceFile, fd: int) -> bool:
         """Whether what was read of this file is no longer what it holds."""
         st = self.states.get(src.rel)
         if st is None:
@@ -192,23 +231,23 @@ class Indexer:
         return (
             (st.dev, st.ino) != src.identity
             or src.size < st.offset
-            or fingerprint(src.path, min(st.head_len, src.size)) != st.head
+            or fingerprint(fd, min(st.head_len, src.size)) != st.head
             or (st.tail_at < st.offset and
-                fingerprint(src.path, st.offset - st.tail_at, st.tail_at) != st.tail)
+                fingerprint(fd, st.offset - st.tail_at, st.tail_at) != st.tail)
         )
 
-    def _plan(self, src: D.SourceFile) -> tuple[ReadTask, bool]:
+    def _plan(self, src: D.SourceFile, fd: int) -> tuple[ReadTask, bool]:
         """Where reading this file starts, and whether what was read of it before is
         gone (its documents are deleted by `_begin_file` when the new ones come)."""
         st = self.states.get(src.rel)
         if st is None:
             return ReadTask(src), False
-        if self._rewritten(src):
+        if self._rewritten(src, fd):
             return ReadTask(src), True
         return ReadTask(src, st.offset, st.summary if src.kind in D.TRANSCRIPT_KINDS else {},
                         st.open_tail), False
 
-    def _begin_file(self, src: D.SourceFile, *, rewritten: bool,
+    def _begin_file(self, src: D.SourceFile, fd: int, *, rewritten: bool,
                     report: RunReport) -> FileState:
         """The checkpoint to read into: the old one, or a new one once the documents of
         a rewritten file are deleted (in the same commit as what replaces them)."""
@@ -225,7 +264,7 @@ class Indexer:
         # from its offset.
         st.dev, st.ino, st.gone = src.dev, src.ino, False
         st.head_len = min(src.size, HEAD_BYTES)
-        st.head = fingerprint(src.path, st.head_len)
+        st.head = fingerprint(fd, st.head_len)
         return st
 
     def _end_file(self, src: D.SourceFile, st: FileState) -> None:
@@ -253,16 +292,17 @@ class Indexer:
             self._touched_sessions.add(sid)
 
     # ---- transcripts and history ---------------------------------------------------
-    def _index_lines(self, src: D.SourceFile, task: ReadTask, rewritten: bool,
-                     report: RunReport) -> int:
+    def _index_lines(self, src: D.SourceFile, fd: int, report: RunReport) -> int:
         """Add the documents `ccarchive.index.documents` made of a file, committing between its
         chunks when a commit is due (checkpoint and documents together)."""
-        st = self._begin_file(src, rewritten=rewritten, report=report)
+        task, rewritten = self._plan(src, fd)
+        st = self._begin_file(src, fd, rewritten=rewritten, report=report)
         first = start = st.offset = task.offset
         st.open_tail = False
         add = self.writer.add_document
         chunk: Chunk
-        for chunk in read_chunks(task, chunk_docs=max(1, min(CHUNK_DOCS, COMMIT_DOCS))):
+        for chunk in read_chunks(task, chunk_docs=max(1, min(CHUNK_DOCS, COMMIT_DOCS)),
+                                 fd=fd):
             gen = self._gen
             for doc in chunk.docs:
                 doc.add_unsigned(S.GEN, gen)
@@ -284,10 +324,10 @@ class Indexer:
             elif self._commit_due(st.offset - start):
                 self._pending_bytes += st.offset - start
                 start = st.offset
-                self._save_file(st)
+                self._save_file(st, fd)
                 self._commit(report)
         self._pending_bytes += st.offset - start
-        self._save_file(st)
+        self._save_file(st, fd)
         self._end_file(src, st)
         self._maps = None
         if self._commit_due(0):
@@ -300,19 +340,17 @@ class Indexer:
             (self._pending_docs > 0 and
              time.monotonic() - self._last_commit >= self._commit_every)
 
-    def _save_file(self, st: FileState) -> None:
+    def _save_file(self, st: FileState, fd: int) -> None:
         st.tail_at = max(0, st.offset - HEAD_BYTES)
-        try:
-            st.tail = fingerprint(self.root / st.rel, st.offset - st.tail_at, st.tail_at)
-        except OSError:  # vanished since: the next run marks it gone
-            st.tail, st.tail_at = "", 0
+        st.tail = fingerprint(fd, st.offset - st.tail_at, st.tail_at)
         self._touch_state(st)
 
     # ---- plans and memory ------------------------------------------------------------
-    def _index_whole_file(self, src: D.SourceFile, report: RunReport) -> int:
+    def _index_whole_file(self, src: D.SourceFile, fd: int, report: RunReport) -> int:
         """A plan or memory file: one document, replaced whole when the file changes."""
-        st = self._begin_file(src, rewritten=True, report=report)
-        doc, kind, st.summary = whole_file_doc(src, self.maps, self._gen)
+        doc, kind, summary = whole_file_doc(src, self.maps, self._gen, fd)
+        st = self._begin_file(src, fd, rewritten=True, report=report)
+        st.summary = summary
         self.writer.add_document(doc)
         self._touched_kinds.add(kind)
         st.docs = 1
@@ -372,7 +410,7 @@ class Indexer:
             w.delete_documents_by_term(S.ID, f"state:{rel}")
             w.add_document(state_doc(self.states[rel]))
         w.delete_documents_by_term(S.ID, META_ID)
-        w.add_document(meta_doc(self.leaf_sessions, self._gen))
+        w.add_document(meta_doc(self.leaf_sessions, self._gen, self.unreadable))
         for sid, doc in self._session_docs(self._touched_sessions):
             w.delete_documents_by_term(S.ID, f"session:{sid}")
             w.add_document(doc)

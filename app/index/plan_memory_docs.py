@@ -17,7 +17,7 @@ import tantivy
 
 from ccarchive.archive import discovery as D
 from ccarchive.archive.record_text import PROSE_CAP, TITLE_CAP
-from ccarchive.archive.safe_read import root_of, text_head_tail
+from ccarchive.archive.safe_read import fd_head_tail, root_of, text_head_tail
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
 from ccarchive.index.checkpoints import FileState
@@ -77,17 +77,22 @@ class WholeFileDoc(NamedTuple):
     summary: dict[str, Any]
 
 
-def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int) -> WholeFileDoc:
+def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int,
+                   fd: int | None = None) -> WholeFileDoc:
     """Read a plan or memory file into its one document (raises `OSError` if unreadable,
-    or if it became a symbolic link since the walk: `archive.safe_read`).
+    or if it became a symbolic link, a hard link or another file since the walk:
+    `archive.safe_read`). `fd`: the file, opened by the caller with `open_file`.
 
     Only what the document keeps is held in memory: the head and tail of the text (as
     `cap` keeps them); the rest is counted as it streams by (a 300 MB memory file took a
     server to 956 MB when read whole).
     """
     tail_chars = PROSE_CAP // 5
-    head, tail, n_chars, size = text_head_tail(root_of(src.path, src.rel), src.rel,
-                                               PROSE_CAP, tail_chars)
+    if fd is not None:
+        head, tail, n_chars, size = fd_head_tail(fd, PROSE_CAP, tail_chars)
+    else:
+        head, tail, n_chars, size = text_head_tail(root_of(src.path, src.rel), src.rel,
+                                                   PROSE_CAP, tail_chars, src.seen_as)
     if tail:  # redacted as cut: a secret across either cut is taken whole
         kept = head[:PROSE_CAP - tail_chars]
         text = redact(f"{kept}\n…\n{tail}", cuts=(len(kept), len(kept) + 3), cached=False)

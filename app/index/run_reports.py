@@ -46,6 +46,9 @@ class RunReport:
     commits: int = 0
     seconds: float = 0.0
     skipped: Counter[str] = field(default_factory=Counter)
+    """Lines skipped, by reason."""
+    refused: Counter[str] = field(default_factory=Counter)
+    """Files not read, by reason (`archive.discovery`: symlink, hard_link, ...)."""
     discovery_skipped: dict[str, int] = field(default_factory=dict)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import time
 import zlib
@@ -22,6 +23,7 @@ from pathlib import Path
 import orjson
 import tantivy
 
+from ccarchive.config import UnsafeWrite, check_own_folder, create_private_file, private_dir
 from ccarchive.index import schema as S
 from ccarchive.text import clip
 
@@ -55,19 +57,31 @@ class IndexStore:
         archive_data_dir: this archive's folder under the data dir.
         verify: also check every segment file against its checksum (reads the whole
             index: `ccarchive index` does, a search does not).
+        archive_root: the archive, which the index must lie outside of once resolved.
+
+    Raises:
+        UnsafeWrite: a link planted where the index's folders or files go (Tantivy would
+            write through it): refused with what and where (`config.private_dir`).
     """
 
-    def __init__(self, archive_data_dir: Path, *, verify: bool = False) -> None:
+    def __init__(self, archive_data_dir: Path, *, verify: bool = False,
+                 archive_root: Path | None = None) -> None:
         self.base = archive_data_dir
         self.path = archive_data_dir / f"index-v{S.SCHEMA_VERSION}"
+        self.archive_root = archive_root
         self.schema = S.build_schema()
         self.analyzer = S.code_analyzer()
         self.recovered: str | None = None
         """Set when the index was found broken and rebuilt from scratch (for the UI)."""
         self.index = self._open(verify)
 
+    def _make_folder(self) -> None:
+        private_dir(self.path, under=self.base.parent, archive_root=self.archive_root)
+        check_own_folder(self.base)
+        check_own_folder(self.path)
+
     def _open(self, verify: bool = False) -> tantivy.Index:
-        self.path.mkdir(parents=True, exist_ok=True)
+        self._make_folder()
         try:
             missing = _missing_parts(self.path) or (_bad_checksum(self.path) if verify
                                                     else None)
@@ -85,7 +99,7 @@ class IndexStore:
                 f"{aside.name} and is being rebuilt from the archive"
             )
             log.warning(self.recovered)
-            self.path.mkdir(parents=True)
+            self._make_folder()
             index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
         index.register_tokenizer(S.CODE_TOKENIZER, self.analyzer)
         index.config_reader(reload_policy="manual")
@@ -98,7 +112,13 @@ class IndexStore:
 
     def mark_complete(self) -> None:
         """Record a finished full build, and drop older index versions and broken copies."""
-        (self.path / "complete").touch()
+        marker = self.path / "complete"
+        if not os.path.lexists(marker):
+            try:
+                create_private_file(marker, b"", mode=0o644)
+            except UnsafeWrite:
+                if not marker.is_file() or marker.is_symlink():
+                    raise  # a link planted there since the folder was checked
         for old in self.base.glob("index-v*"):
             if old != self.path and old.is_dir():
                 import shutil  # rare; `ccarchive search` should not pay its imports
@@ -111,6 +131,7 @@ class IndexStore:
         Holding the lock, it first removes what a killed writer left behind (see
         `remove_orphans`), so that the new writer never collides with it.
         """
+        check_own_folder(self.path)  # the lock file is opened (and truncated) by name
         try:
             writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
         except ValueError as exc:

@@ -123,7 +123,7 @@ class LiveArchive:
         self.never_write = never_write
         """Follow the writer's commits but never take over (`serve --read-only`)."""
         self.root = settings.archive_root.resolve()
-        self.store = IndexStore(settings.archive_data_dir)
+        self.store = IndexStore(settings.archive_data_dir, archive_root=self.root)
         self.state = IndexState()
         self.watch = watch
         self.force_polling = force_polling
@@ -333,11 +333,13 @@ class LiveArchive:
         return self.store.base / WRITER_FILE
 
     def _write_writer_file(self) -> None:
+        from ccarchive.config import UnsafeWrite, replace_file
+
         info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
-        tmp = self._writer_path.with_suffix(f".tmp{os.getpid()}")
         try:
-            tmp.write_text(json.dumps(info))
-            os.replace(tmp, self._writer_path)
+            replace_file(self._writer_path, json.dumps(info).encode())
+        except UnsafeWrite as exc:
+            log.warning("%s", exc)
         except OSError:
             log.debug("cannot write %s", self._writer_path, exc_info=True)
 

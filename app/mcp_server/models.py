@@ -284,7 +284,7 @@ class Status(BaseModel):
     message: str | None = None
     semantic: str = Field("", description="Semantic search: on (vectors, progress) or off, "
                                           "and how to turn it on.")
-    indexing: str | None = Field(None, description="While the index is first built: how "
+    indexing: str | None = Field(default=None, description="While the index is first built: how "
                                                    "far it got (results are partial).")
 
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
-    from ccarchive.semantic.encoder import Encoder
+    from ccarchive.semantic.builder import TextEncoder
 
 EXTRA = "pip install 'ccarchive[semantic]'"
 SWITCH = "--semantic (app, search, index, serve) or CCARCHIVE_SEMANTIC=1"
@@ -58,11 +58,11 @@ def backend() -> str:
     return "onnxruntime" if all(importlib.util.find_spec(n) for n in FAST) else "numpy"
 
 
-_encoders: dict[tuple[Path, str], Encoder] = {}
+_encoders: dict[tuple[Path, str], TextEncoder] = {}
 _lock = threading.Lock()
 
 
-def load_encoder(settings: Settings, progress: Callable[[str], None] | None = None) -> Encoder:
+def load_encoder(settings: Settings, progress: Callable[[str], None] | None = None) -> TextEncoder:
     """The encoder for these settings, loaded once per process (the files found or
     downloaded first: `model_files`). Raises `ModelError` with what to do."""
     from ccarchive.semantic.encoder import Encoder

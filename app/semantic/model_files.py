@@ -24,6 +24,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from ccarchive.config import open_new_file
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 HUB_URL = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main"
 """Where the files are fetched from; `$CCARCHIVE_MODEL_URL` replaces it (a mirror, tests)."""
@@ -128,7 +130,8 @@ def _fetch(url: str, tmp: Path, name: str, progress: Progress | None,
     """Stream `url` into `tmp`; returns the sha256 of what was received."""
     sha = hashlib.sha256()
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp, tmp.open("wb") as out:
+        with urllib.request.urlopen(url, timeout=timeout) as resp, \
+                os.fdopen(open_new_file(tmp, mode=0o644), "wb") as out:  # never via a link
             total = int(resp.headers.get("Content-Length") or 0)
             done, last = 0, 0.0
             while chunk := resp.read(1 << 20):

@@ -16,6 +16,7 @@ quantization: weights int8, activations quantized per batch); `quantize` says wh
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def build_model(model_dir: Path):  # -> onnx.ModelProto
         return name
 
     def node(
-        op: str, inputs: list[str], outputs: list[str], domain: str = "", **attrs: object
+        op: str, inputs: list[str], outputs: list[str], domain: str = "", **attrs: Any
     ) -> None:
         nodes.append(
             helper.make_node(op, inputs, outputs, name=f"{op}_{len(nodes)}", domain=domain, **attrs)

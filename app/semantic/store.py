@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ccarchive.config import check_own_folder, open_new_file, private_dir, replace_file
 from ccarchive.semantic.encoder import DIM
 from ccarchive.semantic.model_files import MODEL_NAME
 
@@ -108,7 +109,8 @@ class VectorStore:
         """Add `rows` as a new chunk (if any) and write the manifest; merges the chunks
         when there are too many. Returns the manifest written."""
         with self._write_lock:
-            self.path.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path, under=self.path.parent)
+            check_own_folder(self.path)
             chunks = list(manifest.chunks)
             total = manifest.rows
             if rows is not None and len(rows):
@@ -134,8 +136,9 @@ class VectorStore:
         existing = [int(p.stem[1:]) for p in self.path.glob("c*.npz") if p.stem[1:].isdigit()]
         name = f"c{max(existing, default=0) + 1:06d}"
         tmp = self.path / f".{name}.tmp{os.getpid()}.npz"
-        np.savez(tmp, keys=rows.keys.astype(np.int64),
-                 vecs=rows.vecs.astype(np.float16), paths=rows.paths.astype(str))
+        with os.fdopen(open_new_file(tmp, mode=0o644), "wb") as f:  # never through a link
+            np.savez(f, keys=rows.keys.astype(np.int64),
+                     vecs=rows.vecs.astype(np.float16), paths=rows.paths.astype(str))
         os.replace(tmp, self.path / f"{name}.npz")
         return name
 
@@ -145,9 +148,7 @@ class VectorStore:
         return replace(manifest, chunks=[name], rows=len(rows))
 
     def _write_manifest(self, manifest: Manifest) -> None:
-        tmp = self.path / f".{MANIFEST}.tmp{os.getpid()}"
-        tmp.write_text(manifest.to_json())
-        os.replace(tmp, self.path / MANIFEST)
+        replace_file(self.path / MANIFEST, manifest.to_json().encode())
 
     def _remove_unlisted(self, keep: list[str]) -> None:
         wanted = {f"{c}.npz" for c in keep}

@@ -77,7 +77,7 @@ def open_service(settings: Settings, *, live: LiveArchive | None = None,
     if store is None:
         from ccarchive.index.store import IndexStore
 
-        store = IndexStore(settings.archive_data_dir)
+        store = IndexStore(settings.archive_data_dir, archive_root=settings.archive_root)
     service = ArchiveService(store, settings.archive_root, redact_secrets=redact_secrets)
     service.use_semantic(settings)
     return service

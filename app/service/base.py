@@ -9,6 +9,7 @@ their lock) and the small helpers that build tantivy queries and read stored val
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,6 +66,11 @@ class ServiceBase:
         self._titles_gen: object = -1
         self._links: dict[str, dict[str, str]] = {}
         self._links_gen = -1
+        self._identities: dict[str, tuple[int, int] | None] = {}
+        self._identities_gen = -1
+        self.refused_reads: Counter[str] = Counter()
+        """Reads back refused since this service started, by reason (`archive.safe_read`:
+        symlink, hard_link, not_a_file, swapped, ...): shown by `status`."""
         self._doc_count = (-1, 0)
         self._lock = threading.Lock()
 
@@ -82,6 +88,37 @@ class ServiceBase:
         """Changes with every commit this process sees: caches keyed on it drop stale
         answers (the live layer reloads the store after each commit)."""
         return self.store.generation
+
+    # ---- the archive's files ---------------------------------------------------------
+    def indexed_identity(self, rel: str) -> tuple[int, int] | None:
+        """(device, inode) of the archive file `rel` as it was indexed (its checkpoint),
+        cached until the next commit: a read back must find that very file, not one put
+        in its place since (`archive.safe_read`). None when the index has no checkpoint."""
+        with self._lock:
+            if self._identities_gen != self.generation:
+                self._identities, self._identities_gen = {}, self.generation
+            if rel in self._identities:
+                return self._identities[rel]
+        import orjson
+
+        searcher = self._searcher()
+        hits = searcher.search(self._term(S.ID, f"state:{rel}"), 1).hits
+        ident = None
+        if hits:
+            blob = searcher.doc(hits[0][1]).get_first(S.BLOB)
+            st = orjson.loads(blob) if blob else {}
+            if st.get("ino"):
+                ident = (int(st.get("dev", 0)), int(st["ino"]))
+        with self._lock:
+            if len(self._identities) > 10_000:
+                self._identities.clear()
+            self._identities[rel] = ident
+        return ident
+
+    def note_refused(self, reason: str) -> None:
+        """Count a read back refused (`refused_reads`)."""
+        with self._lock:
+            self.refused_reads[reason] += 1
 
     # ---- plumbing ------------------------------------------------------------------
     def refresh(self) -> None:
@@ -204,7 +241,8 @@ class ServiceBase:
                  gens: dict[str, tantivy.SnippetGenerator] | None, chars: int) -> M.Hit: ...
         def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
                            base: tantivy.Query, offset: int, limit: int, per_group: int,
-                           chars: int, page: M.SearchPage, gen: int | None) -> None: ...
+                           chars: int, page: M.SearchPage, gen: int | None,
+                           passage_chars: int = ...) -> None: ...
         def _read_page(self, doc: tantivy.Document, char_offset: int,
                        max_chars: int) -> tuple[str, bool]: ...
         def _red_stored(self, doc: tantivy.Document) -> str: ...

@@ -319,6 +319,11 @@ class Status:
     files: int = 0
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     repaired_by_reason: dict[str, int] = field(default_factory=dict)
+    unreadable_by_reason: dict[str, int] = field(default_factory=dict)
+    """Files of the archive not indexed, by why: a symbolic or hard link, not a regular
+    file, replaced while read, unreadable (as the last indexing run found them)."""
+    refused_reads_by_reason: dict[str, int] = field(default_factory=dict)
+    """Reads back refused by this process (a file replaced since it was indexed, ...)."""
     index_bytes: int = 0
     archive_bytes: int = 0
     last_update: datetime | None = None

@@ -45,7 +45,8 @@ class ReadbackMixin(ServiceBase):
         """Entry id -> the `input` object of each tool call among `entries` whose picture
         needs it, read back from its source line and redacted as every text is
         (`ccarchive.service.tool_calls`)."""
-        return read_tool_inputs(self.root, list(entries), redact=self.redact_secrets)
+        return read_tool_inputs(self.root, list(entries), redact=self.redact_secrets,
+                                identity=self.indexed_identity)
 
     def tool_summaries(self, entries: Sequence[M.Entry]) -> dict[str, str]:
         """Entry id -> what each tool call among `entries` did, in one line (as Replay
@@ -77,28 +78,33 @@ class ReadbackMixin(ServiceBase):
         """The whole text of an entry, read from its source line (the index keeps a cap).
 
         The line is read through `archive.safe_read` (never out of the archive, never
-        more than the line) and must still be what was indexed: the same span of the
-        file, a record with the same uuid, a text that starts as the indexed one. None
-        when it is not (the file changed: the indexed copy is shown instead).
+        more than the line, never a file with a second link) and must still be what was
+        indexed: the same file (device and inode), the same span of it, a record with the
+        same uuid, a text that starts as the indexed one. None when it is not (the file
+        changed or was replaced: the indexed copy is shown instead).
 
         Raises:
-            ServiceError: the file (or a folder on its way) is now a symbolic link, or
-                the path leaves the archive: refused, with the reason.
+            ServiceError: the file (or a folder on its way) is now a symbolic link, a hard
+                link or not a file, or the path leaves the archive: refused, with the reason.
         """
         # the archive readers load here, not at import: `ccarchive search` never needs them
         from ccarchive.archive.file_summary import FileSummary
         from ccarchive.archive.lines import HUGE_LINE, LineStats, decode_line
         from ccarchive.archive.record_text import history_text
         from ccarchive.archive.records import Extractor
-        from ccarchive.archive.safe_read import UnsafePath, read_line
+        from ccarchive.archive.safe_read import FileSwapped, UnsafePath, read_line
 
         kind = first_value(doc, S.KIND)
         if not length or length > HUGE_LINE:
             return None  # a huge line is indexed, and shown, by its head
         try:
-            raw = read_line(self.root, rel, offset, length)
+            raw = read_line(self.root, rel, offset, length, self.indexed_identity(rel))
         except UnsafePath as exc:
+            self.note_refused(exc.reason)
             raise ServiceError(str(exc)) from None
+        except FileSwapped as exc:
+            self.note_refused(exc.reason)
+            return None
         except OSError:
             return None
         objs = decode_line(raw, LineStats())
@@ -136,17 +142,22 @@ class ReadbackMixin(ServiceBase):
         Raises:
             ServiceError: refused (a symbolic link, a path out of the archive).
         """
-        from ccarchive.archive.safe_read import UnsafePath, read_text_page
+        from ccarchive.archive.safe_read import FileSwapped, UnsafePath, read_text_page
 
         margin = PAGE_MARGIN if self.redact_secrets else 0
         lo = max(0, char_offset - margin)
         want = char_offset - lo + max_chars + margin
+        rel = first_value(doc, S.PATH)
         try:
-            text, more, _ = read_text_page(self.root, first_value(doc, S.PATH), lo, want)
+            text, more, _ = read_text_page(self.root, rel, lo, want,
+                                           self.indexed_identity(rel))
             cuts: tuple[int, ...] = ()
         except UnsafePath as exc:
+            self.note_refused(exc.reason)
             raise ServiceError(str(exc)) from None
-        except OSError:
+        except (FileSwapped, OSError) as exc:
+            if isinstance(exc, FileSwapped):
+                self.note_refused(exc.reason)
             text, cuts = self._stored(doc)  # type: ignore[attr-defined]  # ExcerptsMixin
             more = len(text) > lo + want
             text, cuts = text[lo:lo + want], tuple(c - lo for c in cuts if lo <= c <= lo + want)

@@ -76,12 +76,12 @@ class SearchMixin(ServiceBase):
         if group_by_session and scored and cq.rank_terms and not recency:
             self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
                                 snippet_chars, page, gen_max, passage_chars)
-            drop_echoes(page.groups, hits_per_group)
+            drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
         elif group_by_session:
             self._grouped(searcher, cq, full, scored, recency, offset, limit,
                           hits_per_group + 1, snippet_chars, page, gen_max)
-            drop_echoes(page.groups, hits_per_group)
+            drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
         else:
             fetch = limit + offset

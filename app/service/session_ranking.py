@@ -292,7 +292,7 @@ class FindingMixin(ServiceBase):
         if not hits:
             return None
         turn = searcher.fast_field_values(S.TURN, [hits[0][1]])[0]
-        if S.turn_prompt_seq(turn or 0) != seq:
+        if S.turn_prompt_seq(int(turn or 0)) != seq:
             return None  # the prompt got no reply before the next one
         return searcher.doc(hits[0][1])
 

@@ -348,6 +348,7 @@ class SessionsMixin(ServiceBase):
         by_kind = {b["key"]: b["doc_count"] for b in agg["kinds"]["buckets"]}
         skipped: dict[str, int] = {}
         repaired: dict[str, int] = {}
+        unreadable: dict[str, int] = {}
         files = 0
         archive_bytes = 0
         n_state = by_kind.get(S.STATE_DOC, 0)
@@ -357,6 +358,8 @@ class SessionsMixin(ServiceBase):
                 blob = searcher.doc(a).get_first(S.BLOB)
                 st = orjson.loads(blob) if blob else {}
                 if "rel" not in st:
+                    for why in (st.get("unreadable") or {}).values():  # the meta document
+                        unreadable[why] = unreadable.get(why, 0) + 1
                     continue
                 files += 1
                 archive_bytes += st.get("size", 0)
@@ -376,6 +379,7 @@ class SessionsMixin(ServiceBase):
             sessions_gone=gone or 0, documents=sum(docs.values()),
             documents_by_kind=dict(sorted(docs.items(), key=lambda kv: KIND_ORDER[kv[0]])),
             files=files, skipped_by_reason=skipped, repaired_by_reason=repaired,
+            unreadable_by_reason=unreadable, refused_reads_by_reason=dict(self.refused_reads),
             index_bytes=self.store.size_bytes(), archive_bytes=archive_bytes,
             last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
             message=self.message)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,14 +62,17 @@ def _tool_use(obj: dict[str, Any], tool_use_id: str) -> dict[str, Any] | None:
     return None
 
 
-def read_tool_inputs(root: Path, entries: list[Entry], *,
-                     redact: bool = True) -> dict[str, dict[str, Any]]:
+def read_tool_inputs(root: Path, entries: list[Entry], *, redact: bool = True,
+                     identity: Callable[[str], tuple[int, int] | None] | None = None
+                     ) -> dict[str, dict[str, Any]]:
     """Entry id -> the `input` object of each tool call among `entries` that needs one.
 
     Args:
         root: the archive root (entries' paths are relative to it).
         entries: a page of transcript entries (other kinds are skipped).
         redact: redact credentials in every string of the inputs.
+        identity: the (device, inode) each path was indexed as: a file found in its
+            place since is not read (`ArchiveService.indexed_identity`).
     """
     out: dict[str, dict[str, Any]] = {}
     lines: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
@@ -81,7 +85,7 @@ def read_tool_inputs(root: Path, entries: list[Entry], *,
             key = (e.path, e.offset, e.length)
             objs = lines.get(key)
             if objs is None:
-                objs = lines[key] = _read_line(root, e, fds)
+                objs = lines[key] = _read_line(root, e, fds, identity)
             for obj in objs:
                 data = _tool_use(obj, e.tool_use_id)
                 if data is not None:
@@ -94,14 +98,17 @@ def read_tool_inputs(root: Path, entries: list[Entry], *,
     return out
 
 
-def _read_line(root: Path, e: Entry, fds: dict[str, int]) -> list[dict[str, Any]]:
+def _read_line(root: Path, e: Entry, fds: dict[str, int],
+               identity: Callable[[str], tuple[int, int] | None] | None
+               ) -> list[dict[str, Any]]:
     """The objects of an entry's source line, opened and checked as every read back is
-    (`archive.safe_read`: never out of the archive, the span still a line); [] if not."""
+    (`archive.safe_read`: never out of the archive, the file indexed, the span still a
+    line); [] if not."""
     fd = fds.get(e.path)
     if fd is None:
         try:
-            fd = open_file(root, e.path)
-        except OSError:  # gone, or refused (a symbolic link): drawn from the index
+            fd = open_file(root, e.path, identity(e.path) if identity else None)
+        except OSError:  # gone, refused (a link) or replaced: drawn from the index
             fd = -1
         fds[e.path] = fd
     if fd < 0:

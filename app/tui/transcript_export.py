@@ -18,6 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from ccarchive.config import UnsafeWrite, open_new_file
 from ccarchive.service.models import Entry, SessionInfo
 from ccarchive.tui.widgets.entry_render import entry_markdown
 
@@ -108,21 +109,28 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
     lines += ["", "---", ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     # written beside it, then renamed over it: an existing file that is a hard link into
-    # the archive is replaced, never written through, and a failed export leaves no half
+    # the archive is replaced, never written through, and a failed export leaves no half.
+    # The temporary name is created here, exclusively and never through a link (one
+    # planted there would have the export written wherever it points): else refused.
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        n = _write(svc, info, agent_id, lines, partial, span)
+        fd = open_new_file(partial, mode=0o644, archive_root=archive_root)
+    except UnsafeWrite as exc:
+        raise ExportRefused(f"Not exported: {exc}") from None
+    try:
+        n = _write(svc, info, agent_id, lines, fd, span)
         os.replace(partial, path)
     finally:
-        partial.unlink(missing_ok=True)
+        if os.path.lexists(partial) and not os.path.islink(partial):
+            partial.unlink()
     return n
 
 
 def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
-           path: Path, span: tuple[int, int] | None = None) -> int:
+           fd: int, span: tuple[int, int] | None = None) -> int:
     n = 0
     first, stop = span if span is not None else (0, None)
-    with path.open("w", encoding="utf-8") as out:
+    with open(fd, "w", encoding="utf-8") as out:
         out.write("\n".join(lines))
         start = first
         while True:

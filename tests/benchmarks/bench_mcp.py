@@ -33,7 +33,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from ccarchive.config import Settings
-from tests.conftest import MAKE_ARCHIVE, free_port, wait_for_port
+from tests.conftest import MAKE_ARCHIVE, SERVE_AUTH, free_port, serve_env, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 SEARCH_P99_MS = 20.0
@@ -139,7 +139,7 @@ def _print(transport: str, lat: dict[str, list[float]]) -> None:
 def http_url(big: list[str]) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port),
-                             "--read-only", *big], stdout=subprocess.DEVNULL,
+                             "--read-only", *big], env=serve_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     wait_for_port(proc, port, timeout=60)
     try:
@@ -147,6 +147,15 @@ def http_url(big: list[str]) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def _http(url: str) -> Client:
+    """An MCP client of the served URL, with the token `serve --http` asks for."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
+        headers=SERVE_AUTH, timeout=60)))
 
 
 @pytest.mark.benchmark
@@ -160,7 +169,7 @@ async def test_stdio_latency(big: list[str]) -> None:
 
 @pytest.mark.benchmark
 async def test_http_latency(http_url: str) -> None:
-    async with Client(http_url) as c:
+    async with _http(http_url) as c:
         lat = await _latencies(c, ROUNDS)
     _print("HTTP", lat)
     assert _pct(lat["search"], 99) <= SEARCH_P99_MS
@@ -180,7 +189,7 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
     async def one(k: int) -> None:
         nonlocal ready
         try:
-            async with Client(http_url) as c:
+            async with _http(http_url) as c:
                 hits = (await c.call_tool("search", {"query": "test", "limit": 5})
                         ).structured_content["hits"]
                 ids = [h["id"] for h in hits if h["session_id"]] or [hits[0]["id"]]
@@ -256,7 +265,7 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
                                         .archive_data_dir), root)
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *big])
     times: dict[str, list[float]] = {"service": [], "stdio": [], "http": []}
-    async with Client(params) as stdio, Client(http_url) as http:
+    async with Client(params) as stdio, _http(http_url) as http:
         for q in QUERIES:  # warm-up
             service.search(q, limit=10)
             await stdio.call_tool("search", {"query": q, "include_active": True})

@@ -200,13 +200,15 @@ async def test_http_rejected_client_cannot_call_tools(http_server: str) -> None:
             await c.call_tool("status", {})
 
 
-def test_http_off_loopback_needs_a_token(served: list[str]) -> None:
+def test_http_without_a_token_only_on_request_and_only_on_loopback(served: list[str]) -> None:
     from ccarchive.cli.main import main
 
     env = {k: v for k, v in os.environ.items() if k != "CCARCHIVE_TOKEN"}
     r = CliRunner(env={"CCARCHIVE_TOKEN": ""}).invoke(
-        main, ["serve", "--http", "--host", "0.0.0.0", *served], env=env)
-    assert r.exit_code == 2 and "token" in r.output
+        main, ["serve", "--http", "--host", "0.0.0.0", "--no-auth", *served], env=env)
+    assert r.exit_code == 2 and "--no-auth is refused" in r.output
+    r = CliRunner().invoke(main, ["serve", "--http", "--no-auth", "--token", TOKEN, *served])
+    assert r.exit_code == 2 and "contradict" in r.output
     r = CliRunner().invoke(main, ["serve", "--http", "--host", "0.0.0.0", "--token", "short",
                                   *served])
     assert r.exit_code == 2 and "16 characters" in r.output

@@ -19,10 +19,11 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.conftest import build_index, free_port, wait_for_port
+from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+           **SERVE_AUTH}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "load", "version": "0"}}}
@@ -88,7 +89,7 @@ async def test_http_under_50_clients_and_bad_requests(demo_archive_ro: Path, tmp
     port = free_port()
     proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only",
                              "--archive", str(demo_archive_ro), "--data-dir", str(data)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            env=serve_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         wait_for_port(proc, port)

@@ -23,11 +23,11 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import build_index, free_port, wait_for_port
+from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-           "mcp-protocol-version": "2025-11-25"}
+           "mcp-protocol-version": "2025-11-25", **SERVE_AUTH}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "flood", "version": "0"}}}
@@ -56,7 +56,7 @@ async def _server(indexed: list[str], tmp_path: Path, *options: str) -> AsyncIte
     with (tmp_path / "serve.log").open("wb") as log:  # a file: a full pipe would block it
         proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--read-only", "--port",
                                  str(port), *options, *indexed],
-                                stdout=subprocess.DEVNULL, stderr=log)
+                                env=serve_env(), stdout=subprocess.DEVNULL, stderr=log)
     try:
         wait_for_port(proc, port, why=(tmp_path / "serve.log").read_text)
         yield f"http://127.0.0.1:{port}/mcp", proc
@@ -71,7 +71,8 @@ async def _server(indexed: list[str], tmp_path: Path, *options: str) -> AsyncIte
 def _client(url: str, mode: str = "legacy") -> Client:
     """An MCP client; "legacy" (the initialize handshake, as Claude Code speaks it) holds a
     session, the 2026 protocol ("auto") is stateless and never enters the table."""
-    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(timeout=30)),
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
+        timeout=30, headers=SERVE_AUTH)),
                   mode=mode)  # type: ignore[arg-type]
 
 

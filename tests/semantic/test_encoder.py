@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-REFERENCE = {
-    # The first dimensions of the model card's two example sentences as the reference
-    # implementation (sentence-transformers, torch) computes them, as published by other
-    # projects that check their ports of this model against it.
-    "This is an example sentence":
-        [0.06765693, 0.06349593, 0.04871314, 0.07930495, 0.03744806, 0.00265273],
-    "Each sentence is converted": [0.08643859],
-}
+from tests.support.encoder_reference import REFERENCE
 
 
 def test_the_vectors_are_the_reference_implementations(encoder) -> None:

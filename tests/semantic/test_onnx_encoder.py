@@ -14,7 +14,7 @@ pytest.importorskip("onnx")
 
 from ccarchive.semantic.model_files import ModelError
 from ccarchive.semantic.onnx_encoder import OnnxEncoder, ensure_graph, graph_path
-from tests.semantic.test_encoder import REFERENCE
+from tests.support.encoder_reference import REFERENCE
 
 TEXTS = [
     "This is an example sentence",

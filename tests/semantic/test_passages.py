@@ -10,8 +10,7 @@ from ccarchive.semantic import texts as T
 from ccarchive.semantic.matrix import VectorMatrix
 from ccarchive.semantic.store import Rows, VectorStore
 from tests.conftest import build_index
-from tests.live.test_live import main_sessions, prompt_line
-from tests.semantic.test_semantic_search import assistant_line
+from tests.support.appends import assistant_line, main_sessions, prompt_line
 
 LATE = "The lighthouse keeper repainted the lantern room in ochre after the winter storms."
 

@@ -8,10 +8,8 @@ service every front end calls, the `ccarchive` command.
 
 from __future__ import annotations
 
-import copy
 import json
 import uuid as uuidlib
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ from ccarchive.live.live_archive import LiveArchive
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService, open_service
-from tests.support.appends import envelope, main_sessions, prompt_line, wait_for
+from tests.support.appends import assistant_line, main_sessions, prompt_line, wait_for
 
 SOURDOUGH = ("My sourdough starter smells like nail polish remover and barely rises anymore. "
              "What is going on?")
@@ -35,23 +33,6 @@ KAYAK = "Our kayak trip is next weekend; what should we pack in case it rains on
 KAYAK_ANSWER = ("Bring dry bags for clothes and phones, a spare paddle, rain shells and a "
                 "thermos, and tell someone your route and when you expect to be back.")
 KAYAK_QUERY = "gear list for a wet canoe outing"
-
-
-def assistant_line(path: Path, text: str, session_id: str) -> bytes:
-    """An assistant answer for this transcript, shaped as Claude Code writes it."""
-    env = envelope(path)
-    obj = {k: copy.deepcopy(v) for k, v in env.items()
-           if k in ("isSidechain", "userType", "cwd", "version", "gitBranch")}
-    obj.update({
-        "sessionId": session_id, "parentUuid": None, "type": "assistant",
-        "uuid": str(uuidlib.uuid4()),
-        "message": {"id": f"msg_{uuidlib.uuid4().hex[:20]}", "role": "assistant",
-                    "model": "claude-sonnet-4-5", "type": "message",
-                    "content": [{"type": "text", "text": text}]},
-        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z"),
-    })
-    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
 def caught_up(live: LiveArchive) -> bool:

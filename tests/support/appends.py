@@ -118,3 +118,32 @@ def wait_for(cond, timeout: float = 15.0, every: float = 0.05) -> bool:
 def word() -> str:
     """A made-up word that no archive contains."""
     return "zq" + uuidlib.uuid4().hex[:10]
+
+
+def assistant_line(path: Path, text: str, session_id: str) -> bytes:
+    """An assistant answer for this transcript, shaped as Claude Code writes it."""
+    env = envelope(path)
+    obj = {
+        k: copy.deepcopy(v)
+        for k, v in env.items()
+        if k in ("isSidechain", "userType", "cwd", "version", "gitBranch")
+    }
+    obj.update(
+        {
+            "sessionId": session_id,
+            "parentUuid": None,
+            "type": "assistant",
+            "uuid": str(uuidlib.uuid4()),
+            "message": {
+                "id": f"msg_{uuidlib.uuid4().hex[:20]}",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "type": "message",
+                "content": [{"type": "text", "text": text}],
+            },
+            "timestamp": datetime.now(UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
+        }
+    )
+    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"

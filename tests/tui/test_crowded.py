@@ -16,30 +16,10 @@ from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.format import fit_name
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.widgets.key_help import KeyHelp
-from tests.conftest import DEMO_NOW
-from tests.tui.crowded import PROJECTS, write_crowded_archive
+from tests.tui.crowded import PROJECTS
 from tests.tui.support import settle
 
 WORKTREES = [p for p in PROJECTS if "/.worktrees/" in p]
-
-
-@pytest.fixture(scope="module")
-def crowded_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("crowded") / "claude"
-    write_crowded_archive(root, DEMO_NOW)
-    return root
-
-
-@pytest.fixture
-def crowded_app(crowded_root, tmp_path, fixed_clock):
-    from ccarchive.tui.app import make_app
-
-    settings = Settings(archive_root=crowded_root, data_dir=tmp_path / "data")
-    live = LiveArchive(settings, watch=False).start()
-    for t in live._threads:
-        t.join(60)
-    yield make_app(settings, live=live, start_live=False)
-    live.stop()
 
 
 def row_text(table, row: int) -> str:

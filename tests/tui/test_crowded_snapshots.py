@@ -7,7 +7,6 @@ import pytest
 from textual.widgets import Input
 
 from tests.tui.support import searched, settle
-from tests.tui.test_crowded import crowded_app, crowded_root  # noqa: F401 (fixtures)
 
 PANES = {
     "search": ("search", ()),
@@ -32,7 +31,7 @@ def no_timing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 @pytest.mark.parametrize("pane", list(PANES))
-def test_crowded_pane(crowded_app, snap_compare, pane: str, size) -> None:  # noqa: F811
+def test_crowded_pane(crowded_app, snap_compare, pane: str, size) -> None:
     mode, keys = PANES[pane]
 
     async def run_before(pilot) -> None:

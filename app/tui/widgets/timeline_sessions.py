@@ -122,7 +122,7 @@ class DaySessions(LineTable):
         if keep is not None and keep in self._keys:
             self.move_cursor(row=self._keys.index(keep), animate=False)
 
-    def _shown_cells(self, row: tuple[object, ...]) -> tuple[object, ...]:
+    def _shown_cells(self, row: tuple[str | Text, ...]) -> tuple[str | Text, ...]:
         """A row's cells for the columns shown (`KEYS`), from all of them."""
         return tuple(c for (_l, key, _w), c in zip(COLUMNS, row, strict=True)
                      if key in self.KEYS)

@@ -601,7 +601,7 @@ class ReplayScreen(PaneScreen):
     @work(thread=True, exclusive=True, group="transcript-outline", exit_on_error=False,
           description="Reading the turns")
     def _load_turns(self, key: int, session_id: str, agent_id: str) -> None:
-        turns = self.app.service.turns(session_id,  # type: ignore[attr-defined]
+        turns = self.app.service.turns(session_id,
                                        agent_id=agent_id or None)
         self.app.call_from_thread(self._show_outline, key, turns)
 
@@ -624,7 +624,7 @@ class ReplayScreen(PaneScreen):
         if entry is None:
             return None
         if entry.truncated:
-            full = self.app.service.entries([entry.id], max_chars=FULL)  # type: ignore
+            full = self.app.service.entries([entry.id], max_chars=FULL)
             return full[0] if full else entry
         return entry
 
@@ -699,7 +699,7 @@ class ReplayScreen(PaneScreen):
         if place is None or place.info is None:
             return
         first, stop = self._turn_span()
-        root = Path(self.app.service.root)  # type: ignore[attr-defined]
+        root = Path(self.app.service.root)
         name = export_name(place.info, place.agent_id).removesuffix(".md") \
             + f"-turn-{first + 1}.md"
         self.app.push_screen(AskDialog(
@@ -712,7 +712,7 @@ class ReplayScreen(PaneScreen):
         place = self.place
         if not answer or place is None or place.info is None:
             return
-        root = Path(self.app.service.root)  # type: ignore[attr-defined]
+        root = Path(self.app.service.root)
         try:
             path = export_target(answer, root, name)
             n = export_markdown(self.app.service, place.info, place.agent_id, place.title,

@@ -1,0 +1,215 @@
+"""Promise: loopback is not a trust boundary, and no client can hold the server.
+
+A real `ccarchive serve --http` on a loopback port:
+
+* with no token given, it makes one (the data dir's `http-token`, mode 0600) and prints
+  the `claude mcp add ... --header "Authorization: Bearer ..."` line to use; another local
+  user (uid 65534, through `setpriv`) gets 401 and cannot read the token file; the same
+  user is answered when the server was started with `--no-auth`, so the 401 is the token's
+  doing;
+* links planted at the token file's name are refused, never followed;
+* under a slowloris (more slow sockets than the process has file descriptors) real
+  requests are still answered, and the log stays small.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import build_index, free_port, wait_for_port
+from tests.reliability.http_flood import flood
+
+CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+NOBODY = 65534
+CLIENT = """
+import json, sys, urllib.request, urllib.error
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "other-user", "version": "0"}}}).encode()
+req = urllib.request.Request(sys.argv[1], data=body, headers={
+    "content-type": "application/json", "accept": "application/json, text/event-stream"})
+try:
+    print(urllib.request.urlopen(req, timeout=20).status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+"""
+
+
+@pytest.fixture(scope="module")
+def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("auth-data")
+    build_index(demo_archive_ro, data)
+    return data
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "CCARCHIVE_TOKEN"}
+
+
+@contextmanager
+def _serve(
+    archive: Path, data: Path, log: Path, *options: str, nofile: int | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+
+    def limit() -> None:
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+    with log.open("wb") as out:  # a file: a full pipe would block the server
+        proc = subprocess.Popen(
+            [
+                CCARCHIVE,
+                "serve",
+                "--http",
+                "--read-only",
+                "--port",
+                str(port),
+                "--archive",
+                str(archive),
+                "--data-dir",
+                str(data),
+                *options,
+            ],
+            env=_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            preexec_fn=limit,
+        )
+    try:
+        wait_for_port(proc, port, why=log.read_text)
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="runs a client as another user (root and setpriv)",
+)
+
+
+@needs_root
+def test_another_local_user_gets_401_and_cannot_read_the_token(
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    # the other user may walk to the data dir, as to ~/.cache (pytest's own temp folders
+    # are closed to others, which would make the token file's mode beside the point)
+    data = Path(tempfile.mkdtemp(prefix="ccarchive-auth-"))
+    request.addfinalizer(lambda: shutil.rmtree(data, ignore_errors=True))
+    shutil.copytree(indexed, data, dirs_exist_ok=True)
+    os.chmod(data, 0o755)
+    (data / "readable").write_text("anyone\n")
+    (data / "readable").chmod(0o644)
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+    assert _as_nobody("cat", str(data / "readable")).stdout == "anyone\n"  # it can walk there
+    with _serve(demo_archive_ro, data, tmp_path / "serve.log") as (url, _):
+        token_file = data / "http-token"
+        mode = stat.S_IMODE(token_file.stat().st_mode)
+        token = token_file.read_text().strip()
+        printed = (tmp_path / "serve.log").read_text()
+        assert mode == 0o600 and len(token) >= 32
+        assert (
+            f"claude mcp add --transport http ccarchive {url} --header "
+            f'"Authorization: Bearer {token}"'
+        ) in printed
+        other = _as_nobody(python, "-c", CLIENT, url)
+        assert other.stdout.strip() == "401", other.stderr
+        peek = _as_nobody("cat", str(token_file))
+        assert peek.returncode != 0 and token not in peek.stdout
+    with _serve(demo_archive_ro, data, tmp_path / "open.log", "--no-auth") as (url, _):
+        other = _as_nobody(python, "-c", CLIENT, url)
+        assert other.stdout.strip() == "200", other.stderr  # the 401 was the token's doing
+    # the token is kept: a second start prints the same one
+    with _serve(demo_archive_ro, data, tmp_path / "again.log") as (url, _):
+        assert token in (tmp_path / "again.log").read_text()
+
+
+@pytest.mark.parametrize("planted", ["symlink", "hard_link", "loose_mode"])
+def test_a_token_file_that_is_not_ours_is_refused(
+    demo_archive_ro: Path, tmp_path: Path, planted: str
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    known = tmp_path / "known-token"
+    known.write_text("attacker-chosen-token-0123456789\n")
+    known.chmod(0o600)
+    token_file = data / "http-token"
+    if planted == "symlink":
+        token_file.symlink_to(known)
+    elif planted == "hard_link":
+        os.link(known, token_file)
+    else:
+        shutil.copy(known, token_file)
+        token_file.chmod(0o644)
+    run = subprocess.run(
+        [
+            CCARCHIVE,
+            "serve",
+            "--http",
+            "--port",
+            str(free_port()),
+            "--archive",
+            str(demo_archive_ro),
+            "--data-dir",
+            str(data),
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    assert re.search(
+        r"refused the token file .*http-token: (it is a symbolic link|it has 2"
+        r" links|others can read)",
+        run.stderr,
+    ), run.stderr
+    assert known.read_text() == "attacker-chosen-token-0123456789\n"
+
+
+def test_real_requests_are_answered_during_a_slowloris(
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path
+) -> None:
+    """300 slow sockets against a server with 256 file descriptors, for 6 seconds: the
+    server keeps a bounded number of connections, closing the slowest to admit the new,
+    and cuts requests that take more than --request-timeout to arrive."""
+    log = tmp_path / "serve.log"
+    with _serve(demo_archive_ro, indexed, log, "--request-timeout", "2", nofile=256) as (url, proc):
+        token = (indexed / "http-token").read_text().strip()
+        res = asyncio.run(flood(url, token, seconds=6, sockets=300))
+        assert proc.poll() is None, "the server died"
+        print(f"\n{res}; log {log.stat().st_size} bytes")
+        assert res.opened > 300  # the flood got in, was cut, came back
+        assert res.asked >= 3 and res.answered == res.asked, res.statuses
+        assert res.closed_by_server > 100
+    text = log.read_text()
+    assert log.stat().st_size < 4_000, text[-2000:]
+    assert "Traceback" not in text
+    assert text.count("connection flood") <= 3  # once, and the counts at the end
