@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ccarchive.archive.titles import clean_title
+from ccarchive.archive.titles import first_readable
 
 
 @dataclass
@@ -73,10 +73,11 @@ class FileSummary:
 
     def title(self, summary: str = "") -> str:
         """Claude Code's own precedence: custom title, agent name, AI title, summary,
-        first prompt; made readable by `clean_title` (a plan's heading, no Markdown).
+        first prompt (then the last one); made readable by `clean_title` (a plan's heading, no
+        Markdown); one that is only redaction marks is passed over.
 
         Summaries are matched to sessions by `leafUuid` across files, so the caller
         passes the resolved one (see `ccarchive.index.session_docs`).
         """
-        return clean_title(self.custom_title or self.agent_name or self.ai_title or summary
-                           or self.first_prompt)
+        return first_readable(self.custom_title, self.agent_name, self.ai_title, summary,
+                              self.first_prompt, self.last_prompt)

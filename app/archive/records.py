@@ -32,6 +32,7 @@ from ccarchive.archive.record_text import (
     prompt_display,
     tool_input_text,
 )
+from ccarchive.redact import prints_secret, redact, redact_name, redact_output, redact_pieces
 
 KNOWN_TYPES = frozenset({
     "user", "assistant", "system", "attachment", "progress", "summary",
@@ -140,11 +141,20 @@ class Extractor:
     """
 
     def __init__(self, summary: FileSummary, *, is_agent_file: bool = False,
-                 full_text: bool = False) -> None:
+                 full_text: bool = False, redacted: bool = False) -> None:
         self.summary = summary
         self.is_agent_file = is_agent_file
         self.full_text = full_text
         """Read-back for a viewer: keep whole texts instead of the index caps."""
+        self.redacted = redacted
+        """True for the indexer: every text, title and name is redacted (whole, before
+        it is capped) so that no secret becomes a term, a stored field or a vector."""
+        self._printing: dict[str, str] = {}
+        """tool_use id -> the command of a Bash call that prints a secret (its result is
+        the secret alone)."""
+        self._redacted_len: dict[int, int] = {}
+        """A unit's text (by id) -> the length of the whole redacted text it was cut from:
+        its `text_len` (markers are not as long as the secrets they replace)."""
         self._last_uuid = ""
         self._stats: LineStats | None = None
         self._seen: set[str] = set()
@@ -161,6 +171,15 @@ class Extractor:
         s.entries += 1
         self._envelope(obj)
         self._stats = stats
+        units = self._extract(obj, rtype)
+        if self._redacted_len:
+            for u in units:
+                u.text_len = self._redacted_len.get(id(u.text), u.text_len)
+            self._redacted_len.clear()
+        return units
+
+    def _extract(self, obj: dict[str, Any], rtype: str) -> list[Unit]:
+        s = self.summary
         uuid = obj.get("uuid")
         try:
             if rtype == "assistant":
@@ -182,7 +201,7 @@ class Extractor:
             if isinstance(text, str) and text:
                 leaf = obj.get("leafUuid")
                 if isinstance(leaf, str) and leaf:
-                    s.summaries[leaf] = text[:TITLE_CAP]
+                    s.summaries[leaf] = self._line(text)
                 return [Unit("summary", self._cap(text, PROSE_CAP), role="system",
                              text_len=len(text))]
             return []
@@ -196,23 +215,55 @@ class Extractor:
                                  text_len=len(text), flags=("queued",))]
             return []
         if rtype == "custom-title":
-            s.custom_title = str(obj.get("customTitle") or "")[:TITLE_CAP] or s.custom_title
+            s.custom_title = self._line(str(obj.get("customTitle") or "")) or s.custom_title
         elif rtype == "agent-name":
-            s.agent_name = str(obj.get("agentName") or "")[:TITLE_CAP] or s.agent_name
+            s.agent_name = self._line(str(obj.get("agentName") or "")) or s.agent_name
         elif rtype == "ai-title":
-            s.ai_title = str(obj.get("aiTitle") or "")[:TITLE_CAP] or s.ai_title
+            s.ai_title = self._line(str(obj.get("aiTitle") or "")) or s.ai_title
         elif rtype == "last-prompt":
             lp = obj.get("lastPrompt")
             if isinstance(lp, str):
-                s.last_prompt = lp[:TITLE_CAP]
+                s.last_prompt = self._line(lp)
         elif rtype == "pr-link":
             url = obj.get("prUrl")
             if isinstance(url, str):
-                _add_unique(s.pr_links, url)
+                _add_unique(s.pr_links, self._name(url))
         return []
 
-    def _cap(self, text: str, limit: int) -> str:
+    def _cap(self, text: str, limit: int, *, done: bool = False) -> str:
+        """``text`` as the index keeps it: redacted whole (unless ``done`` already) and
+        capped."""
+        if self.redacted:
+            text = text if done else redact(text, cached=False)
+            out = text if self.full_text else cap(text, limit)
+            self._redacted_len[id(out)] = len(text)
+            return out
         return text if self.full_text else cap(text, limit)
+
+    def _line(self, text: str) -> str:
+        """A title or description kept in the summary: redacted whole, then capped."""
+        return (redact(text, cached=False) if self.redacted else text)[:TITLE_CAP]
+
+    def _name(self, name: str) -> str:
+        """A branch, slug, path or URL: its known-format tokens redacted."""
+        return redact_name(name) if self.redacted else name
+
+    def _joined_texts(self, content: list[Any]) -> dict[int, str]:
+        """The text blocks of one message, redacted together when there are several: a
+        secret's prefix can end one block and its body start the next."""
+        if not self.redacted:
+            return {}
+        texts = [(i, b["text"]) for i, b in enumerate(content) if isinstance(b, dict)
+                 and b.get("type") == "text" and isinstance(b.get("text"), str)
+                 and b["text"].strip()]
+        if len(texts) < 2:
+            return {}
+        return dict(zip((i for i, _ in texts), redact_pieces([t for _, t in texts]),
+                        strict=True))
+
+    def _files(self, data: Any) -> list[str]:
+        files = _tool_files(data)
+        return [redact_name(f) for f in files] if self.redacted else files
 
     def _is_rewind(self, obj: dict[str, Any]) -> bool:
         parent = obj.get("parentUuid")
@@ -250,13 +301,13 @@ class Extractor:
             self._note_time(ts)
         cwd = obj.get("cwd")
         if not s.cwd and isinstance(cwd, str) and cwd:
-            s.cwd = cwd
+            s.cwd = self._name(cwd)
         branch = obj.get("gitBranch")
         if isinstance(branch, str):
-            _add_unique(s.branches, branch)
+            _add_unique(s.branches, self._name(branch))
         slug = obj.get("slug")
         if isinstance(slug, str):
-            _add_unique(s.slugs, slug)
+            _add_unique(s.slugs, self._name(slug))
         version = obj.get("version")
         if isinstance(version, str) and version:
             s.version = version
@@ -299,6 +350,7 @@ class Extractor:
         if not isinstance(content, list):
             return []
         blocks = _Blocks()
+        joined = self._joined_texts(content)
         for i, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
@@ -306,8 +358,10 @@ class Extractor:
             if btype == "text":
                 text = block.get("text")
                 if isinstance(text, str) and text.strip():
-                    blocks.add(Unit("assistant", self._cap(text, PROSE_CAP), i, "assistant",
-                                      text_len=len(text)))
+                    shown = joined.get(i)
+                    blocks.add(Unit("assistant", self._cap(shown, PROSE_CAP, done=True)
+                                    if shown is not None else self._cap(text, PROSE_CAP), i,
+                                    "assistant", text_len=len(text)))
             elif btype == "thinking":
                 text = block.get("thinking")
                 if isinstance(text, str) and text.strip():
@@ -319,11 +373,17 @@ class Extractor:
                 data = block.get("input")
                 text = tool_input_text(name, data)
                 s.tool_calls += 1
+                if self.redacted and name == "Bash" and isinstance(data, dict):
+                    command = data.get("command")
+                    if isinstance(command, str) and prints_secret(command) and tid:
+                        if len(self._printing) > 256:
+                            self._printing.clear()
+                        self._printing[tid] = command
                 if name in SUBAGENT_TOOLS and tid:
                     desc = data.get("description") if isinstance(data, dict) else None
-                    s.agent_calls[tid] = str(desc or "")[:TITLE_CAP]
+                    s.agent_calls[tid] = self._line(str(desc or ""))
                 blocks.add(Unit("tool_call", self._cap(text, TOOL_CAP), i, "assistant", tool=name,
-                                  tool_use_id=tid, files=_tool_files(data), text_len=len(text)))
+                                tool_use_id=tid, files=self._files(data), text_len=len(text)))
         return blocks.done(self._stats, self.full_text)
 
     def _user(self, obj: dict[str, Any]) -> list[Unit]:
@@ -355,7 +415,8 @@ class Extractor:
         if not self.is_agent_file:
             s.prompts += 1
             if not s.first_prompt and not shown.startswith(("/", "!", "<")):
-                s.first_prompt = " ".join(shown.split())[:TITLE_CAP]
+                whole = redact(shown, cached=False) if self.redacted else shown
+                s.first_prompt = " ".join(whole.split())[:TITLE_CAP]
         return [Unit("prompt", self._cap(shown, PROSE_CAP), role="agent" if self.is_agent_file
                      else "user", text_len=len(shown))]
 
@@ -367,13 +428,15 @@ class Extractor:
             aid = tur.get("agentId")
             if isinstance(aid, str) and aid:
                 linked = aid
-        files = _tool_files(tur)
+        files = self._files(tur)
         blocks = _Blocks()
         for i, block in enumerate(content):
             if not isinstance(block, dict) or block.get("type") != "tool_result":
                 continue
             tid = str(block.get("tool_use_id") or "")
             text = content_text(block.get("content"))
+            if tid in self._printing:  # the output of a command that prints a secret
+                text = redact_output(self._printing.pop(tid), text)
             error = block.get("is_error") is True
             if linked and tid:
                 s.agent_links[tid] = linked

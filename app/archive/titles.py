@@ -17,7 +17,9 @@ rule here also works on a title with no line breaks left.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
+from ccarchive.redact import MARKER_RE
 from ccarchive.text import clip
 
 PLAN_PREFIX = re.compile(r"^\s*implement\s+the\s+following\s+plan\s*:?\s*", re.I)
@@ -73,3 +75,43 @@ def clean_title(text: str, width: int = 0) -> str:
     else:
         title = strip_markdown(text)
     return clip(title, width) if width else title
+
+
+_WORD = re.compile(r"[^\W_]{2,}")
+
+
+def readable(title: str) -> bool:
+    """Does ``title`` say something besides redaction marks and punctuation? A title that
+    is only ``[REDACTED:env]`` names nothing and is never shown as one."""
+    return _WORD.search(MARKER_RE.sub(" ", title)) is not None
+
+
+def first_readable(*candidates: str) -> str:
+    """The first candidate that reads as a title once cleaned (`clean_title`), or ''."""
+    for text in candidates:
+        title = clean_title(text) if text else ""
+        if title and readable(title):
+            return title
+    return ""
+
+
+def fallback_title(slugs: list[str], project: str, first_ts: str) -> str:
+    """A name for a session that titles itself nowhere (no title, summary or typed
+    prompt): its plan codename in words, else its project's folder and when it began;
+    never an id, which names nothing to a reader."""
+    for slug in slugs:
+        words = " ".join(slug.replace("-", " ").replace("_", " ").split())
+        if readable(words):
+            return words
+    name = project.rstrip("/").rsplit("/", 1)[-1] if project else ""
+    name = name if readable(name) else ""
+    when = ""
+    try:
+        when = datetime.fromisoformat(first_ts.replace("Z", "+00:00")).strftime("%-d %b %Y %H:%M")
+    except (ValueError, AttributeError):
+        pass
+    if name and when:
+        return f"{name} session, {when}"
+    if name or when:
+        return f"{name or 'Untitled'} session{', ' + when if when else ''}"
+    return "Untitled session"

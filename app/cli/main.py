@@ -437,7 +437,8 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 @click.option("--group", is_flag=True, hidden=True)  # sessions: now the default
 @click.option("--all-kinds", is_flag=True, help="Include tool results and thinking.")
 @click.option("--recent", is_flag=True, help="Favour recent hits.")
-@click.option("--no-redact", is_flag=True, help="Show credentials as they are in the archive.")
+@click.option("--no-redact", is_flag=True, help="Do not redact again what is shown (the index "
+              "never holds credentials: snippets and titles stay redacted).")
 @click.option("--json", "as_json", is_flag=True, help='Print {"hits": [...]} as JSON.')
 @semantic_options
 def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],

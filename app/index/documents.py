@@ -39,6 +39,7 @@ from ccarchive.archive.records import KNOWN_TYPES, Extractor, Unit
 from ccarchive.archive.safe_read import open_file, root_of
 from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
+from ccarchive.redact import redact, redact_name
 
 CHUNK_DOCS = 2_000
 """A chunk ends after this many documents (or `CHUNK_BYTES`): small enough to commit
@@ -165,10 +166,11 @@ class _UnitDocs:
                 summary.meta = _read_meta(src)
         if offset == 0 and (not summary.cwd or not summary.session_id):
             cwd, sid = _peek_envelope(src)
-            summary.cwd = summary.cwd or cwd
+            summary.cwd = summary.cwd or redact_name(cwd)
             summary.session_id = summary.session_id or sid
         self.summary = summary
-        self.extractor = Extractor(summary, is_agent_file=src.kind == D.AGENT)
+        # redacted: no secret becomes a term, a stored field, a column or a vector
+        self.extractor = Extractor(summary, is_agent_file=src.kind == D.AGENT, redacted=True)
         self.last_ts = parse_ts(summary.last_ts)
         self.fallback_ts = datetime.fromtimestamp(src.mtime_ns / 1e9, tz=UTC)
         self._skey_for, self._skey = "", 0
@@ -203,7 +205,7 @@ class _UnitDocs:
         agent = summary.agent_id if src.kind == D.AGENT else ""
         if not agent and obj.get("isSidechain") is True and src.kind == D.SESSION:
             agent = "sidechain"
-        project = summary.cwd or decode_dir(src.project_dir)
+        project = summary.cwd or redact_name(decode_dir(src.project_dir))
         session = summary.session_id or src.session_id
         if session != self._skey_for:
             self._skey_for, self._skey = session, S.session_key(session)
@@ -217,8 +219,8 @@ class _UnitDocs:
         model = msg.get("model") if isinstance(msg, dict) else None
         model = model if model and isinstance(model, str) else ""
         branch, slug = obj.get("gitBranch"), obj.get("slug")
-        branch = branch if branch and isinstance(branch, str) else ""
-        slug = slug if slug and isinstance(slug, str) else ""
+        branch = redact_name(branch) if branch and isinstance(branch, str) else ""
+        slug = redact_name(slug) if slug and isinstance(slug, str) else ""
         tsec = int(ts.timestamp())
         for u in units:
             seq = offset * 256 + S.block_of(j, u.block)
@@ -293,7 +295,7 @@ class _HistoryDocs:
 
     def _add(self, obj: dict[str, Any], offset: int, length: int, j: int, stats: LineStats,
              out: list[tantivy.Document], kinds: set[str]) -> None:
-        text = history_text(obj)
+        text = redact(history_text(obj), cached=False)
         if not text:
             reason = wrong_type_history(obj)
             if reason:
@@ -303,7 +305,7 @@ class _HistoryDocs:
         doc = tantivy.Document()
         doc.add_text(S.KIND, S.HISTORY)
         doc.add_text(S.ROLE, "user")
-        doc.add_text(S.PROJECT, project if isinstance(project, str) else "")
+        doc.add_text(S.PROJECT, redact_name(project) if isinstance(project, str) else "")
         sid = sid if isinstance(sid, str) else ""
         doc.add_text(S.SESSION, sid)
         doc.add_unsigned(S.SKEY, S.session_key(sid))

@@ -22,6 +22,7 @@ from ccarchive.index import schema as S
 from ccarchive.index.analysis import camel_parts
 from ccarchive.index.checkpoints import FileState
 from ccarchive.index.documents import decode_dir
+from ccarchive.redact import redact, redact_name
 
 
 @dataclass
@@ -65,7 +66,7 @@ class CheckpointMaps:
         counts = self.dir_cwds.get(project_dir)
         if counts:
             return counts.most_common(1)[0][0]
-        return decode_dir(project_dir)
+        return redact_name(decode_dir(project_dir))
 
 
 class WholeFileDoc(NamedTuple):
@@ -92,7 +93,12 @@ def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int,
     else:
         head, tail, n_chars, size = text_head_tail(root_of(src.path, src.rel), src.rel,
                                                    PROSE_CAP, tail_chars, src.seen_as)
-    text = f"{head[:PROSE_CAP - tail_chars]}\n…\n{tail}" if tail else head
+    if tail:  # redacted as cut: a secret across either cut is taken whole
+        kept = head[:PROSE_CAP - tail_chars]
+        text = redact(f"{kept}\n…\n{tail}", cuts=(len(kept), len(kept) + 3), cached=False)
+        head = text
+    else:
+        text = head = redact(head, cached=False)
     kind = S.PLAN if src.kind == D.PLAN else S.MEMORY
     doc = tantivy.Document()
     doc.add_text(S.ID, f"{src.kind}:{src.rel}")
@@ -107,7 +113,7 @@ def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int,
     if src.kind == D.PLAN:
         slug, aid = D.agent_plan_parts(src.path.stem)
         doc.add_text(S.KIND, S.PLAN)
-        doc.add_text(S.SLUG, slug)
+        doc.add_text(S.SLUG, redact_name(slug))
         doc.add_text(S.AGENT, aid)
         sessions = maps.sessions_for_slug(slug)
         session = sessions[0] if sessions else ""
@@ -118,7 +124,8 @@ def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int,
         doc.add_text(S.KIND, S.MEMORY)
         session = src.session_id
         project = maps.project_for_dir(src.project_dir)
-        title = f"{src.path.name}: {title}" if title else src.path.name
+        name = redact_name(src.path.name)
+        title = f"{name}: {title}" if title else name
         if src.session_id:
             title = f"session memory: {title}"
         summary = {"project_dir": src.project_dir, "session_id": src.session_id}

@@ -14,7 +14,7 @@ from typing import Any
 
 import tantivy
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """Part of the index folder name (`index-v9`); bump on any change to the schema, the
 analysis of text or what is extracted into documents, so that indexes are rebuilt."""
 

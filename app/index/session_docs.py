@@ -19,6 +19,7 @@ from ccarchive.archive import discovery as D
 from ccarchive.archive.file_summary import FileSummary
 from ccarchive.archive.lines import INCOMPLETE_LAST_LINE
 from ccarchive.archive.record_text import TITLE_CAP, parse_ts
+from ccarchive.archive.titles import fallback_title
 from ccarchive.index import schema as S
 from ccarchive.index.checkpoints import FileState
 
@@ -61,7 +62,7 @@ def build_session_doc(sid: str, files: list[FileState], summary_title: str,
             first = s.first_ts or first
         if s.last_ts > last:
             last = s.last_ts
-    title = m.title(summary_title) or sid[:8]
+    title = m.title(summary_title) or fallback_title(m.slugs, m.cwd, first)
     gone = bool(main) and all(f.gone for f in main)
     real_agents = [r for r in agent_rows if not r["warmup"]]
     first_dt, last_dt = parse_ts(first), parse_ts(last)

@@ -24,9 +24,9 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from ccarchive.mcp_server.caller_session import ActiveSessions
+from ccarchive.redact import redact
 from ccarchive.service import ArchiveService
 from ccarchive.service.arguments import ServiceError, decode_cursor, encode_cursor
-from ccarchive.service.redact import redact
 
 log = logging.getLogger(__name__)
 

@@ -52,7 +52,7 @@ class ArchiveService(SemanticMixin, SearchMixin, FindingMixin, ExcerptsMixin, Re
         store: the opened index.
         archive_root: the archive, to read full entries back by offset.
         redact_secrets: redact credentials in every text returned (the default; see
-            `ccarchive.service.redact`).
+            `ccarchive.redact`).
         live: the live archive keeping this index current, if any: the service reports
             its role (writer / read-only) in `status()`.
     """

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import tantivy
 
+from ccarchive.archive.titles import readable
 from ccarchive.index import schema as S
 from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query
 from ccarchive.index.store import IndexStore
+from ccarchive.redact import MARKER_PREFIX, redact, redact_name
 from ccarchive.service.arguments import ServiceError
-from ccarchive.service.redact import redact
 
 if TYPE_CHECKING:
     from ccarchive.index.query.compiler import CompiledQuery
@@ -198,11 +199,31 @@ class ServiceBase:
         """A whole text, redacted (never a piece of one: see `excerpts`)."""
         return redact(text) if self.redact_secrets and text else text
 
+    def _name(self, name: str) -> str:
+        """A path, id, branch or URL as shown: known-format tokens redacted (the index
+        keeps a file's real path to read it back; ids that embed one resolve both ways:
+        `_raw_path`)."""
+        return redact_name(name) if self.redact_secrets and name else name
+
+    def _raw_path(self, shown: str) -> str:
+        """The indexed path a shown one stands for: itself, or (when a redaction mark is
+        in it) the one indexed path that redacts to it; '' if none does."""
+        if MARKER_PREFIX not in shown:
+            return shown
+        agg = self._searcher().aggregate(tantivy.Query.all_query(), {
+            "p": {"terms": {"field": S.PATH, "size": 1_000_000}}})
+        found = [b["key"] for b in agg.get("p", {}).get("buckets", [])
+                 if redact_name(b["key"]) == shown]
+        return found[0] if len(found) == 1 else ""
+
     def _red_title(self, text: str) -> str:
-        """A title, redacted. The index keeps a title's first 200 characters (cut before
-        its whitespace is folded, so a shorter one may be cut too): its end is taken as a
-        cut, where the piece of a secret may stand (`redact.edges`)."""
-        return redact(text, cuts=(len(text),)) if self.redact_secrets and text else text
+        """A title, redacted again (the indexer redacted it whole before cutting it, so
+        its end is no cut through a secret: reading it as one took the end of ordinary
+        names, ``CheckpointSummary``, for a piece). '' when only marks would be left."""
+        if not (self.redact_secrets and text):
+            return text
+        shown = redact(text)
+        return shown if readable(shown) else ""
 
     def _session_doc(self, sid: str) -> tantivy.Document | None:
         searcher = self._searcher()

@@ -110,7 +110,8 @@ class BrowseMixin(ServiceBase):
         return M.PlanInfo(codename=slug, title=self._red_title(first_value(doc, S.TITLE)),
                           agent_id=first_value(doc, S.AGENT), project=first_value(doc, S.PROJECT),
                           modified=as_datetime(doc.get_first(S.TS)),
-                          size=int(first_value(doc, S.LENGTH, 0)), path=first_value(doc, S.PATH),
+                          size=int(first_value(doc, S.LENGTH, 0)),
+                          path=self._name(first_value(doc, S.PATH)),
                           sessions=sessions)
 
     SLUG_SESSIONS = 20
@@ -254,7 +255,7 @@ class BrowseMixin(ServiceBase):
         return out
 
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
-        path = first_value(doc, S.PATH)
+        path = self._name(first_value(doc, S.PATH))  # a token in a file name, redacted
         return M.MemoryFileInfo(project=first_value(doc, S.PROJECT),
                                 filename=path.rsplit("/", 1)[-1],
                                 title=self._red_title(first_value(doc, S.TITLE)), path=path,
@@ -288,7 +289,8 @@ class BrowseMixin(ServiceBase):
             raise ServiceError(f"no memory file {want!r} in {project!r}; there are: {names}")
         info = match[0]
         searcher = self._searcher()
-        hits = searcher.search(self._term(S.ID, f"memory:{info.path}"), 1, count=False).hits
+        raw = self._raw_path(info.path)  # the name as shown: resolved to the file's own
+        hits = searcher.search(self._term(S.ID, f"memory:{raw}"), 1, count=False).hits
         if not hits:
             raise ServiceError(f"no memory file {want!r} in {project!r}")
         text, more = self._read_page(searcher.doc(hits[0][1]), char_offset, max_chars)

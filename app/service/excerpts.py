@@ -21,10 +21,10 @@ import tantivy
 from ccarchive.index import schema as S
 from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.index.schema import first_value
+from ccarchive.redact import redact, redact_window
 from ccarchive.service import models as M
 from ccarchive.service.base import ServiceBase, as_datetime, stored_strs
 from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window, best_window
-from ccarchive.service.redact import redact, redact_window
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""
@@ -111,7 +111,8 @@ class ExcerptsMixin(ServiceBase):
         path = first_value(doc, S.PATH)
         offset, length = int(first_value(doc, S.OFFSET, 0)), int(first_value(doc, S.LENGTH, 0))
         readable = True
-        if full or (text_len > len(text) and char_offset):
+        # the index holds redacted text: shown as archived (redaction off), it is read back
+        if full or not self.redact_secrets or (text_len > len(text) and char_offset):
             full_text = self._read_back(doc, path, offset, length)
             readable = full_text is not None
             if full_text is not None:
@@ -134,7 +135,7 @@ class ExcerptsMixin(ServiceBase):
             subagent = self._subagent_links(first_value(doc, S.SESSION)).get(
                 first_value(doc, S.TOOL_USE_ID), "")
         return M.Entry(
-            id=S.doc_id(doc), kind=kind, role=first_value(doc, S.ROLE),
+            id=self._name(S.doc_id(doc)), kind=kind, role=first_value(doc, S.ROLE),
             uuid=first_value(doc, S.UUID), parent_uuid=first_value(doc, S.PARENT),
             session_id=first_value(doc, S.SESSION), agent_id=first_value(doc, S.AGENT),
             timestamp=as_datetime(doc.get_first(S.TS)), text=piece, text_len=text_len,
@@ -142,7 +143,7 @@ class ExcerptsMixin(ServiceBase):
             next_char=end if truncated and (end < len(text) or readable) else None,
             tool=tool, tool_use_id=first_value(doc, S.TOOL_USE_ID),
             subagent_id=subagent, files=doc.get_all(S.FILES),
-            model=first_value(doc, S.MODEL), flags=stored_strs(doc, S.FLAGS), path=path,
+            model=first_value(doc, S.MODEL), flags=stored_strs(doc, S.FLAGS), path=self._name(path),
             offset=offset, length=length, project=first_value(doc, S.PROJECT),
         )
 

@@ -17,6 +17,7 @@ import tantivy
 from ccarchive.index import schema as S
 from ccarchive.index.query.regex import regex_query
 from ccarchive.index.schema import first_value
+from ccarchive.redact import redact_window
 from ccarchive.service import models as M
 from ccarchive.service.arguments import (
     ServiceError,
@@ -26,7 +27,6 @@ from ccarchive.service.arguments import (
     parse_short_head,
 )
 from ccarchive.service.base import ServiceBase
-from ccarchive.service.redact import redact_window
 from ccarchive.service.tool_calls import read_tool_inputs, tool_summaries
 
 PAGE_MARGIN = 32_768
@@ -124,7 +124,8 @@ class ReadbackMixin(ServiceBase):
             text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind),
                         None)
         indexed = first_value(doc, S.TEXT)
-        if text is None or not text.startswith(indexed[:64]):
+        mark = indexed.find("[REDACTED:", 0, 80)  # the index holds it redacted: up to a mark
+        if text is None or not text.startswith(indexed[:64 if mark < 0 else min(mark, 64)]):
             return None
         return text
 
@@ -178,6 +179,7 @@ class ReadbackMixin(ServiceBase):
                                               seq, seq)
             short = parse_short_head(path)
             if short is None:
+                path = self._raw_path(path)  # an id shown with a token in its path redacted
                 q = self._all(self._term(S.PATH, path), seq_q)
             else:  # <session prefix>[/<agent>]:<offset>:<block> (`ids.short_entry_id`)
                 sid, agent = short
@@ -264,12 +266,12 @@ class ReadbackMixin(ServiceBase):
         if agent_id:
             sub = next((a for a in info.subagents if a.agent_id == agent_id), None)
             if sub is not None and sub.path:
-                return self._with_kinds(self._term(S.PATH, sub.path), kinds)
+                return self._with_kinds(self._term(S.PATH, self._raw_path(sub.path)), kinds)
             return self._with_kinds(self._all(self._term(S.SESSION, info.session_id),
                                               self._term(S.AGENT, agent_id)), kinds)
         if not info.path:
             raise ServiceError(f"session {info.session_id} has no main transcript indexed")
-        return self._with_kinds(self._term(S.PATH, info.path), kinds)
+        return self._with_kinds(self._term(S.PATH, self._raw_path(info.path)), kinds)
 
     def entry_position(self, entry_id: str) -> tuple[str, str, int]:
         """(session id, agent id, index in its transcript) of an entry: to open a hit."""

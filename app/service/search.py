@@ -217,12 +217,13 @@ class SearchMixin(ServiceBase):
             (self._red_title(first_value(doc, S.TITLE)), "")
         snippet, spans = self._snippet(doc, gens, chars)
         return M.Hit(
-            id=S.doc_id(doc), kind=kind, role=first_value(doc, S.ROLE), session_id=sid,
+            id=self._name(S.doc_id(doc)), kind=kind, role=first_value(doc, S.ROLE), session_id=sid,
             agent_id=first_value(doc, S.AGENT), uuid=first_value(doc, S.UUID),
             project=first_value(doc, S.PROJECT), timestamp=as_datetime(doc.get_first(S.TS)),
             title=title or self._red_title(first_value(doc, S.TITLE)), snippet=snippet,
             highlights=spans,
-            score=round(score, 4), path=first_value(doc, S.PATH), tool=first_value(doc, S.TOOL),
+            score=round(score, 4), path=self._name(first_value(doc, S.PATH)),
+            tool=first_value(doc, S.TOOL),
             model=first_value(doc, S.MODEL), branch=first_value(doc, S.BRANCH),
             flags=stored_strs(doc, S.FLAGS),
         )

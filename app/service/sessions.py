@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import tantivy
 
-from ccarchive.archive.titles import clean_title
+from ccarchive.archive.titles import clean_title, fallback_title
 from ccarchive.index import schema as S
 from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query, regex_query
@@ -117,13 +117,14 @@ class SessionsMixin(ServiceBase):
         subs = [M.SubagentInfo(agent_id=r.get("agent_id", ""), agent_type=r.get("agent_type", ""),
                                description=self._red_title(r.get("description", "")),
                                tool_use_id=r.get("tool_use_id", ""), entries=r.get("entries", 0),
-                               tokens=r.get("tokens", 0), path=r.get("path", ""),
+                               tokens=r.get("tokens", 0), path=self._name(r.get("path", "")),
                                warmup=r.get("warmup", False),
                                first_ts=as_datetime(r.get("first_ts")))
                 for r in b.get("subagents", [])]
         return M.SessionInfo(
             session_id=b.get("session_id", first_value(doc, S.SESSION)),
-            title=self._red_title(clean_title(b.get("title", ""))),
+            title=self._red_title(clean_title(b.get("title", ""))) or fallback_title(
+                b.get("slugs", []), b.get("project", ""), b.get("first_ts", "")),
             first_prompt=self._red_title(b.get("first_prompt", "")),
             project=b.get("project", ""), branches=b.get("branches", []),
             models=b.get("models", []), slugs=b.get("slugs", []),
@@ -133,7 +134,8 @@ class SessionsMixin(ServiceBase):
             last_activity=as_datetime(b.get("last_ts")),
             duration_s=b.get("duration_s", 0.0), subagent_count=b.get("subagent_count", 0),
             subagents=subs, compactions=b.get("compactions", 0), on_disk=b.get("on_disk", True),
-            path=b.get("path", ""), archive_bytes=b.get("bytes", 0), version=b.get("version", ""),
+            path=self._name(b.get("path", "")), archive_bytes=b.get("bytes", 0),
+            version=b.get("version", ""),
             pr_links=b.get("pr_links", []),
         )
 

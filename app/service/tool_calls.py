@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ccarchive.archive.lines import LineStats, decode_line
 from ccarchive.archive.safe_read import line_at, open_file
-from ccarchive.service.redact import redact_value
+from ccarchive.redact import redact_value
 
 if TYPE_CHECKING:
     from ccarchive.service.models import Entry

@@ -84,7 +84,7 @@ def _cpu(fn, *args, rounds: int = 3) -> float:
 
 
 def measure(texts: list[str], name: str, show: int) -> dict:
-    from ccarchive.service.redact import find_secrets, redact, redact_window
+    from ccarchive.redact import find_secrets, redact, redact_window
 
     mb = sum(len(t) for t in texts) / 1e6
     t_find = _cpu(lambda: [find_secrets(t) for t in texts])
@@ -136,7 +136,7 @@ def cut_edges(texts: list[str]) -> None:
     """What the index's cut of long tool output costs: the texts over TOOL_CAP, capped as
     the index keeps them, redacted with the cut as an edge; the pieces taken there."""
     from ccarchive.archive.record_text import TOOL_CAP, cap
-    from ccarchive.service.redact import find_secrets
+    from ccarchive.redact import find_secrets
 
     capped = [cap(t, TOOL_CAP) for t in texts if len(t) > TOOL_CAP]
     pieces = []
@@ -161,7 +161,7 @@ def search_cost(queries: tuple[str, ...] = ("test", "error", "migration", "token
         root = Path(tmp) / "claude"
         write_demo_archive(root, now=DEMO_NOW)
         svc = build_index(root, Path(tmp) / "data")
-        from ccarchive.service.redact.engine import _settled
+        from ccarchive.redact.engine import _settled
 
         for on, cached in ((False, False), (True, False), (True, True)):
             svc.redact_secrets = on

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ccarchive.service.redact.rules import Span
-from ccarchive.service.redact.token_table import TOKEN_RULES
-from ccarchive.service.redact.values import looks_random
+from ccarchive.redact.rules import Span
+from ccarchive.redact.token_table import TOKEN_RULES
+from ccarchive.redact.values import looks_random
 
 PARTIAL = 3
 """The priority of a piece found at a cut: any other detection of it names it better."""

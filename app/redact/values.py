@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ccarchive.service.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyRegexes
 
 lazy = LazyRegexes(globals())
 
@@ -147,7 +147,7 @@ _STOP_WORDS = frozenset(
     """the a an to is be must your of for with please not at least enter use this that will
     are""".split()
 )
-NAME_KEYWORDS = ("key", "secret", "token", "passw", "pwd", "passphrase", "credential", "auth")
+NAME_KEYWORDS = ("key", "secret", "token", "pass", "pw", "cred", "auth")
 """Lower-case words one of which a secret's name holds (found with str.find)."""
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ccarchive.service.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyRegexes
 
 lazy = LazyRegexes(globals())
 
@@ -29,6 +29,12 @@ _NON_SECRET_WORD_RE = lazy(
     re.IGNORECASE,
 )
 _PASSWORD_RE = lazy(r"passw(?:or)?d|pwd|passphrase", re.IGNORECASE)
+_PASSWORD_WORDS = frozenset(("pass", "pw", "pword", "passwd", "passwort"))
+"""Short forms that name a password only as a whole word of the name (DB_PASS, MYSQL_PW,
+redisPw), or as the end of a name written as one word (BACKUPPRODPW, ADMINPASS); other
+words end so too (bypass, compass)."""
+_PASS_ENDINGS = frozenset(("bypass", "compass", "encompass", "trespass", "overpass", "underpass",
+                           "surpass", "impass", "repass"))
 _STRONG_RE = lazy(r"secret|credential", re.IGNORECASE)
 _WEAK_RE = lazy(r"key|token|auth", re.IGNORECASE)
 _WORD_SPLIT_RE = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -72,9 +78,12 @@ def name_tier(name: str) -> str | None:
         return None
     if "public" in words or "publishable" in words or "pub" in words:
         return None
-    if _PASSWORD_RE.search(cleaned):
+    if _PASSWORD_RE.search(cleaned) or not _PASSWORD_WORDS.isdisjoint(words) or any(
+        last.endswith(("pass", "pw", "creds")) and last not in _PASS_ENDINGS
+        for last in (words[-1], words[-1][:-1])  # plurals: db_passwords, admin_pws
+    ):
         return "password"
-    if _STRONG_RE.search(cleaned):
+    if _STRONG_RE.search(cleaned) or "creds" in words or "cred" in words:
         return "strong"
     if _WEAK_RE.search(cleaned) and not LOOKUP_WORDS.intersection(words):
         return "weak"

@@ -9,8 +9,8 @@ and public keys are not secret and stay.
 
 from __future__ import annotations
 
-from ccarchive.service.redact.lazy import LazyRegexes
-from ccarchive.service.redact.rules import SPECIFIC, Span
+from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.rules import SPECIFIC, Span
 
 lazy = LazyRegexes(globals())
 

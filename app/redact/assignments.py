@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 
-from ccarchive.service.redact.lazy import LazyRegexes
-from ccarchive.service.redact.names import lookup_in_prose, name_tier
-from ccarchive.service.redact.rules import ASSIGNMENT, HEADER, Span
-from ccarchive.service.redact.values import (
+from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.names import lookup_in_prose, name_tier
+from ccarchive.redact.rules import ASSIGNMENT, HEADER, Span
+from ccarchive.redact.values import (
     NAME_KEYWORDS,
     is_placeholder,
     literal_is_secret,
@@ -69,6 +69,7 @@ _AUTHZ_TAIL_RE = lazy(
 _AUTH_SCHEMES = frozenset(
     "bearer basic token digest negotiate ntlm hoba mutual apikey key sso-key otp dpop".split()
 )
+_WORD_AND_NUMBER_RE = lazy(r"(?=[^0-9]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9!#%^*+=~_.-]{6,128}")
 _IDENT_RE = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_CHAIN_RE = lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 _IDENT_CHAIN_OR_WORD_RE = lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*|[0-9.]+")
@@ -197,6 +198,7 @@ def _assignment(
     # "token==expected", "key=~pattern": an operator, unless the value is random or the
     # name an env variable's (a Django SECRET_KEY may start with "=")
     operator = sep_core == "=" and text[t.end("sep") : t.end("sep") + 1] in ("=", "~") \
+        and sep[-1] not in " \t" \
         and not name.isupper() and not name.startswith("-") \
         and text[name_start - 1 : name_start] not in ("?", "&", ";")
     if operator and sep != "=":
@@ -287,6 +289,13 @@ def _unquoted(
             value = whole
     else:
         literal = False  # name = value, {name: value}, :=, =>
+    if (not literal and tier != "weak" and sep_core in ("=", ":=")
+            and _ini_line(text, name_start, vs, value)):
+        literal = True
+    if not literal and tier == "password" and sep_core == ":" and sep[-1:] in (" ", "\t") \
+            and _WORD_AND_NUMBER_RE.fullmatch(value.rstrip(".,;")):
+        literal = True  # "FtpPass: Welcome31402" in a sentence or a title
+        value = value.rstrip(".,;")  # INI, properties: "password = Hunter25200" alone on its line
     if not literal:
         if value.endswith(".") and not value.endswith(".."):
             value = value[:-1]  # end of a sentence
@@ -298,6 +307,18 @@ def _unquoted(
             # a variable (pw, self.token, os.environ, process.env.TOKEN) unless it looks random
             return value if looks_random(value) and not is_placeholder(value) else None
     return value if literal_is_secret(value, tier, quoted=False) else None
+
+
+def _ini_line(text: str, name_start: int, vs: int, value: str) -> bool:
+    """``name = value`` as the whole line, the value a word with letters and digits: an
+    INI or properties file (code would write a call, a dotted name or a quoted string;
+    a bare variable of letters and digits is the price, and a rare one)."""
+    return (
+        _EOL_RE.match(text, vs + len(value)) is not None
+        and _line_prefix(text, name_start) == ""
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+    )
 
 
 def _authorization(text: str, pos: int, out: list) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import binascii
 import re
 
-from ccarchive.service.redact.rules import HEADER, Rule
-from ccarchive.service.redact.values import is_placeholder, looks_random, not_a_mask
+from ccarchive.redact.rules import HEADER, Rule
+from ccarchive.redact.values import is_placeholder, looks_random, not_a_mask
 
 _W = "A-Za-z0-9"  # for character classes
 _NB = rf"(?![{_W}])"  # not followed by a token character
@@ -137,9 +137,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("shopify", rf"shp(?<![{_W}]shp)(?:at|ss|ca|pa)_(?P<body>[a-fA-F0-9]{{32}}){_NB}",
          check=_body),
     Rule("age", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    # a format also in detect-secrets' plugins (evaluated: the others are here already)
+    Rule("artifactory", rf"AKC(?<![{_W}]AKC)p(?P<body>[{_W}]{{69}}){_NB}", check=_random_body),
     # --- tokens with a structure of their own
-    Rule("jwt", rf"eyJ(?<![{_W}_-]eyJ)[{_W}_-]{{8,}}\.eyJ(?P<body>[{_W}_-]{{8,}})\.[{_W}_-]*",
-         check=_body),
+    # a JWT's header and payload are base64 of JSON: "{"" is eyJ, "{ "" eyA, "{\n" ewo
+    *(Rule("jwt", rf"{lead}(?<![{_W}_-]{lead})[{_W}_-]{{8,}}\.e(?:yJ|yA|wo)"
+           rf"(?P<body>[{_W}_-]{{8,}})\.[{_W}_-]*", check=_body)
+      for lead in ("eyJ", "eyA", "ewo")),
     Rule("mapbox", rf"sk\.eyJ(?<![{_W}]sk\.eyJ)(?P<body>[{_W}_-]{{20,}}\.[{_W}_-]{{20,}})",
          check=_body, gates=("sk.eyJ",)),
     Rule("private-key", r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}", check=_pem_in_base64),

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ccarchive.service.redact.assignments import assignment_spans
-from ccarchive.service.redact.edges import edge_spans
-from ccarchive.service.redact.pem import pem_spans
-from ccarchive.service.redact.rules import Span, scan
-from ccarchive.service.redact.token_table import TOKEN_RULES
-from ccarchive.service.redact.values import MARKER_PREFIX
+from ccarchive.redact.assignments import assignment_spans
+from ccarchive.redact.contexts import context_spans, secret_file
+from ccarchive.redact.edges import edge_spans
+from ccarchive.redact.encodings import encoded_spans
+from ccarchive.redact.pem import pem_spans
+from ccarchive.redact.rules import Span, scan
+from ccarchive.redact.token_table import TOKEN_RULES
+from ccarchive.redact.values import MARKER_PREFIX, literal_is_secret
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,32}\]")
 Found = tuple[int, int, str]
@@ -35,11 +37,55 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-def _detect(text: str) -> list[Span]:
+_JSON_ESCAPE_RE = re.compile(r'\\(?:[nrt"]|u[0-9a-fA-F]{4})')
+
+
+_JSON_ESCAPE_ANY_RE = re.compile(r'\\(?:[nrt"\\/]|u[0-9a-fA-F]{4})')
+
+
+def _unescaped(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, and for
+    each character of the result where it starts and ends in ``text``."""
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    last = 0
+    for m in _JSON_ESCAPE_ANY_RE.finditer(text):
+        parts.append(text[last:m.start()])
+        starts.extend(range(last, m.start()))
+        ends.extend(range(last + 1, m.start() + 1))
+        esc = m.group()
+        ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
+            chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1])
+        parts.append(ch)
+        starts.append(m.start())
+        ends.append(m.end())
+        last = m.end()
+    parts.append(text[last:])
+    starts.extend(range(last, len(text)))
+    ends.extend(range(last + 1, len(text) + 1))
+    return "".join(parts), starts, ends
+
+
+def _detect(text: str, depth: int = 0) -> list[Span]:
     spans: list[Span] = []
     scan(TOKEN_RULES, text, spans)
     pem_spans(text, spans)
     assignment_spans(text, spans)
+    context_spans(text, spans)
+    if "\\" in text and _JSON_ESCAPE_RE.search(text):
+        # text printed inside a JSON string (once or twice): the contexts read its lines,
+        # quotes and letters decoded, and what they find is mapped back onto the text
+        decoded, starts, ends = _unescaped(text)
+        if "\\" in decoded and _JSON_ESCAPE_RE.search(decoded):
+            decoded, s2, e2 = _unescaped(decoded)
+            starts, ends = [starts[i] for i in s2], [ends[i - 1] for i in e2]
+        found: list[Span] = []
+        context_spans(decoded, found)
+        spans.extend((starts[s], ends[e - 1] if e > 0 else starts[s], kind, prio)
+                     for s, e, kind, prio in found if e > s)
+    if depth == 0:  # an encoding of an encoding is not looked into
+        encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans
 
 
@@ -76,6 +122,8 @@ def find_secrets(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
         return []
     if _ESCAPED_SLASH in text:
         return _unescaping_slashes(text, tuple(cuts))
+    if _CONTINUATION in text:
+        return _joining_continuations(text, tuple(cuts))
     spans = _detect(text)
     for cut in cuts:
         spans.extend(edge_spans(text, cut, _detect))
@@ -100,6 +148,36 @@ def _unescaping_slashes(text: str, cuts: tuple[int, ...]) -> list[Found]:
             for s, e, kind in find_secrets(clean, cuts=back)]
 
 
+_CONTINUATION = "\\\n"
+_CONTINUATION_RE = re.compile(r"\\\r?\n[ \t]*")
+
+
+def _joining_continuations(text: str, cuts: tuple[int, ...]) -> list[Found]:
+    """A shell line continued over a backslash and a line break splits a token (a bearer
+    token, a key) in two: the rules also run on the text with the breaks taken out, and
+    a secret found across one is redacted in both its pieces."""
+    pieces, starts, removed = [], [], []  # removed: (position in joined, length)
+    last = 0
+    for m in _CONTINUATION_RE.finditer(text):
+        pieces.append(text[last:m.start()])
+        starts.append(last)
+        removed.append((sum(map(len, pieces)), m.end() - m.start()))
+        last = m.end()
+    pieces.append(text[last:])
+    joined = "".join(pieces)
+    spans = find_secrets(text.replace(_CONTINUATION, "\\ \n"), cuts=cuts)
+    extra = []
+    for s, e, kind in find_secrets(joined):
+        shift_s = sum(n for at, n in removed if at <= s)
+        shift_e = sum(n for at, n in removed if at < e)
+        if shift_s != shift_e:  # across a continuation: both pieces
+            extra.append((s + shift_s, e + shift_e, kind))
+    if not extra:
+        return spans
+    merged = _merge([(s, e, k, 0) for s, e, k in spans + extra], text)
+    return merged
+
+
 def _apply(text: str, found: Sequence[Found]) -> str:
     parts = []
     last = 0
@@ -121,11 +199,12 @@ def _shifts(found: Sequence[Found]) -> tuple[list[int], list[int]]:
     return ends, deltas
 
 
-def secret_spans(text: str, *, cuts: Iterable[int] = ()) -> list[Found]:
-    """`find_secrets`, settled: replacing these spans gives `redact` (see the module doc)."""
+def secret_spans(text: str, *, cuts: Iterable[int] = (), cached: bool = True) -> list[Found]:
+    """`find_secrets`, settled: replacing these spans gives `redact` (see the module doc).
+    ``cached=False`` for texts seen once (the indexer's): they would only churn the cache."""
     if len(text) < 8:
         return []
-    if len(text) > _CACHED_CHARS:
+    if not cached or len(text) > _CACHED_CHARS:
         return list(_settle(text, tuple(cuts)))
     return list(_settled(text, tuple(cuts)))
 
@@ -159,10 +238,63 @@ def _settle(text: str, cuts: tuple[int, ...]) -> tuple[Found, ...]:
     return tuple(found)
 
 
-def redact(text: str, *, cuts: Iterable[int] = ()) -> str:
+def redact(text: str, *, cuts: Iterable[int] = (), cached: bool = True) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
-    found = secret_spans(text, cuts=cuts)
+    found = secret_spans(text, cuts=cuts, cached=cached)
     return _apply(text, found) if found else text
+
+
+def redact_pieces(pieces: Sequence[str]) -> list[str]:
+    """Texts that were one before they were cut in blocks (an assistant message's text
+    blocks): each redacted, and a secret that runs from one into the next is found in
+    their concatenation and redacted in every piece it touches."""
+    pieces = list(pieces)
+    if len(pieces) < 2:
+        return [redact(p, cached=False) for p in pieces]
+    joined = "".join(pieces)
+    starts, pos = [], 0
+    for p in pieces:
+        starts.append(pos)
+        pos += len(p)
+    extra: list[list[Span]] = [[] for _ in pieces]
+    for s, e, kind in secret_spans(joined, cached=False):
+        i, j = bisect_right(starts, s) - 1, bisect_right(starts, e - 1) - 1
+        if i == j:
+            continue  # inside one piece: its own redaction finds it
+        for k in range(i, j + 1):
+            a, b = max(s, starts[k]) - starts[k], min(e, starts[k] + len(pieces[k])) - starts[k]
+            if b > a:
+                extra[k].append((a, b, kind, 0))
+    out = []
+    for piece, more in zip(pieces, extra, strict=True):
+        if not more:
+            out.append(redact(piece, cached=False))
+            continue
+        own = [(s, e, k, 1) for s, e, k in secret_spans(piece, cached=False)]
+        out.append(_apply(piece, _merge(own + more, piece)))
+    return out
+
+
+def redact_output(command: str, output: str) -> str:
+    """What a command printed, redacted as if the command stood above it (``printenv
+    DB_PASS`` prints the password alone: the output has no context of its own)."""
+    head = f"$ {command.strip().splitlines()[-1] if command.strip() else ''}\n"
+    found = secret_spans(head + output, cached=False)
+    spans = [(max(s, len(head)) - len(head), e - len(head), k) for s, e, k in found
+             if e > len(head)]
+    return _apply(output, spans) if spans else output
+
+
+def redact_name(name: str) -> str:
+    """A name (a branch, a path, a URL, a slug, a file name) with the known-format tokens
+    and URL passwords in it replaced: only what is a credential by its shape alone. A name
+    carries no assignments, and the context rules would take an ordinary name for a
+    secret's value (``feature/secret-rotation``)."""
+    if len(name) < 8:
+        return name
+    spans: list[Span] = []
+    scan(TOKEN_RULES, name, spans)
+    return _apply(name, _merge(spans, name)) if spans else name
 
 
 @dataclass
@@ -209,6 +341,16 @@ def redact_window(
     return Window(out, start, end, marks)
 
 
+_EDIT_KEYS = frozenset(("new_string", "old_string", "content"))
+_EDITED = "[REDACTED:env]"
+
+
+def _one_value(v: Any) -> bool:
+    """A lone word of 6+ characters, the whole text of an edit: a value, not code."""
+    return isinstance(v, str) and 6 <= len(v.strip()) <= 512 and not any(
+        c.isspace() for c in v.strip()) and literal_is_secret(v.strip(), "password", False)
+
+
 def redact_value(obj: Any) -> Any:
     """``obj`` with every string inside it redacted: same shape, no copy when unchanged.
 
@@ -221,6 +363,11 @@ def redact_value(obj: Any) -> Any:
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
+        path = obj.get("file_path")
+        if isinstance(path, str) and secret_file(path):
+            # an Edit or Write of a secrets file: its new text may be the secret alone
+            obj = {k: _EDITED if k in _EDIT_KEYS and _one_value(v) else v
+                   for k, v in obj.items()}
         new = {}
         changed = False
         for k, v in obj.items():

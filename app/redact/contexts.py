@@ -1,0 +1,448 @@
+"""Secrets known by what surrounds them, where no ``NAME=value`` spelling says so.
+
+Each rule here reads a context that names a secret in another way than an assignment:
+
+- a password on a command line: ``mysql -pX``, ``sshpass -p X``, ``redis-cli -a X``,
+  ``openssl enc -k X`` / ``-pass pass:X``, ``docker login -p X``, ``htpasswd -b f u X``;
+- a name and its value apart: ``- name: DB_PASSWORD`` / ``value: X`` (Kubernetes, ECS
+  JSON), ``define('DB_PASSWORD', 'X')``, a YAML block scalar or list under a secret's
+  name, ``password = (\\n "X"\\n)``, a table row ``| SecretAccessKey | X |``;
+- what a command prints when it prints a secret (``printenv DB_PASS``, ``vault kv get
+  -field=password``, ``op read``, ``gh auth token``...), the prompts of ``aws configure``
+  and the credentials line of ``aws ... --output text``;
+- formats: ``.pgpass`` lines, presigned URL signatures, labels in other languages
+  (пароль, パスワード, contraseña, mot de passe, 密码 ...), an Edit of a secrets file whose
+  new text is one word, lines of a key the terminal wrapped.
+
+Every rule has gates (substrings a text must hold) so that a text without them costs a
+few ``in`` tests; values are judged by `values.literal_is_secret` as assignments are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.names import name_tier
+from ccarchive.redact.rules import ASSIGNMENT, SPECIFIC, Span
+from ccarchive.redact.values import is_placeholder, literal_is_secret, looks_random
+
+lazy = LazyRegexes(globals())
+
+_V = r"""(?P<q>['"]?)(?P<v>[^\s'"`|;&<>()]{1,512})"""
+"""A command-line value, quoted or not (its closing quote is not needed)."""
+
+_COMMAND_RES = (
+    (
+        ("mysql", "mariadb"),
+        lazy(
+            rf"(?:mysql|mariadb)(?<![\w-]mysql)(?<![\w-]mariadb)[\w-]*\b[^\n]{{0,300}}?"
+            rf"[ \t]-p{_V}"
+        ),
+    ),
+    (("sshpass",), lazy(rf"sshpass[ \t]+(?:-\w[ \t]+)*-p[ \t]*{_V}")),
+    (("redis-cli",), lazy(rf"redis-cli\b[^\n]{{0,300}}?[ \t](?:-a|--pass)[ \t]+{_V}")),
+    (("openssl",), lazy(rf"openssl\b[^\n]{{0,300}}?[ \t]-k[ \t]+{_V}")),
+    (
+        ("pass:",),
+        lazy(
+            r"pass:(?:(?<=[ \t]-pass[ \t]pass:)|(?<=-passin[ \t]pass:)|(?<=passout[ \t]pass:))"
+            r"(?P<v>[^\s'\"]{1,512})"
+        ),
+    ),
+    (
+        (" login",),
+        lazy(
+            rf"[ \t]login(?:(?<=docker[ \t]login)|(?<=podman[ \t]login)|(?<=registry[ \t]login))"
+            rf"\b[^\n]{{0,300}}?[ \t]-p[ \t]+{_V}"
+        ),
+    ),
+    (
+        ("sqlcmd", "mongo", "bcp"),
+        lazy(
+            rf"\b(?:sqlcmd|bcp|mongo|mongosh|mongodump|mongorestore|mongoexport)\b[^\n]{{0,300}}?"
+            rf"[ \t]-[pP][ \t]+{_V}"
+        ),
+    ),
+    (
+        ("htpasswd",),
+        lazy(
+            rf"htpasswd[ \t]+(?:-[a-zA-Z]*[ \t]+)*-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-[a-zA-Z]+[ \t]+)*"
+            rf"\S+[ \t]+\S+[ \t]+{_V}"
+        ),
+    ),
+)
+
+
+_FLAG_RE = lazy(r"--?[A-Za-z][A-Za-z-]*")
+
+
+def _commands(text: str, out: list[Span]) -> None:
+    for gates, regex in _COMMAND_RES:
+        if not any(g in text for g in gates):
+            continue
+        for m in regex.finditer(text):
+            value = m.group("v")
+            if m.groupdict().get("q") and value.endswith(m.group("q")):
+                value = value[:-1]
+            if (
+                (_FLAG_RE.fullmatch(value) and "pass:" not in gates)
+                or is_placeholder(value)
+                or value.startswith("$")
+            ):
+                continue
+            out.append((m.start("v"), m.start("v") + len(value), "password", ASSIGNMENT))
+
+
+# ---- a name and its value apart ----------------------------------------------------------
+_NAME_VALUE_RE = lazy(
+    r"""name[ \t]*["']?[ \t]*[:=][ \t]*["']?(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*["']?[ \t]*,?[ \t]*
+    (?:\r?\n[ \t]*(?:-[ \t]+)?)?[ \t]*["']?value[ \t]*["']?[ \t]*[:=][ \t]*
+    (?P<q>["']?)(?P<v>[^\s"',}\]]{1,1024})""",
+    re.VERBOSE,
+)
+_CALL_PAIR_RE = lazy(
+    r"""\([ \t]*(?P<q1>["'])(?P<n>[A-Za-z_][\w.-]{0,95})(?P=q1)[ \t]*,[ \t]*(?P<q2>["'])"""
+    r"""(?P<v>[^"'\n]{1,512})(?P=q2)"""
+)
+_BLOCK_RE = lazy(
+    r"(?m)(?:^|(?<=[ \t]))(?:-[ \t]+)?(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*"
+    r"\r?\n"
+    r"(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)"
+)
+_LIST_RE = lazy(
+    r"(?m)(?:^|(?<=[ \t]))(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*:[ \t]*\r?\n"
+    r"(?P<body>(?:[ \t]*-[ \t]+[^\n]+(?:\n|\Z))+)"
+)
+_PAREN_RE = lazy(
+    r"""\((?:(?<==[ \t]\()|(?<==\())[ \t]*\r?\n?[ \t]*(?P<q>["'])"""
+    r"""(?P<v>[^"'\n]{1,512})(?P=q)"""
+)
+_NAME_BEFORE_RE = lazy(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
+_TABLE_RE = lazy(r"\|[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|")
+_ITEM_RE = lazy(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
+
+
+def _tiered(name: str) -> str | None:
+    return name_tier(name)
+
+
+def _value(out: list[Span], s: int, value: str, tier: str) -> None:
+    value = value.strip().strip("\"'")
+    if value and literal_is_secret(value, tier, quoted=False):
+        out.append((s, s + len(value), "env", ASSIGNMENT))
+
+
+def _pairs(text: str, out: list[Span]) -> None:
+    if "value" in text and "name" in text:
+        for m in _NAME_VALUE_RE.finditer(text):
+            tier = _tiered(m.group("n"))
+            if tier:
+                _value(out, m.start("v"), m.group("v"), tier)
+    if "', '" in text or '", "' in text or "','" in text or '","' in text:
+        for m in _CALL_PAIR_RE.finditer(text):
+            tier = _tiered(m.group("n"))
+            if tier:
+                _value(out, m.start("v"), m.group("v"), tier)
+    if ": |" in text or ": >" in text or ":|" in text:
+        for m in _BLOCK_RE.finditer(text):
+            tier = _tiered(m.group("n"))
+            if tier:
+                for line in re.finditer(r"[^\n]+", m.group("body")):
+                    raw = line.group()
+                    _value(
+                        out,
+                        m.start("body") + line.start() + len(raw) - len(raw.lstrip()),
+                        raw.strip(),
+                        tier,
+                    )
+    if ":\n" in text:
+        for m in _LIST_RE.finditer(text):
+            tier = _tiered(m.group("n"))
+            if tier and tier != "weak":
+                pos = m.start("body")
+                for line in m.group("body").splitlines(keepends=True):
+                    item = _ITEM_RE.match(line)
+                    if item:
+                        _value(out, pos + item.start("v"), item.group("v"), tier)
+                    pos += len(line)
+    if "= (" in text or "=(" in text:
+        for m in _PAREN_RE.finditer(text):
+            name = _NAME_BEFORE_RE.search(text, max(0, m.start() - 100), m.start())
+            tier = _tiered(name.group("n")) if name else None
+            if tier:
+                _value(out, m.start("v"), m.group("v"), tier)
+    if "|" in text:
+        for m in _TABLE_RE.finditer(text):
+            tier = _tiered(m.group("n"))
+            if tier:
+                _value(out, m.start("v"), m.group("v"), tier)
+
+
+# ---- what a command prints -------------------------------------------------------------
+_PRINTS_RE = lazy(
+    r"""(?mx)(?:^|[$%#❯>][ \t]*)(?:printenv[ \t]+(?P<var>\w+)
+    | echo[ \t]+["']?\$\{?(?P<var2>\w+)\}?["']?[ \t]*
+    | vault[ \t]+(?:kv[ \t]+get|read)\b[^\n]*?-field=\w+[^\n]*
+    | op[ \t]+read\b[^\n]*
+    | aws[ \t]+configure[ \t]+get[ \t]+\w*(?:secret|token|password)\w*[^\n]*
+    | kubectl[ \t]+get[ \t]+secrets?\b[^\n]*
+    | gh[ \t]+auth[ \t]+token
+    | gcloud[ \t]+auth[ \t]+(?:application-default[ \t]+)?print-(?:access|identity)-token[^\n]*
+    | heroku[ \t]+auth:token\b[^\n]*
+    | security[ \t]+find-(?:generic|internet)-password\b[^\n]*-w\b[^\n]*
+    | cat[ \t]+\S*(?:secret|token|passw|credential|\.pgpass|\.netrc|api[_-]?key)\S*[ \t]*
+    )[ \t]*\r?\n(?P<v>[^\n]{1,4096})"""
+)
+_PRINTS_FOLDED_RE = lazy(
+    r"""(?x)(?:^|[$%#❯>][ \t]*)(?:printenv[ \t]+(?P<var>\w+)
+    | echo[ \t]+["']?\$\{?(?P<var2>\w+)\}?["']?
+    | vault[ \t]+kv[ \t]+get[ \t]+-field=\w+[ \t]+\S+
+    | op[ \t]+read[ \t]+\S+
+    | aws[ \t]+configure[ \t]+get[ \t]+\w*(?:secret|token|password)\w*
+    | gh[ \t]+auth[ \t]+token
+    | gcloud[ \t]+auth[ \t]+print-(?:access|identity)-token
+    | heroku[ \t]+auth:token
+    | cat[ \t]+\S*(?:secret|token|passw|credential|api[_-]?key)\S*
+    )[ \t]+(?P<v>[^\s"'`$]{8,4096})""")
+"""The same, as a title shows it: folded on one line, the output after the command."""
+_PRINT_GATES = (
+    "printenv",
+    "echo",
+    "vault",
+    "op read",
+    "aws configure",
+    "kubectl",
+    "gh auth",
+    "gcloud auth",
+    "heroku auth",
+    "security find",
+    "cat ",
+)
+
+
+def _outputs(text: str, out: list[Span]) -> None:
+    if any(g in text for g in _PRINT_GATES):
+        for m in _PRINTS_RE.finditer(text):
+            var = m.group("var") or m.group("var2")
+            if var and name_tier(var) is None:
+                continue
+            output_value(text, m.start("v"), m.group("v"), out)
+        if "\n" not in text:
+            for m in _PRINTS_FOLDED_RE.finditer(text):
+                var = m.group("var") or m.group("var2")
+                v = m.group("v")
+                if (var and name_tier(var) is None) or not (
+                        looks_random(v) or (_DIGIT_RE.search(v) and _SYMBOL_RE.search(v))):
+                    continue
+                output_value(text, m.start("v"), v, out)
+    if "Secret Access Key [" in text:
+        out.extend((m.start("v"), m.end("v"), "aws-secret", SPECIFIC)
+                   for m in _AWS_PROMPT_RE.finditer(text))
+    if "CREDENTIALS" in text:
+        for m in _AWS_TEXT_RE.finditer(text):
+            for run in _B64_RUN_RE.finditer(m.group("rest")):
+                if looks_random(run.group()):
+                    s = m.start("rest") + run.start()
+                    out.append((s, s + len(run.group()), "aws-secret", SPECIFIC))
+
+
+_DIGIT_RE = lazy(r"[0-9]")
+_SYMBOL_RE = lazy(r"[^\w\s]")
+_MIXED_RE = lazy(r"[a-z][A-Z]")
+_KEY_LINE_RE = lazy(r"[A-Za-z_][\w.-]*[ \t]*[=:][ \t]|[A-Z_][A-Z0-9_]{2,}=|.*[\"'`]")
+_AWS_PROMPT_RE = lazy(r"Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*(?P<v>[A-Za-z0-9/+=]{16,})")
+_AWS_TEXT_RE = lazy(r"CREDENTIALS[ \t]+A[SK]IA[A-Z0-9]{16}(?P<rest>[^\n]{0,8192})")
+_B64_RUN_RE = lazy(r"[A-Za-z0-9/+=]{30,}")
+
+
+def output_value(text: str, s: int, line: str, out: list[Span]) -> None:
+    """The first line a secret-printing command printed: the secret, unless it is an
+    error or prose (words with spaces between them)."""
+    value = line.strip()
+    if (
+        not value
+        or " " in value
+        or value.startswith(("Error", "error", "No ", "$", "["))
+        or _KEY_LINE_RE.match(value)
+    ):
+        return  # an error, prose, a prompt, or a line of settings rather than one value
+    if not literal_is_secret(value, "password", quoted=False):
+        return
+    s += len(line) - len(line.lstrip())
+    out.append((s, s + len(value), "output", ASSIGNMENT))
+
+
+# ---- formats ----------------------------------------------------------------------------
+_PGPASS_RE = lazy(
+    r"(?m)^(?:[A-Za-z0-9_.*-]+|\[[0-9a-fA-F:]+\]):(?:[0-9]{1,5}|\*):[A-Za-z0-9_.*$-]+:"
+    r"[A-Za-z0-9_.*@$-]+:(?P<v>[^\s:]\S{0,511})(?=\s|\Z)"
+)
+_SIGNATURE_RE = lazy(
+    r"[?&](?:X-Amz-Signature|X-Goog-Signature|Signature|X-Amz-Security-Token|x-amz-security-token"
+    r"|X-Goog-Credential-Signature|GoogleAccessId-Signature)=(?P<v>[^&\s\"'#<>]{16,})"
+)
+_LABELS = (
+    "пароль",
+    "Пароль",
+    "ПАРОЛЬ",
+    "паролем",
+    "токен",
+    "Токен",
+    "секретный ключ",
+    "ключ API",
+    "パスワード",
+    "トークン",
+    "秘密鍵",
+    "シークレット",
+    "暗証番号",
+    "contraseña",
+    "Contraseña",
+    "CONTRASEÑA",
+    "clave",
+    "Clave",
+    "clave secreta",
+    "mot de passe",
+    "Mot de passe",
+    "MOT DE PASSE",
+    "jeton",
+    "Jeton",
+    "clé secrète",
+    "Kennwort",
+    "Passwort",
+    "senha",
+    "Senha",
+    "密码",
+    "密碼",
+    "口令",
+    "令牌",
+    "密钥",
+    "秘钥",
+    "비밀번호",
+)
+_LABEL_RE = lazy(
+    "(?:"
+    + "|".join(sorted((re.escape(label) for label in _LABELS), key=len, reverse=True))
+    + r")[ \t]*(?:[:：=]|[ \t]-)[ \t]*(?P<v>[^\s\"'，。、」』]{3,512})"
+)
+_LABEL_GATES = (
+    "парол",
+    "Парол",
+    "ПАРОЛ",
+    "окен",
+    "ключ",
+    "パスワード",
+    "トークン",
+    "秘密",
+    "シークレット",
+    "暗証",
+    "ontraseña",
+    "ONTRASEÑA",
+    "lave",
+    "de passe",
+    "DE PASSE",
+    "eton",
+    "clé",
+    "ennwort",
+    "asswort",
+    "enha",
+    "密码",
+    "密碼",
+    "口令",
+    "令牌",
+    "密钥",
+    "秘钥",
+    "비밀번호",
+)
+_SECRET_FILE_RE = lazy(
+    r"(?i)(?:^|[/\\])(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:secret|credential|passw|token)[\w.-]*"
+    r"|\.netrc|\.pgpass|\.htpasswd|\.my\.cnf|id_[a-z0-9]+|[\w.-]+\.(?:pem|key|p12|pfx))$"
+)
+_EDIT_RE = lazy(r"\A(?:Edit|MultiEdit|Write)\n(?P<p>[^\n]{1,1024})\n(?P<v>\S{6,512})\s*\Z")
+_WRAPPED_RE = lazy(r"(?m)^(?P<a>[A-Za-z0-9+/_-]{40,})\r?\n(?P<b>[A-Za-z0-9+/_-]{16,}={0,2})\r?$")
+_KEYLIKE_RE = lazy(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])")
+
+
+def _formats(text: str, out: list[Span]) -> None:
+    if text.count(":") >= 4:
+        for m in _PGPASS_RE.finditer(text):
+            v = m.group("v")
+            if not is_placeholder(v):
+                out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
+    if "Signature=" in text or "ecurity-Token=" in text:
+        out.extend((m.start("v"), m.end("v"), "signature", SPECIFIC)
+                   for m in _SIGNATURE_RE.finditer(text))
+    if not text.isascii() or "de passe" in text or "lave" in text or "eton" in text:
+        if any(g in text for g in _LABEL_GATES):
+            for m in _LABEL_RE.finditer(text):
+                v = m.group("v")
+                if (
+                    (
+                        looks_random(v)
+                        or _MIXED_RE.search(v) is not None  # jrIfmyamelN: not a word
+                        or any(c.isdigit() or (c.isascii() and not c.isalnum()) for c in v)
+                    )
+                    and any(c.isascii() and c.isalnum() for c in v)
+                    and literal_is_secret(v, "password", quoted=False)
+                ):
+                    out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
+    if text.startswith(("Edit\n", "MultiEdit\n", "Write\n")):
+        m = _EDIT_RE.match(text)
+        if (
+            m
+            and _SECRET_FILE_RE.search(m.group("p").strip())
+            and literal_is_secret(m.group("v"), "password", quoted=False)
+        ):
+            out.append((m.start("v"), m.end("v"), "env", ASSIGNMENT))
+    if "\n" in text and len(text) >= 58:
+        for m in _WRAPPED_RE.finditer(text):
+            a, b = m.group("a"), m.group("b")
+            if (
+                _KEYLIKE_RE.match(a)
+                and looks_random(b)
+                and not _certificate_before(text, m.start())
+            ):
+                out.append((m.start("a"), m.end("b"), "key-lines", SPECIFIC))
+
+
+def _certificate_before(text: str, pos: int) -> bool:
+    """Inside a certificate or public key block (public: left as they are)?"""
+    begin = text.rfind("-----BEGIN ", max(0, pos - 16384), pos)
+    return (
+        begin >= 0
+        and "PRIVATE" not in text[begin : begin + 64]
+        and text.find("-----END ", begin, pos) < 0
+    )
+
+
+def prints_secret(command: str) -> bool:
+    """Does this shell command print a secret (``printenv DB_PASS``, ``op read ...``)?
+    Its output then is the secret, in a tool result that says nothing else."""
+    if not any(g in command for g in _PRINT_GATES) and "aws" not in command:
+        return False
+    line = command.strip().splitlines()[-1] if command.strip() else ""
+    m = _PRINTS_RE.match(line + "\nx")
+    if m is not None:
+        var = m.group("var") or m.group("var2")
+        return not var or name_tier(var) is not None
+    return "aws configure" in line or ("aws " in line and "--output" in line)
+
+
+def secret_file(path: str) -> bool:
+    """Is this the path of a file that holds secrets (.env, credentials, a key)?"""
+    return _SECRET_FILE_RE.search(path.strip()) is not None
+
+
+CONTEXT_RULES: tuple[Callable[[str, list[Span]], None], ...] = (
+    _commands,
+    _pairs,
+    _outputs,
+    _formats,
+)
+
+
+def context_spans(text: str, out: list[Span]) -> None:
+    """Append the secrets that the contexts of this module name in ``text``."""
+    for rule in CONTEXT_RULES:
+        rule(text, out)
