@@ -29,11 +29,12 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ccarchive.config import Settings
-    from ccarchive.semantic.builder import TextEncoder
 
 EXTRA = "pip install 'ccarchive[semantic]'"
 SWITCH = "--semantic (app, search, index, serve) or CCARCHIVE_SEMANTIC=1"
@@ -56,6 +57,13 @@ def backend() -> str:
     if os.environ.get(BACKEND_ENV, "").strip().lower() == "numpy":
         return "numpy"
     return "onnxruntime" if all(importlib.util.find_spec(n) for n in FAST) else "numpy"
+
+
+class TextEncoder(Protocol):
+    """Either forward pass of the model (`encoder.Encoder` in numpy, `onnx_encoder.OnnxEncoder`
+    on onnxruntime): both give the same vectors."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 _encoders: dict[tuple[Path, str], TextEncoder] = {}

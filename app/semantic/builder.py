@@ -19,10 +19,10 @@ import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 import numpy as np
 
+from ccarchive.semantic import TextEncoder, load_encoder
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import Manifest, Rows, VectorStore, dedupe
 
@@ -31,12 +31,6 @@ log = logging.getLogger(__name__)
 SAVE_EVERY = 256
 """Texts embedded between two saves during a long build."""
 ENCODE_BATCH = 32
-
-
-class TextEncoder(Protocol):
-    """What the builder needs of an encoder (`ccarchive.semantic.encoder.Encoder`)."""
-
-    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass
@@ -205,6 +199,4 @@ class BackgroundBuilder:
 def background_builder(index_store, settings, ready: Callable[[], bool]
                        ) -> BackgroundBuilder:
     """The builder a live writer runs, its encoder loaded (or downloaded) on first need."""
-    from ccarchive.semantic import load_encoder
-
     return BackgroundBuilder(VectorBuilder(index_store, lambda: load_encoder(settings)), ready)
