@@ -68,19 +68,25 @@ class Settings:
     """The encoder's files, when given; else found or downloaded (`semantic.model_files`)."""
 
     @classmethod
-    def resolve(cls, archive: str | os.PathLike[str] | None = None,
-                data_dir: str | os.PathLike[str] | None = None, *,
-                semantic: bool | None = None,
-                model_dir: str | os.PathLike[str] | None = None) -> Settings:
+    def resolve(
+        cls,
+        archive: str | os.PathLike[str] | None = None,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        semantic: bool | None = None,
+        model_dir: str | os.PathLike[str] | None = None,
+    ) -> Settings:
         """`--archive`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`; `--data-dir`, else
         `$CCARCHIVE_HOME`, else the cache dir; `--semantic` (True) or the environment."""
         root = Path(archive).expanduser() if archive else default_archive_root()
         data = Path(data_dir).expanduser() if data_dir else default_data_dir()
         return cls(archive_root=root.resolve(), data_dir=data.resolve()).with_semantic(
-            semantic, model_dir)
+            semantic, model_dir
+        )
 
-    def with_semantic(self, semantic: bool | None = None,
-                      model_dir: str | os.PathLike[str] | None = None) -> Settings:
+    def with_semantic(
+        self, semantic: bool | None = None, model_dir: str | os.PathLike[str] | None = None
+    ) -> Settings:
         """These settings with semantic search turned on (`True`; None or False keep what
         the environment says) and the model's folder, if given."""
         out = self
@@ -108,7 +114,8 @@ class Settings:
                 raise ValueError(
                     f"the data dir {self.data_dir} is inside the archive {self.archive_root}"
                     f"{_through(path)}; ccarchive never writes into the archive: choose "
-                    "another --data-dir")
+                    "another --data-dir"
+                )
 
 
 # ---- writing only where we mean to ---------------------------------------------------
@@ -144,8 +151,11 @@ def _through(path: Path) -> str:
 
 
 def _refuse(path: Path, why: str) -> UnsafeWrite:
-    return UnsafeWrite(errno.EEXIST, f"refused to write {path}: {why}; ccarchive writes only "
-                       "into folders and files of its own. Remove it and run again.")
+    return UnsafeWrite(
+        errno.EEXIST,
+        f"refused to write {path}: {why}; ccarchive writes only "
+        "into folders and files of its own. Remove it and run again.",
+    )
 
 
 def _check_outside(path: Path, archive_root: Path | None) -> None:
@@ -199,11 +209,15 @@ def check_own_folder(path: Path) -> None:
     for e in entries:
         st = e.stat(follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
-            raise _refuse(Path(e.path), f"it is a symbolic link (to {os.readlink(e.path)}), "
-                          f"planted in {path}")
+            raise _refuse(
+                Path(e.path), f"it is a symbolic link (to {os.readlink(e.path)}), planted in {path}"
+            )
         if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            raise _refuse(Path(e.path), f"it has {st.st_nlink} hard links (another name of "
-                          f"the same file may be anywhere), planted in {path}")
+            raise _refuse(
+                Path(e.path),
+                f"it has {st.st_nlink} hard links (another name of "
+                f"the same file may be anywhere), planted in {path}",
+            )
 
 
 def _open_new(path: Path, mode: int) -> int:
@@ -211,8 +225,9 @@ def _open_new(path: Path, mode: int) -> int:
     over a file already there (`O_CREAT | O_EXCL | O_NOFOLLOW`, beside a folder fd)."""
     dfd = os.open(path.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
-        return os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
-                       mode, dir_fd=dfd)
+        return os.open(
+            path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=dfd
+        )
     except FileExistsError:
         what = "a symbolic link" if os.path.islink(path) else "already there"
         raise _refuse(path, f"it is {what}") from None
@@ -220,8 +235,9 @@ def _open_new(path: Path, mode: int) -> int:
         os.close(dfd)
 
 
-def create_private_file(path: Path, data: bytes, *, mode: int = 0o600,
-                        archive_root: Path | None = None) -> None:
+def create_private_file(
+    path: Path, data: bytes, *, mode: int = 0o600, archive_root: Path | None = None
+) -> None:
     """Write a new file of ours (a token, a marker), refusing any name already taken."""
     _check_outside(path.parent, archive_root)
     fd = _open_new(path, mode)
@@ -237,8 +253,9 @@ def open_new_file(path: Path, *, mode: int = 0o600, archive_root: Path | None = 
     return _open_new(path, mode)
 
 
-def replace_file(path: Path, data: bytes, *, mode: int = 0o644,
-                 archive_root: Path | None = None) -> None:
+def replace_file(
+    path: Path, data: bytes, *, mode: int = 0o644, archive_root: Path | None = None
+) -> None:
     """Write `path` whole: a new temporary file beside it (`.<name>.<pid>.tmp`, created
     exclusively), then renamed over it; a link at `path` is replaced, never followed."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -119,8 +119,11 @@ def make_archive(tmp_path_factory: pytest.TempPathFactory):
     def make(*args: str) -> Path:
         out = tmp_path_factory.mktemp("gen")
         root = out / "claude"
-        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), *args],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, str(MAKE_ARCHIVE), "--out", str(root), *args],
+            check=True,
+            capture_output=True,
+        )
         return root
 
     return make
@@ -159,8 +162,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(proc: subprocess.Popen, port: int, *, timeout: float = 30,
-                  why=lambda: "") -> None:
+def wait_for_port(
+    proc: subprocess.Popen, port: int, *, timeout: float = 30, why=lambda: ""
+) -> None:
     """Wait until `proc` accepts connections on `port`; fail (with `why()`) if it exits
     or the time runs out."""
     deadline = time.monotonic() + timeout

@@ -57,11 +57,18 @@ def test_import_contracts_hold() -> None:
     """`lint-imports` in a subprocess: it puts its working directory on sys.path, which
     must not happen to this test process (a stray `import app` would start working)."""
     run = subprocess.run(
-        [sys.executable, "-c",
-         "from importlinter.cli import lint_imports_command; lint_imports_command()",
-         "--no-cache"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "COLUMNS": "120"})
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command; lint_imports_command()",
+            "--no-cache",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "120"},
+    )
     print(run.stdout, run.stderr)
     assert run.returncode == 0, f"import contracts broken:\n{run.stdout}\n{run.stderr}"
     summary = re.search(r"Contracts: (\d+) kept, (\d+) broken", run.stdout)
@@ -94,8 +101,9 @@ def _strongly_connected(graph: grimp.ImportGraph) -> Iterator[list[str]]:
                     index[child] = low[child] = len(index)
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(
-                        graph.find_modules_directly_imported_by(child)))))
+                    work.append(
+                        (child, iter(sorted(graph.find_modules_directly_imported_by(child))))
+                    )
                 elif child in on_stack:
                     low[node] = min(low[node], index[child])
                 continue
@@ -143,8 +151,7 @@ def _describe(graph: grimp.ImportGraph, cycle: list[str]) -> str:
 def test_no_import_cycles() -> None:
     graph = grimp.build_graph(PACKAGE, cache_dir=None)
     assert {f"{PACKAGE}.cli.main", f"{PACKAGE}.live.live_archive"} <= graph.modules
-    found = [_describe(graph, _cycle_through(graph, group))
-             for group in _strongly_connected(graph)]
+    found = [_describe(graph, _cycle_through(graph, group)) for group in _strongly_connected(graph)]
     print("\n\n".join(found) or "no import cycles")
     assert not found, "import cycles:\n" + "\n\n".join(found)
 
@@ -185,10 +192,14 @@ def _top_level(tree: ast.Module) -> tuple[set[str], set[str]]:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     defined.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-                    if isinstance(target, ast.Name) and target.id == "__all__" \
-                            and isinstance(node.value, ast.List | ast.Tuple):
-                        exported.update(e.value for e in node.value.elts
-                                        if isinstance(e, ast.Constant))
+                    if (
+                        isinstance(target, ast.Name)
+                        and target.id == "__all__"
+                        and isinstance(node.value, ast.List | ast.Tuple)
+                    ):
+                        exported.update(
+                            e.value for e in node.value.elts if isinstance(e, ast.Constant)
+                        )
             elif isinstance(node, ast.If | ast.Try):
                 walk(node.body)
                 walk(node.orelse)
@@ -204,8 +215,12 @@ def _names_of(path: Path) -> tuple[set[str], set[str]]:
 
 def _ccarchive_imports(tree: ast.Module) -> Iterator[tuple[ast.ImportFrom, ast.alias]]:
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] == PACKAGE:
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and node.module.split(".")[0] == PACKAGE
+        ):
             for alias in node.names:
                 yield node, alias
 
@@ -220,8 +235,9 @@ def _misplaced_imports(sources: dict[str, str]) -> list[str]:
             if module_file is None or _module_file(f"{node.module}.{alias.name}"):
                 continue
             defined, exported = _names_of(module_file)
-            if alias.name in defined or (module_file.name == "__init__.py"
-                                         and alias.name in exported):
+            if alias.name in defined or (
+                module_file.name == "__init__.py" and alias.name in exported
+            ):
                 continue
             found.append(f"{where}:{node.lineno}: {alias.name} from {node.module}")
     return found
@@ -232,39 +248,50 @@ def _reexports(path: str, source: str) -> list[str]:
     offer what its `__all__` lists)."""
     tree = ast.parse(source)
     _defined, exported = _top_level(tree)
-    names = {alias.asname or alias.name for node in ast.walk(tree)
-             if isinstance(node, ast.ImportFrom) and node.module != "__future__"
-             for alias in node.names}
+    names = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+        for alias in node.names
+    }
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
-        and isinstance(n.value, str) and n.value.isidentifier() and n.value not in exported}
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and n.value.isidentifier()
+        and n.value not in exported
+    }
     allowed = exported if path.endswith("__init__.py") else set()
     return sorted(f"{path}: {name}" for name in names - used - allowed)
 
 
 def _private_imports(sources: dict[str, str]) -> list[str]:
-    return [f"{where}:{node.lineno}: {alias.name} from {node.module}"
-            for where, source in sources.items()
-            for node, alias in _ccarchive_imports(ast.parse(source))
-            if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return [
+        f"{where}:{node.lineno}: {alias.name} from {node.module}"
+        for where, source in sources.items()
+        for node, alias in _ccarchive_imports(ast.parse(source))
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
 
 
 def _sources(*folders: Path) -> dict[str, str]:
-    return {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
-            for folder in folders for path in sorted(folder.rglob("*.py"))
-            if "__pycache__" not in path.parts}
+    return {
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+        for folder in folders
+        for path in sorted(folder.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
 
 
 def test_every_import_names_the_module_that_defines_it() -> None:
     found = _misplaced_imports(_sources(APP, ROOT / "tests"))
     print("\n".join(found) or "every import points home")
-    assert not found, "names imported from a module that only passes them on:\n" + \
-        "\n".join(found)
+    assert not found, "names imported from a module that only passes them on:\n" + "\n".join(found)
 
 
 def test_no_module_re_exports_names_it_does_not_use() -> None:
-    found = [line for path, source in _sources(APP).items()
-             for line in _reexports(path, source)]
+    found = [line for path, source in _sources(APP).items() for line in _reexports(path, source)]
     print("\n".join(found) or "no re-exports")
     assert not found, "imported but never used (re-exports):\n" + "\n".join(found)
 
@@ -279,13 +306,14 @@ def test_the_import_checks_can_fail() -> None:
     """Each check above finds what it is for, in made-up sources."""
     shim = "from ccarchive.index.query.compiler import tokenize\n"  # defined in tokens
     assert _misplaced_imports({"x.py": shim}) == [
-        "x.py:1: tokenize from ccarchive.index.query.compiler"]
-    assert _misplaced_imports({"x.py": "from ccarchive.index.query.tokens import tokenize\n"}) \
-        == []
+        "x.py:1: tokenize from ccarchive.index.query.compiler"
+    ]
+    assert _misplaced_imports({"x.py": "from ccarchive.index.query.tokens import tokenize\n"}) == []
     assert _reexports("m.py", "from a import b, c\n__all__ = ['b']\nc()\n") == ["m.py: b"]
     assert _reexports("p/__init__.py", "from a import b\n__all__ = ['b']\n") == []
     assert _private_imports({"x.py": "from ccarchive.service.base import _x\n"}) == [
-        "x.py:1: _x from ccarchive.service.base"]
+        "x.py:1: _x from ccarchive.service.base"
+    ]
 
 
 # ---- packaging --------------------------------------------------------------------------
@@ -298,9 +326,10 @@ def _package_folders() -> dict[str, Path]:
     mapping: dict[str, str] = tool.get("package-dir", {})
     folders = {}
     for name in tool["packages"]:
-        prefix = max((p for p in mapping if name == p or name.startswith(p + ".")),
-                     key=len, default="")
-        rest = name[len(prefix):].lstrip(".").replace(".", "/")
+        prefix = max(
+            (p for p in mapping if name == p or name.startswith(p + ".")), key=len, default=""
+        )
+        rest = name[len(prefix) :].lstrip(".").replace(".", "/")
         base = ROOT / mapping[prefix] if prefix else ROOT
         folders[name] = base / rest if rest else base
     return folders
@@ -314,11 +343,14 @@ def test_every_python_folder_is_a_listed_package() -> None:
     unlisted = sorted(
         folder.relative_to(ROOT).as_posix()
         for folder in [APP, *(p for p in APP.rglob("*") if p.is_dir())]
-        if "__pycache__" not in folder.parts and any(folder.glob("*.py"))
-        and folder.resolve() not in listed_folders)
+        if "__pycache__" not in folder.parts
+        and any(folder.glob("*.py"))
+        and folder.resolve() not in listed_folders
+    )
     assert not unlisted, (
         f"folders under app/ holding Python but missing from pyproject.toml's packages "
-        f"(a wheel would leave them out): {unlisted}")
+        f"(a wheel would leave them out): {unlisted}"
+    )
 
 
 @pytest.mark.slow
@@ -334,16 +366,25 @@ def test_wheel_holds_only_ccarchive(tmp_path: Path) -> None:
     out = tmp_path / "wheel"
     run = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
-        capture_output=True, text=True, timeout=600)
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     (wheel,) = out.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    tops = {name.split("/", 1)[0] for name in names if not name.split("/", 1)[0]
-            .endswith((".dist-info", ".data"))}
+    tops = {
+        name.split("/", 1)[0]
+        for name in names
+        if not name.split("/", 1)[0].endswith((".dist-info", ".data"))
+    }
     print(wheel.name, sorted(tops))
     assert tops == {PACKAGE}, f"top-level entries in the wheel: {sorted(tops)}"
     modules = {n for n in names if n.endswith(".py")}
-    expected = {f"{PACKAGE}/{p.relative_to(APP).as_posix()}" for p in APP.rglob("*.py")
-                if "__pycache__" not in p.parts}
+    expected = {
+        f"{PACKAGE}/{p.relative_to(APP).as_posix()}"
+        for p in APP.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
     assert expected <= modules, f"missing from the wheel: {sorted(expected - modules)}"
     assert f"{PACKAGE}/py.typed" in names, "the wheel says nothing of its own annotations"

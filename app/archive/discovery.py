@@ -89,9 +89,9 @@ def archive_exists(root: Path) -> bool:
     return (root / "projects").is_dir() or (root / "history.jsonl").is_file()
 
 
-def _stat_file(path: Path, rel: str, kind: str, report: DiscoveryReport, **kw: str) -> (
-    SourceFile | None
-):
+def _stat_file(
+    path: Path, rel: str, kind: str, report: DiscoveryReport, **kw: str
+) -> SourceFile | None:
     try:
         st = path.stat(follow_symlinks=False)
     except FileNotFoundError:
@@ -111,8 +111,16 @@ def _stat_file(path: Path, rel: str, kind: str, report: DiscoveryReport, **kw: s
     if not os.access(path, os.R_OK):
         report.skip(UNREADABLE, rel)
         return None
-    return SourceFile(path=path, rel=rel, kind=kind, size=st.st_size, mtime_ns=st.st_mtime_ns,
-                      ino=st.st_ino, dev=st.st_dev, **kw)
+    return SourceFile(
+        path=path,
+        rel=rel,
+        kind=kind,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        ino=st.st_ino,
+        dev=st.st_dev,
+        **kw,
+    )
 
 
 def _entries(path: Path, report: DiscoveryReport) -> list[os.DirEntry[str]]:
@@ -202,15 +210,19 @@ def discover(root: Path, report: DiscoveryReport | None = None) -> Iterator[Sour
             yield src
 
 
-def _project(root: Path, pdir: Path, name: str, report: DiscoveryReport,
-             later: list[SourceFile]) -> Iterator[SourceFile]:
+def _project(
+    root: Path, pdir: Path, name: str, report: DiscoveryReport, later: list[SourceFile]
+) -> Iterator[SourceFile]:
     base = f"projects/{name}"
     for e in _entries(pdir, report):
         if e.is_symlink():
             report.skip(SYMLINK, f"{base}/{e.name}" if e.name.endswith(".jsonl") else "")
             continue
-        if e.name.endswith(".jsonl") and not _is_dir(e) and \
-                not _plain(e, f"{base}/{e.name}", report):
+        if (
+            e.name.endswith(".jsonl")
+            and not _is_dir(e)
+            and not _plain(e, f"{base}/{e.name}", report)
+        ):
             continue
         if _is_file(e):
             if not e.name.endswith(".jsonl"):
@@ -221,32 +233,51 @@ def _project(root: Path, pdir: Path, name: str, report: DiscoveryReport,
             stem = e.name[: -len(".jsonl")]
             rel = f"{base}/{e.name}"
             if stem.startswith("agent-"):
-                src = _stat_file(Path(e.path), rel, AGENT, report, project_dir=name,
-                                 agent_id=stem[len("agent-"):])
+                src = _stat_file(
+                    Path(e.path),
+                    rel,
+                    AGENT,
+                    report,
+                    project_dir=name,
+                    agent_id=stem[len("agent-") :],
+                )
             else:
-                src = _stat_file(Path(e.path), rel, SESSION, report, project_dir=name,
-                                 session_id=stem)
+                src = _stat_file(
+                    Path(e.path), rel, SESSION, report, project_dir=name, session_id=stem
+                )
             if src:
                 yield src
         elif _is_dir(e):
             if e.name == "memory":
                 for m in _entries(Path(e.path), report):
                     if m.name.endswith(".md") and _plain(m, f"{base}/memory/{m.name}", report):
-                        src = _stat_file(Path(m.path), f"{base}/memory/{m.name}", MEMORY, report,
-                                         project_dir=name)
+                        src = _stat_file(
+                            Path(m.path),
+                            f"{base}/memory/{m.name}",
+                            MEMORY,
+                            report,
+                            project_dir=name,
+                        )
                         if src:
                             later.append(src)
                 continue
             yield from _session_dir(Path(e.path), f"{base}/{e.name}", name, e.name, report, later)
 
 
-def _session_dir(sdir: Path, rel: str, project: str, sid: str, report: DiscoveryReport,
-                 later: list[SourceFile]) -> Iterator[SourceFile]:
+def _session_dir(
+    sdir: Path, rel: str, project: str, sid: str, report: DiscoveryReport, later: list[SourceFile]
+) -> Iterator[SourceFile]:
     """`<sid>/subagents/**/agent-*.jsonl` and `<sid>/session-memory/summary.md`."""
     summary = sdir / "session-memory" / "summary.md"
     if _lone(summary, f"{rel}/session-memory/summary.md", report):
-        src = _stat_file(summary, f"{rel}/session-memory/summary.md", MEMORY, report,
-                         project_dir=project, session_id=sid)
+        src = _stat_file(
+            summary,
+            f"{rel}/session-memory/summary.md",
+            MEMORY,
+            report,
+            project_dir=project,
+            session_id=sid,
+        )
         if src:
             later.append(src)
     sub = sdir / "subagents"
@@ -264,9 +295,16 @@ def _session_dir(sdir: Path, rel: str, project: str, sid: str, report: Discovery
             elif _is_dir(e):
                 stack.append((Path(e.path), f"{drel}/{e.name}"))
             elif _is_file(e) and e.name.startswith("agent-") and e.name.endswith(".jsonl"):
-                aid = e.name[len("agent-"): -len(".jsonl")]
-                src = _stat_file(Path(e.path), f"{drel}/{e.name}", AGENT, report,
-                                 project_dir=project, session_id=sid, agent_id=aid)
+                aid = e.name[len("agent-") : -len(".jsonl")]
+                src = _stat_file(
+                    Path(e.path),
+                    f"{drel}/{e.name}",
+                    AGENT,
+                    report,
+                    project_dir=project,
+                    session_id=sid,
+                    agent_id=aid,
+                )
                 if src:
                     yield src
 
@@ -284,8 +322,9 @@ def meta_path(src: SourceFile) -> Path:
     return src.path.with_name(src.path.name[: -len(".jsonl")] + ".meta.json")
 
 
-def sources_for(root: Path, rels: Iterable[str],
-                report: DiscoveryReport | None = None) -> list[SourceFile]:
+def sources_for(
+    root: Path, rels: Iterable[str], report: DiscoveryReport | None = None
+) -> list[SourceFile]:
     """The `SourceFile`s of just these archive-relative paths, classified as `discover`
     would (live updates: no walk of the whole archive).
 
@@ -345,7 +384,7 @@ def _classify(rel: str) -> tuple[str, dict[str, str]] | None:
             return None
         stem = name[: -len(".jsonl")]
         if stem.startswith("agent-"):
-            return AGENT, {"project_dir": project, "agent_id": stem[len("agent-"):]}
+            return AGENT, {"project_dir": project, "agent_id": stem[len("agent-") :]}
         return SESSION, {"project_dir": project, "session_id": stem}
     if rest[0] == "memory":
         if len(rest) == 2 and name.endswith(".md"):
@@ -354,8 +393,15 @@ def _classify(rel: str) -> tuple[str, dict[str, str]] | None:
     sid = rest[0]
     if rest[1:] == ["session-memory", "summary.md"]:
         return MEMORY, {"project_dir": project, "session_id": sid}
-    if len(rest) >= 3 and rest[1] == "subagents" and name.startswith("agent-") \
-            and name.endswith(".jsonl"):
-        return AGENT, {"project_dir": project, "session_id": sid,
-                       "agent_id": name[len("agent-"): -len(".jsonl")]}
+    if (
+        len(rest) >= 3
+        and rest[1] == "subagents"
+        and name.startswith("agent-")
+        and name.endswith(".jsonl")
+    ):
+        return AGENT, {
+            "project_dir": project,
+            "session_id": sid,
+            "agent_id": name[len("agent-") : -len(".jsonl")],
+        }
     return None

@@ -79,5 +79,11 @@ class FileSummary:
         Summaries are matched to sessions by `leafUuid` across files, so the caller
         passes the resolved one (see `ccarchive.index.session_docs`).
         """
-        return first_readable(self.custom_title, self.agent_name, self.ai_title, summary,
-                              self.first_prompt, self.last_prompt)
+        return first_readable(
+            self.custom_title,
+            self.agent_name,
+            self.ai_title,
+            summary,
+            self.first_prompt,
+            self.last_prompt,
+        )

@@ -93,8 +93,9 @@ def _parse_constant(name: str) -> float:
 _TOO_DEEP = "depth limit exceeded"
 """How orjson says a line is nested deeper than it reads (1,024 levels)."""
 
-_decoder = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float,
-                            parse_constant=_parse_constant)
+_decoder = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+)
 
 
 @dataclass(slots=True)

@@ -28,34 +28,70 @@ _TEXT: tuple[type, ...] = (str, list)  # a string, or a list of content blocks
 _NUMBER: tuple[type, ...] = (int, float)
 
 RECORD: dict[str, tuple[type, ...]] = {
-    "type": _STR, "subtype": _STR, "uuid": _STR, "parentUuid": _STR,
-    "logicalParentUuid": _STR, "sessionId": _STR, "timestamp": _STR, "cwd": _STR,
-    "gitBranch": _STR, "slug": _STR, "version": _STR, "agentId": _STR,
-    "isSidechain": _BOOL, "isMeta": _BOOL, "isCompactSummary": _BOOL, "message": _DICT,
-    "content": _TEXT, "level": _STR, "summary": _STR, "leafUuid": _STR,
-    "customTitle": _STR, "agentName": _STR, "aiTitle": _STR, "lastPrompt": _STR,
-    "prUrl": _STR, "attachment": _DICT, "compactMetadata": _DICT,
+    "type": _STR,
+    "subtype": _STR,
+    "uuid": _STR,
+    "parentUuid": _STR,
+    "logicalParentUuid": _STR,
+    "sessionId": _STR,
+    "timestamp": _STR,
+    "cwd": _STR,
+    "gitBranch": _STR,
+    "slug": _STR,
+    "version": _STR,
+    "agentId": _STR,
+    "isSidechain": _BOOL,
+    "isMeta": _BOOL,
+    "isCompactSummary": _BOOL,
+    "message": _DICT,
+    "content": _TEXT,
+    "level": _STR,
+    "summary": _STR,
+    "leafUuid": _STR,
+    "customTitle": _STR,
+    "agentName": _STR,
+    "aiTitle": _STR,
+    "lastPrompt": _STR,
+    "prUrl": _STR,
+    "attachment": _DICT,
+    "compactMetadata": _DICT,
 }
 MESSAGE: dict[str, tuple[type, ...]] = {
-    "role": _STR, "model": _STR, "id": _STR, "usage": _DICT, "content": _TEXT,
+    "role": _STR,
+    "model": _STR,
+    "id": _STR,
+    "usage": _DICT,
+    "content": _TEXT,
 }
 USAGE: dict[str, tuple[type, ...]] = {
-    "input_tokens": _NUMBER, "output_tokens": _NUMBER,
-    "cache_creation_input_tokens": _NUMBER, "cache_read_input_tokens": _NUMBER,
+    "input_tokens": _NUMBER,
+    "output_tokens": _NUMBER,
+    "cache_creation_input_tokens": _NUMBER,
+    "cache_read_input_tokens": _NUMBER,
 }
 BLOCK: dict[str, tuple[type, ...]] = {
-    "type": _STR, "text": _STR, "thinking": _STR, "name": _STR, "id": _STR,
-    "tool_use_id": _STR, "content": _TEXT, "is_error": _BOOL,
+    "type": _STR,
+    "text": _STR,
+    "thinking": _STR,
+    "name": _STR,
+    "id": _STR,
+    "tool_use_id": _STR,
+    "content": _TEXT,
+    "is_error": _BOOL,
 }
 ATTACHMENT: dict[str, tuple[type, ...]] = {"type": _STR, "prompt": _TEXT}
 HISTORY: dict[str, tuple[type, ...]] = {
-    "display": _STR, "pastedContents": _DICT, "project": _STR, "sessionId": _STR,
+    "display": _STR,
+    "pastedContents": _DICT,
+    "project": _STR,
+    "sessionId": _STR,
     "timestamp": (int, float, str),
 }
 
 
-def _first_wrong(obj: dict[str, Any], fields: dict[str, tuple[type, ...]],
-                 prefix: str = "") -> str | None:
+def _first_wrong(
+    obj: dict[str, Any], fields: dict[str, tuple[type, ...]], prefix: str = ""
+) -> str | None:
     for key, types in fields.items():
         value = obj.get(key)
         if value is None:

@@ -53,7 +53,9 @@ def content_text(content: Any) -> str:
 
 _CONTEXT_TAGS = re.compile(
     r"<(ide_opened_file|ide_selection|ide_diagnostics|system-reminder|local-command-caveat)>"
-    r".*?</\1>\s*", re.S)
+    r".*?</\1>\s*",
+    re.S,
+)
 _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 
 
@@ -143,8 +145,19 @@ def tool_input_text(name: str, data: Any) -> str:
     if not isinstance(data, dict):
         return compact_json(data, TOOL_CAP)
     parts: list[str] = [name]
-    for key in ("description", "command", "file_path", "notebook_path", "path", "pattern",
-                "query", "url", "subagent_type", "skill", "plan"):
+    for key in (
+        "description",
+        "command",
+        "file_path",
+        "notebook_path",
+        "path",
+        "pattern",
+        "query",
+        "url",
+        "subagent_type",
+        "skill",
+        "plan",
+    ):
         v = data.get(key)
         if isinstance(v, str) and v:
             parts.append(v)

@@ -34,18 +34,43 @@ from ccarchive.archive.record_text import (
 )
 from ccarchive.redact import prints_secret, redact, redact_name, redact_output, redact_pieces
 
-KNOWN_TYPES = frozenset({
-    "user", "assistant", "system", "attachment", "progress", "summary",
-    "file-history-snapshot", "queue-operation", "custom-title", "agent-name", "agent-color",
-    "ai-title", "agent-setting", "last-prompt", "permission-mode", "mode", "pr-link",
-    "bridge-session", "atis-latch", "cost-state", "worktree-state",
-})
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "agent-name",
+        "agent-color",
+        "ai-title",
+        "agent-setting",
+        "last-prompt",
+        "permission-mode",
+        "mode",
+        "pr-link",
+        "bridge-session",
+        "atis-latch",
+        "cost-state",
+        "worktree-state",
+    }
+)
 UNKNOWN_TYPE = "unknown_type"
 
-EVENT_SUBTYPES = frozenset({
-    "compact_boundary", "microcompact_boundary", "api_error", "local_command",
-    "informational", "bridge_status",
-})
+EVENT_SUBTYPES = frozenset(
+    {
+        "compact_boundary",
+        "microcompact_boundary",
+        "api_error",
+        "local_command",
+        "informational",
+        "bridge_status",
+    }
+)
 EVENT_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<task-notification>")
 COMPACT_PREFIX = "This session is being continued from a previous conversation"
 INTERRUPT_PREFIX = "[Request interrupted by user"
@@ -103,8 +128,11 @@ class _Blocks:
         if self.folded:
             last = self.units[-1]
             text = "\n".join([last.text, *self._extra])
-            last.text = text if full_text else \
-                cap(text, PROSE_CAP if last.kind in ("assistant", "thinking") else TOOL_CAP)
+            last.text = (
+                text
+                if full_text
+                else cap(text, PROSE_CAP if last.kind in ("assistant", "thinking") else TOOL_CAP)
+            )
             if stats is not None:
                 stats.repair(BLOCKS_FOLDED, self.folded)
         return self.units
@@ -140,8 +168,14 @@ class Extractor:
         is_agent_file: subagent transcripts: "Warmup" probes are not user work.
     """
 
-    def __init__(self, summary: FileSummary, *, is_agent_file: bool = False,
-                 full_text: bool = False, redacted: bool = False) -> None:
+    def __init__(
+        self,
+        summary: FileSummary,
+        *,
+        is_agent_file: bool = False,
+        full_text: bool = False,
+        redacted: bool = False,
+    ) -> None:
         self.summary = summary
         self.is_agent_file = is_agent_file
         self.full_text = full_text
@@ -202,8 +236,9 @@ class Extractor:
                 leaf = obj.get("leafUuid")
                 if isinstance(leaf, str) and leaf:
                     s.summaries[leaf] = self._line(text)
-                return [Unit("summary", self._cap(text, PROSE_CAP), role="system",
-                             text_len=len(text))]
+                return [
+                    Unit("summary", self._cap(text, PROSE_CAP), role="system", text_len=len(text))
+                ]
             return []
         if rtype == "attachment":
             att = obj.get("attachment")
@@ -211,8 +246,15 @@ class Extractor:
                 text = content_text(att.get("prompt"))
                 if text.strip():
                     s.prompts += 1
-                    return [Unit("prompt", self._cap(text, PROSE_CAP), role="user",
-                                 text_len=len(text), flags=("queued",))]
+                    return [
+                        Unit(
+                            "prompt",
+                            self._cap(text, PROSE_CAP),
+                            role="user",
+                            text_len=len(text),
+                            flags=("queued",),
+                        )
+                    ]
             return []
         if rtype == "custom-title":
             s.custom_title = self._line(str(obj.get("customTitle") or "")) or s.custom_title
@@ -253,13 +295,17 @@ class Extractor:
         secret's prefix can end one block and its body start the next."""
         if not self.redacted:
             return {}
-        texts = [(i, b["text"]) for i, b in enumerate(content) if isinstance(b, dict)
-                 and b.get("type") == "text" and isinstance(b.get("text"), str)
-                 and b["text"].strip()]
+        texts = [
+            (i, b["text"])
+            for i, b in enumerate(content)
+            if isinstance(b, dict)
+            and b.get("type") == "text"
+            and isinstance(b.get("text"), str)
+            and b["text"].strip()
+        ]
         if len(texts) < 2:
             return {}
-        return dict(zip((i for i, _ in texts), redact_pieces([t for _, t in texts]),
-                        strict=True))
+        return dict(zip((i for i, _ in texts), redact_pieces([t for _, t in texts]), strict=True))
 
     def _files(self, data: Any) -> list[str]:
         files = _tool_files(data)
@@ -267,8 +313,12 @@ class Extractor:
 
     def _is_rewind(self, obj: dict[str, Any]) -> bool:
         parent = obj.get("parentUuid")
-        return (isinstance(parent, str) and bool(parent) and parent != self._last_uuid
-                and parent in self._seen)
+        return (
+            isinstance(parent, str)
+            and bool(parent)
+            and parent != self._last_uuid
+            and parent in self._seen
+        )
 
     def note_unparsed(self, line: bytes) -> None:
         """Account for a record the reader skips without parsing (progress, snapshots):
@@ -281,7 +331,7 @@ class Extractor:
         if i >= 0:
             j = line.find(b'"', i + 13, i + 64)
             if j > 0:
-                self._note_time(line[i + 13:j].decode("ascii", "replace"))
+                self._note_time(line[i + 13 : j].decode("ascii", "replace"))
         if not self.is_agent_file and line.find(b'"isSidechain":true', 0, 400) >= 0:
             s.sidechain_entries += 1
 
@@ -332,9 +382,12 @@ class Extractor:
         usage = msg.get("usage")
         if isinstance(mid, str) and mid:
             if isinstance(usage, dict):
-                row = [_int(usage.get("input_tokens")), _int(usage.get("output_tokens")),
-                       _int(usage.get("cache_creation_input_tokens")),
-                       _int(usage.get("cache_read_input_tokens"))]
+                row = [
+                    _int(usage.get("input_tokens")),
+                    _int(usage.get("output_tokens")),
+                    _int(usage.get("cache_creation_input_tokens")),
+                    _int(usage.get("cache_read_input_tokens")),
+                ]
                 old = s.usage.get(mid)
                 if old is None:
                     s.assistant_messages += 1
@@ -359,14 +412,29 @@ class Extractor:
                 text = block.get("text")
                 if isinstance(text, str) and text.strip():
                     shown = joined.get(i)
-                    blocks.add(Unit("assistant", self._cap(shown, PROSE_CAP, done=True)
-                                    if shown is not None else self._cap(text, PROSE_CAP), i,
-                                    "assistant", text_len=len(text)))
+                    blocks.add(
+                        Unit(
+                            "assistant",
+                            self._cap(shown, PROSE_CAP, done=True)
+                            if shown is not None
+                            else self._cap(text, PROSE_CAP),
+                            i,
+                            "assistant",
+                            text_len=len(text),
+                        )
+                    )
             elif btype == "thinking":
                 text = block.get("thinking")
                 if isinstance(text, str) and text.strip():
-                    blocks.add(Unit("thinking", self._cap(text, PROSE_CAP), i, "assistant",
-                                      text_len=len(text)))
+                    blocks.add(
+                        Unit(
+                            "thinking",
+                            self._cap(text, PROSE_CAP),
+                            i,
+                            "assistant",
+                            text_len=len(text),
+                        )
+                    )
             elif btype == "tool_use":
                 name = str(block.get("name") or "")
                 tid = str(block.get("id") or "")
@@ -382,8 +450,18 @@ class Extractor:
                 if name in SUBAGENT_TOOLS and tid:
                     desc = data.get("description") if isinstance(data, dict) else None
                     s.agent_calls[tid] = self._line(str(desc or ""))
-                blocks.add(Unit("tool_call", self._cap(text, TOOL_CAP), i, "assistant", tool=name,
-                                tool_use_id=tid, files=self._files(data), text_len=len(text)))
+                blocks.add(
+                    Unit(
+                        "tool_call",
+                        self._cap(text, TOOL_CAP),
+                        i,
+                        "assistant",
+                        tool=name,
+                        tool_use_id=tid,
+                        files=self._files(data),
+                        text_len=len(text),
+                    )
+                )
         return blocks.done(self._stats, self.full_text)
 
     def _user(self, obj: dict[str, Any]) -> list[Unit]:
@@ -417,8 +495,14 @@ class Extractor:
             if not s.first_prompt and not shown.startswith(("/", "!", "<")):
                 whole = redact(shown, cached=False) if self.redacted else shown
                 s.first_prompt = " ".join(whole.split())[:TITLE_CAP]
-        return [Unit("prompt", self._cap(shown, PROSE_CAP), role="agent" if self.is_agent_file
-                     else "user", text_len=len(shown))]
+        return [
+            Unit(
+                "prompt",
+                self._cap(shown, PROSE_CAP),
+                role="agent" if self.is_agent_file else "user",
+                text_len=len(shown),
+            )
+        ]
 
     def _tool_results(self, obj: dict[str, Any], content: list[Any]) -> list[Unit]:
         s = self.summary
@@ -440,9 +524,19 @@ class Extractor:
             error = block.get("is_error") is True
             if linked and tid:
                 s.agent_links[tid] = linked
-            blocks.add(Unit("tool_result", self._cap(text, TOOL_CAP), i, "user", tool_use_id=tid,
-                              link_agent=linked, files=files, text_len=len(text),
-                              flags=("error",) if error else ()))
+            blocks.add(
+                Unit(
+                    "tool_result",
+                    self._cap(text, TOOL_CAP),
+                    i,
+                    "user",
+                    tool_use_id=tid,
+                    link_agent=linked,
+                    files=files,
+                    text_len=len(text),
+                    flags=("error",) if error else (),
+                )
+            )
         return blocks.done(self._stats, self.full_text)
 
     def _system(self, obj: dict[str, Any]) -> list[Unit]:
@@ -472,8 +566,15 @@ class Extractor:
                     text = f"API error: {compact_json(err, 500)}"
             if not text:
                 text = str(sub)
-            return [Unit("event", self._cap(text, TOOL_CAP), role="system", text_len=len(text),
-                         flags=flags)]
+            return [
+                Unit(
+                    "event",
+                    self._cap(text, TOOL_CAP),
+                    role="system",
+                    text_len=len(text),
+                    flags=flags,
+                )
+            ]
         return []
 
 

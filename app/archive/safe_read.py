@@ -83,22 +83,31 @@ class FileSwapped(OSError):
 
 
 def _refuse(rel: str, why: str, reason: str = OUTSIDE) -> UnsafePath:
-    exc = UnsafePath(errno.EACCES, f"refused to read {rel!r} from the archive: {why}; "
-                     "ccarchive reads only regular files inside the archive, each with one link")
+    exc = UnsafePath(
+        errno.EACCES,
+        f"refused to read {rel!r} from the archive: {why}; "
+        "ccarchive reads only regular files inside the archive, each with one link",
+    )
     exc.reason = reason
     return exc
 
 
 def _parts(rel: str) -> list[str]:
     parts = rel.split("/")
-    if not rel or rel.startswith("/") or "\x00" in rel or "\\" in rel \
-            or any(p in ("", ".", "..") for p in parts):
+    if (
+        not rel
+        or rel.startswith("/")
+        or "\x00" in rel
+        or "\\" in rel
+        or any(p in ("", ".", "..") for p in parts)
+    ):
         raise _refuse(rel, "the path leaves the archive or is not a plain relative path")
     return parts
 
 
-def open_file(root: str | os.PathLike[str], rel: str,
-              identity: tuple[int, int] | None = None) -> int:
+def open_file(
+    root: str | os.PathLike[str], rel: str, identity: tuple[int, int] | None = None
+) -> int:
     """An fd for reading `root/rel`, a regular file of one link reached without any
     symbolic link, and the file `identity` (device, inode) names when given.
 
@@ -125,11 +134,17 @@ def check_fd(fd: int, rel: str, identity: tuple[int, int] | None = None) -> os.s
     if not stat.S_ISREG(st.st_mode):
         raise _refuse(rel, "it is not a regular file", NOT_A_FILE)
     if st.st_nlink > 1:
-        raise _refuse(rel, f"it has {st.st_nlink} hard links (its bytes may be a file's "
-                      "from outside the archive)", HARD_LINK)
+        raise _refuse(
+            rel,
+            f"it has {st.st_nlink} hard links (its bytes may be a file's from outside the archive)",
+            HARD_LINK,
+        )
     if identity is not None and (st.st_dev, st.st_ino) != tuple(identity):
-        raise FileSwapped(errno.ESTALE, f"{rel} is another file than the one indexed "
-                          "(replaced since): it is indexed again as a new file")
+        raise FileSwapped(
+            errno.ESTALE,
+            f"{rel} is another file than the one indexed "
+            "(replaced since): it is indexed again as a new file",
+        )
     return st
 
 
@@ -142,9 +157,8 @@ def _open_walk(top: str, parts: list[str], rel: str) -> int:
             try:
                 fd = os.open(part, flags, dir_fd=dfd)
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and _is_link(
-                        part, dfd):
-                    where = "it is" if last else f"its folder {'/'.join(parts[:i + 1])!r} is"
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and _is_link(part, dfd):
+                    where = "it is" if last else f"its folder {'/'.join(parts[: i + 1])!r} is"
                     raise _refuse(rel, f"{where} a symbolic link", SYMLINK) from None
                 raise
             if last:
@@ -169,8 +183,9 @@ def _open_checked(top: str, parts: list[str], rel: str) -> int:
     for i, part in enumerate(parts):
         path = os.path.join(path, part)
         if os.path.islink(path):
-            where = "it is" if i == len(parts) - 1 else \
-                f"its folder {'/'.join(parts[:i + 1])!r} is"
+            where = (
+                "it is" if i == len(parts) - 1 else f"its folder {'/'.join(parts[: i + 1])!r} is"
+            )
             raise _refuse(rel, f"{where} a symbolic link", SYMLINK)
     if os.path.commonpath([os.path.realpath(path), top]) != top:
         raise _refuse(rel, "it resolves outside the archive")
@@ -178,8 +193,9 @@ def _open_checked(top: str, parts: list[str], rel: str) -> int:
 
 
 @contextmanager
-def archive_file(root: str | os.PathLike[str], rel: str,
-                 identity: tuple[int, int] | None = None) -> Iterator[tuple[int, int]]:
+def archive_file(
+    root: str | os.PathLike[str], rel: str, identity: tuple[int, int] | None = None
+) -> Iterator[tuple[int, int]]:
     """`(fd, size)` of `root/rel`, opened as `open_file` does, closed on exit."""
     fd = open_file(root, rel, identity)
     try:
@@ -188,8 +204,13 @@ def archive_file(root: str | os.PathLike[str], rel: str,
         os.close(fd)
 
 
-def read_line(root: str | os.PathLike[str], rel: str, offset: int, length: int,
-              identity: tuple[int, int] | None = None) -> bytes:
+def read_line(
+    root: str | os.PathLike[str],
+    rel: str,
+    offset: int,
+    length: int,
+    identity: tuple[int, int] | None = None,
+) -> bytes:
     """The line the index points at (`offset`, `length`), checked against the file: inside
     it, and a whole line (a newline, or the start of the file, before it; a newline, or the
     end of the file, after it).
@@ -213,8 +234,8 @@ def line_at(fd: int, rel: str, offset: int, length: int) -> bytes:
     raw = os.pread(fd, offset + length + 1 - start, start)
     if offset and raw[:1] != b"\n":
         raise FileChanged(errno.EINVAL, f"{rel}: offset {offset} is not a line start now")
-    line = raw[offset - start:offset - start + length]
-    after = raw[offset - start + length:]
+    line = raw[offset - start : offset - start + length]
+    after = raw[offset - start + length :]
     if after not in (b"", b"\n") or len(line) != length or b"\n" in line:
         raise FileChanged(errno.EINVAL, f"{rel}: the line at {offset} has changed")
     return line
@@ -230,9 +251,13 @@ def fingerprint(fd: int, length: int, start: int = 0) -> str:
     return hashlib.blake2b(os.pread(fd, length, start), digest_size=8).hexdigest()
 
 
-def read_text_page(root: str | os.PathLike[str], rel: str, char_offset: int,
-                   max_chars: int, identity: tuple[int, int] | None = None
-                   ) -> tuple[str, bool, int]:
+def read_text_page(
+    root: str | os.PathLike[str],
+    rel: str,
+    char_offset: int,
+    max_chars: int,
+    identity: tuple[int, int] | None = None,
+) -> tuple[str, bool, int]:
     """Characters [char_offset, char_offset + max_chars) of a UTF-8 text file (invalid
     bytes replaced, a byte order mark left out), whether more follow, and the file's size
     in bytes.
@@ -270,9 +295,13 @@ def read_text_page(root: str | os.PathLike[str], rel: str, char_offset: int,
     return "".join(kept), more, size
 
 
-def text_head_tail(root: str | os.PathLike[str], rel: str, head_chars: int,
-                   tail_chars: int, identity: tuple[int, int] | None = None
-                   ) -> tuple[str, str, int, int]:
+def text_head_tail(
+    root: str | os.PathLike[str],
+    rel: str,
+    head_chars: int,
+    tail_chars: int,
+    identity: tuple[int, int] | None = None,
+) -> tuple[str, str, int, int]:
     """(head, tail, length in characters, size in bytes) of a UTF-8 text file, read in
     bounded memory: for indexing a whole file by its head and tail (as `cap` keeps them).
     `tail` is "" when the head holds the whole text. Opened as `open_file` does; a byte
@@ -296,7 +325,7 @@ def fd_head_tail(fd: int, head_chars: int, tail_chars: int) -> tuple[str, str, i
         text = decoder.decode(chunk, final=not chunk)
         total += len(text)
         if head_len < head_chars:
-            piece = text[:head_chars - head_len]
+            piece = text[: head_chars - head_len]
             head.append(piece)
             head_len += len(piece)
         if tail_chars and text:

@@ -70,8 +70,8 @@ def clean_title(text: str, width: int = 0) -> str:
     if not text:
         return ""
     m = PLAN_PREFIX.match(text)
-    if m and text[m.end():].strip():
-        title = plan_heading(text[m.end():])
+    if m and text[m.end() :].strip():
+        title = plan_heading(text[m.end() :])
     else:
         title = strip_markdown(text)
     return clip(title, width) if width else title

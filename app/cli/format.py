@@ -23,9 +23,16 @@ Namer = Callable[[str], str]
 """Project path -> the name to print (the service's `project_name`)."""
 
 KIND_STYLE = {
-    "prompt": "bold cyan", "assistant": "green", "thinking": "dim magenta",
-    "tool_call": "yellow", "tool_result": "dim yellow", "summary": "blue", "event": "dim",
-    "plan": "bold magenta", "memory": "bold blue", "history": "cyan",
+    "prompt": "bold cyan",
+    "assistant": "green",
+    "thinking": "dim magenta",
+    "tool_call": "yellow",
+    "tool_result": "dim yellow",
+    "summary": "blue",
+    "event": "dim",
+    "plan": "bold magenta",
+    "memory": "bold blue",
+    "history": "cyan",
 }
 
 
@@ -61,14 +68,21 @@ def print_search(console: Console, page: M.SearchPage, name: Namer = last_part) 
     for group in rows:
         hits = group.hits if group is not None else page.hits
         if group is not None:
-            console.print(Text.assemble((one_line(group.title, 70) or group.session_id[:8], "bold"),
-                                        (f"  {short_project(group.project, name)}", "cyan"),
-                                        (f"  {plural(group.hit_count, 'hit')}", "dim")))
+            console.print(
+                Text.assemble(
+                    (one_line(group.title, 70) or group.session_id[:8], "bold"),
+                    (f"  {short_project(group.project, name)}", "cyan"),
+                    (f"  {plural(group.hit_count, 'hit')}", "dim"),
+                )
+            )
         for h in hits:
             head = Text.assemble(
-                (f"{h.kind:<11}", KIND_STYLE.get(h.kind, "")), (f" {when(h.timestamp)} ", "dim"),
-                (short_project(h.project, name), "cyan"), "  ",
-                (one_line(h.title, 70) if group is None else "", "bold"))
+                (f"{h.kind:<11}", KIND_STYLE.get(h.kind, "")),
+                (f" {when(h.timestamp)} ", "dim"),
+                (short_project(h.project, name), "cyan"),
+                "  ",
+                (one_line(h.title, 70) if group is None else "", "bold"),
+            )
             console.print(head)
             console.print(Text("  ") + snippet_text(h.snippet, h.highlights))
             console.print(Text(f"  {h.id}", style="dim"))
@@ -88,17 +102,25 @@ def print_status(console: Console, st: M.Status) -> None:
     for kind, n in st.documents_by_kind.items():
         t.add_row("", Text.assemble((f"{kind:<12}", KIND_STYLE.get(kind, "")), f"{n:>10,}"))
     if st.skipped_by_reason:
-        t.add_row("skipped lines", ", ".join(f"{k} {v:,}" for k, v in
-                                             sorted(st.skipped_by_reason.items())))
+        t.add_row(
+            "skipped lines",
+            ", ".join(f"{k} {v:,}" for k, v in sorted(st.skipped_by_reason.items())),
+        )
     if st.repaired_by_reason:
-        t.add_row("repaired lines", ", ".join(f"{k} {v:,}" for k, v in
-                                              sorted(st.repaired_by_reason.items())))
+        t.add_row(
+            "repaired lines",
+            ", ".join(f"{k} {v:,}" for k, v in sorted(st.repaired_by_reason.items())),
+        )
     if st.unreadable_by_reason:
-        t.add_row("files not read", ", ".join(f"{k} {v:,}" for k, v in
-                                              sorted(st.unreadable_by_reason.items())))
+        t.add_row(
+            "files not read",
+            ", ".join(f"{k} {v:,}" for k, v in sorted(st.unreadable_by_reason.items())),
+        )
     if st.refused_reads_by_reason:
-        t.add_row("reads refused", ", ".join(f"{k} {v:,}" for k, v in
-                                             sorted(st.refused_reads_by_reason.items())))
+        t.add_row(
+            "reads refused",
+            ", ".join(f"{k} {v:,}" for k, v in sorted(st.refused_reads_by_reason.items())),
+        )
     t.add_row("last update", when(st.last_update))
     if st.semantic:
         t.add_row("semantic", Text(st.semantic))  # its `[semantic]` is not markup
@@ -108,23 +130,32 @@ def print_status(console: Console, st: M.Status) -> None:
 
 
 def print_entry(console: Console, e: M.Entry) -> None:
-    head = Text.assemble((e.kind, KIND_STYLE.get(e.kind, "")), f"  {when(e.timestamp)}  ",
-                         (e.session_id[:8], "dim"), f"  {e.tool}")
+    head = Text.assemble(
+        (e.kind, KIND_STYLE.get(e.kind, "")),
+        f"  {when(e.timestamp)}  ",
+        (e.session_id[:8], "dim"),
+        f"  {e.tool}",
+    )
     console.print(head)
     console.print(e.text, markup=False, highlight=False)
     if e.truncated:
         console.print(f"[dim]… {e.text_len - len(e.text):,} more characters[/]")
 
 
-def print_transcript(console: Console, page: M.TranscriptPage,
-                     tool_lines: dict[str, str] | None = None) -> None:
+def print_transcript(
+    console: Console, page: M.TranscriptPage, tool_lines: dict[str, str] | None = None
+) -> None:
     """The session's title, full project path and id, then each entry on a line (a
     tool call as its one-line summary: the command, path or pattern) and its id beneath,
     to pass to `ccarchive show`."""
     tool_lines = tool_lines or {}
-    console.print(Text.assemble((page.title, "bold"), f"  {home_path(page.project)}  ",
-                                (f"{page.session_id}  {plural(page.total, 'entry', 'entries')}",
-                                 "dim")))
+    console.print(
+        Text.assemble(
+            (page.title, "bold"),
+            f"  {home_path(page.project)}  ",
+            (f"{page.session_id}  {plural(page.total, 'entry', 'entries')}", "dim"),
+        )
+    )
     for e in page.entries:
         style = KIND_STYLE.get(e.kind, "")
         label = e.tool or e.kind
@@ -133,8 +164,14 @@ def print_transcript(console: Console, page: M.TranscriptPage,
         else:
             first = one_line(e.text.strip().splitlines()[0], 160) if e.text.strip() else ""
         marks = " ".join(f"[{f}]" for f in e.flags)
-        console.print(Text.assemble((f"{when(e.timestamp)} ", "dim"), (f"{label:<12}", style),
-                                    f" {marks} " if marks else " ", first))
+        console.print(
+            Text.assemble(
+                (f"{when(e.timestamp)} ", "dim"),
+                (f"{label:<12}", style),
+                f" {marks} " if marks else " ",
+                first,
+            )
+        )
         console.print(Text(f"  {e.id}", style="dim"))
 
 
@@ -149,7 +186,13 @@ def print_sessions(console: Console, page: M.SessionPage, name: Namer = last_par
     for col in ("last active", "project", "title", "msgs", "tokens", "agents", "id"):
         t.add_column(col, no_wrap=True)
     for s in page.sessions:
-        t.add_row(when(s.last_activity), short_project(s.project, name), one_line(s.title, 60),
-                  str(s.messages), f"{s.tokens.total:,}", str(s.subagent_count),
-                  s.session_id[:8])
+        t.add_row(
+            when(s.last_activity),
+            short_project(s.project, name),
+            one_line(s.title, 60),
+            str(s.messages),
+            f"{s.tokens.total:,}",
+            str(s.subagent_count),
+            s.session_id[:8],
+        )
     console.print(t)

@@ -167,9 +167,15 @@ class GuardedH11(H11Protocol):
         self._arm()
         open_now = [c for c in self.connections if not c.transport.is_closing()]
         if len(open_now) > self.max_connections:
-            victim = min((c for c in open_now
-                          if isinstance(c, GuardedH11) and c is not self and c._reading()),
-                         key=lambda c: c._since, default=None)
+            victim = min(
+                (
+                    c
+                    for c in open_now
+                    if isinstance(c, GuardedH11) and c is not self and c._reading()
+                ),
+                key=lambda c: c._since,
+                default=None,
+            )
             if victim is None:  # every other one is being answered: the newcomer waits
                 self.flood.note("connections refused (all busy)")
                 self._close()

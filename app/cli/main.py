@@ -59,8 +59,7 @@ class DefaultGroup(click.Group):
             _pipe_closed()
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h",
-                                                                    "--version")):
+        if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h", "--version")):
             args = ["tui", *args]
         return super().parse_args(ctx, args)
 
@@ -72,9 +71,12 @@ class DefaultGroup(click.Group):
         if app is None:
             return
         sub = click.Context(app, info_name="tui", parent=ctx)
-        rows = [rec for p in app.get_params(sub)
-                if not set(p.opts) & set(sub.help_option_names)
-                and (rec := p.get_help_record(sub)) is not None]
+        rows = [
+            rec
+            for p in app.get_params(sub)
+            if not set(p.opts) & set(sub.help_option_names)
+            and (rec := p.get_help_record(sub)) is not None
+        ]
         with formatter.section("Options of the app (ccarchive [OPTIONS], the default command)"):
             formatter.write_dl(rows)
 
@@ -144,7 +146,9 @@ def misspelled(word: str, options: list[str], ctx: click.Context) -> None:
     if close:
         raise click.UsageError(
             f"no such option: {word} (did you mean {close[0]}? to search for "
-            f"{word!r}, put it after --)", ctx)
+            f"{word!r}, put it after --)",
+            ctx,
+        )
 
 
 def _more(shown: int, total: int | None, noun: str = "", cursor: str | None = None) -> None:
@@ -156,8 +160,7 @@ def _more(shown: int, total: int | None, noun: str = "", cursor: str | None = No
     what = f" {noun}" if noun else ""
     of = f" of {total:,}" if total is not None else ""
     then = f", or --cursor {cursor} for the next page" if cursor else ""
-    click.echo(f"{shown:,}{of}{what} shown; --limit N for more{then}",
-               err=not sys.stdout.isatty())
+    click.echo(f"{shown:,}{of}{what} shown; --limit N for more{then}", err=not sys.stdout.isatty())
 
 
 def _require_archive(settings: Settings) -> None:
@@ -165,7 +168,8 @@ def _require_archive(settings: Settings) -> None:
         raise click.ClickException(
             f"no Claude Code archive at {settings.archive_root} (no projects/ folder).\n"
             "  Point at one with --archive PATH or $CLAUDE_CONFIG_DIR, or try the demo:"
-            " `ccarchive demo`.")
+            " `ccarchive demo`."
+        )
 
 
 def _open(settings: Settings, *, quiet: bool = False):  # -> ArchiveService
@@ -186,8 +190,9 @@ def _store(settings: Settings, *, verify: bool = False) -> Any:  # -> IndexStore
     from ccarchive.index.store import IndexStore
 
     try:
-        return IndexStore(settings.archive_data_dir, verify=verify,
-                          archive_root=settings.archive_root)
+        return IndexStore(
+            settings.archive_data_dir, verify=verify, archive_root=settings.archive_root
+        )
     except UnsafeWrite as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -199,8 +204,10 @@ def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = F
     try:
         writer = store.try_writer()
     except IndexLocked:
-        click.echo("another ccarchive process is indexing this archive; using what it has "
-                   "indexed so far", err=True)
+        click.echo(
+            "another ccarchive process is indexing this archive; using what it has indexed so far",
+            err=True,
+        )
         return None
     if rebuild:
         writer.delete_all_documents()
@@ -212,15 +219,24 @@ def _run_index(settings: Settings, store: Any, *, quiet: bool, rebuild: bool = F
         if show:
             from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
-            with Progress("[progress.description]{task.description}", BarColumn(),
-                          DownloadColumn(), TimeRemainingColumn(),
-                          console=_console(err=True), transient=True) as bar:
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                DownloadColumn(),
+                TimeRemainingColumn(),
+                console=_console(err=True),
+                transient=True,
+            ) as bar:
                 task = bar.add_task("indexing", total=None)
 
                 def progress(p: Any) -> None:
-                    bar.update(task, total=p.bytes_total, completed=p.bytes_done,
-                               description=f"indexing {p.files_done}/{p.files_total} files, "
-                                           f"{p.docs:,} docs")
+                    bar.update(
+                        task,
+                        total=p.bytes_total,
+                        completed=p.bytes_done,
+                        description=f"indexing {p.files_done}/{p.files_total} files, "
+                        f"{p.docs:,} docs",
+                    )
 
                 report = indexer.run(progress=progress)
         else:
@@ -245,8 +261,12 @@ def _console(err: bool = False) -> Any:
 
     if (sys.stderr if err else sys.stdout).isatty():
         return Console(stderr=err, highlight=False)
-    console = Console(file=TrimmedLines(sys.stderr if err else sys.stdout),  # type: ignore[arg-type]
-                      highlight=False, soft_wrap=True, width=1_000_000)
+    console = Console(
+        file=TrimmedLines(sys.stderr if err else sys.stdout),  # type: ignore[arg-type]
+        highlight=False,
+        soft_wrap=True,
+        width=1_000_000,
+    )
     console.on_broken_pipe = _pipe_closed  # type: ignore[method-assign]  # rich's own exits 1
     return console
 
@@ -311,8 +331,10 @@ def tui(archive: str | None, data_dir: str | None, demo: bool) -> None:
         if not demo:
             click.echo(f"No Claude Code archive at {settings.archive_root}.", err=True)
             if sys.stdin.isatty() and not click.confirm(
-                    "Open a demo archive (written by ccarchive into its data dir)?",
-                    default=True, err=True):
+                "Open a demo archive (written by ccarchive into its data dir)?",
+                default=True,
+                err=True,
+            ):
                 raise SystemExit(1)
             if not sys.stdin.isatty():
                 click.echo("Opening the demo archive (ccarchive demo).", err=True)
@@ -346,8 +368,12 @@ def _demo_settings(settings: Settings) -> Settings:
 
 @main.command()
 @archive_options
-@click.option("--open/--no-open", "open_app", default=True,
-              help="Open the app on it (default), or only print where it is.")
+@click.option(
+    "--open/--no-open",
+    "open_app",
+    default=True,
+    help="Open the app on it (default), or only print where it is.",
+)
 @click.option("--fresh", is_flag=True, help="Write it again (timestamps relative to now).")
 def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool) -> None:
     """Write a small demo archive and open the app on it.
@@ -361,8 +387,9 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
     root = settings.data_dir / "demo-archive"
     if fresh and root.exists():
         shutil.rmtree(root)
-        shutil.rmtree(Settings(root.resolve(), settings.data_dir).archive_data_dir,
-                      ignore_errors=True)
+        shutil.rmtree(
+            Settings(root.resolve(), settings.data_dir).archive_data_dir, ignore_errors=True
+        )
     demo_settings = _demo_settings(settings)
     click.echo(f"demo archive: {demo_settings.archive_root}", err=True)
     if open_app:
@@ -377,8 +404,9 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
 @click.option("--rebuild", is_flag=True, help="Drop the index and read everything again.")
 @click.option("--watch", is_flag=True, help="Stay running and index changes as they happen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
-          as_json: bool) -> None:
+def index(
+    archive: str | None, data_dir: str | None, rebuild: bool, watch: bool, as_json: bool
+) -> None:
     """Index the archive (only what changed since the last run); --semantic: and embed
     what is new."""
 
@@ -397,16 +425,26 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
         raise SystemExit(1)
     embedded = embed(settings, store, quiet=as_json)
     if as_json:
-        _dump({"files_seen": report.files_seen, "files_read": report.files_read,
-               "bytes_read": report.bytes_read, "documents_added": report.docs_added,
-               "seconds": round(report.seconds, 3), "skipped": dict(report.skipped),
-               "files_refused": dict(report.refused),
-               "files_gone": report.files_gone, "embedded": embedded})
+        _dump(
+            {
+                "files_seen": report.files_seen,
+                "files_read": report.files_read,
+                "bytes_read": report.bytes_read,
+                "documents_added": report.docs_added,
+                "seconds": round(report.seconds, 3),
+                "skipped": dict(report.skipped),
+                "files_refused": dict(report.refused),
+                "files_gone": report.files_gone,
+                "embedded": embedded,
+            }
+        )
         return
     mb = report.bytes_read / 1e6
     rate = mb / report.seconds if report.seconds else 0
-    click.echo(f"indexed {report.files_read:,} of {report.files_seen:,} files, {mb:,.1f} MB, "
-               f"{report.docs_added:,} documents in {report.seconds:.1f}s ({rate:,.0f} MB/s)")
+    click.echo(
+        f"indexed {report.files_read:,} of {report.files_seen:,} files, {mb:,.1f} MB, "
+        f"{report.docs_added:,} documents in {report.seconds:.1f}s ({rate:,.0f} MB/s)"
+    )
     if report.files_gone:
         from ccarchive.service.naming import plural
 
@@ -416,8 +454,10 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
         click.echo(f"skipped lines: {parts}")
     if report.refused:
         parts = ", ".join(f"{k} {v}" for k, v in sorted(report.refused.items()))
-        click.echo(f"files not read: {parts} (ccarchive reads only regular files of the "
-                   "archive's own, with one link; see the log for which)")
+        click.echo(
+            f"files not read: {parts} (ccarchive reads only regular files of the "
+            "archive's own, with one link; see the log for which)"
+        )
     if embedded is not None:
         click.echo(f"semantic search: {embedded:,} texts embedded")
 
@@ -426,25 +466,50 @@ def index(archive: str | None, data_dir: str | None, rebuild: bool, watch: bool,
 @archive_options
 @click.argument("query", nargs=-1)
 @click.option("--project", help="Only this project (a part of its path).")
-@click.option("--kind", multiple=True, help="prompt, assistant, thinking, tool_call, "
-              "tool_result, summary, event, plan, memory, history (repeatable).")
+@click.option(
+    "--kind",
+    multiple=True,
+    help="prompt, assistant, thinking, tool_call, "
+    "tool_result, summary, event, plan, memory, history (repeatable).",
+)
 @click.option("--since", help="From this date: 2026-02-01, 7d, 2w, yesterday.")
 @click.option("--until", help="Before this date.")
 @click.option("--limit", default=20, show_default=True, type=int)
 @click.option("--cursor", help="The next_cursor of an earlier page (--json): the page after it.")
-@click.option("--entries", is_flag=True, help="Single entries, not sessions (the default "
-              "with --kind or a kind:/tool:/file:/role: filter).")
+@click.option(
+    "--entries",
+    is_flag=True,
+    help="Single entries, not sessions (the default "
+    "with --kind or a kind:/tool:/file:/role: filter).",
+)
 @click.option("--group", is_flag=True, hidden=True)  # sessions: now the default
 @click.option("--all-kinds", is_flag=True, help="Include tool results and thinking.")
 @click.option("--recent", is_flag=True, help="Favour recent hits.")
-@click.option("--no-redact", is_flag=True, help="Do not redact again what is shown (the index "
-              "never holds credentials: snippets and titles stay redacted).")
+@click.option(
+    "--no-redact",
+    is_flag=True,
+    help="Do not redact again what is shown (the index "
+    "never holds credentials: snippets and titles stay redacted).",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print {"hits": [...]} as JSON.')
 @semantic_options
-def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
-           project: str | None, kind: tuple[str, ...], since: str | None, until: str | None,
-           limit: int, cursor: str | None, entries: bool, group: bool, all_kinds: bool,
-           recent: bool, no_redact: bool, as_json: bool) -> None:
+def search(
+    archive: str | None,
+    data_dir: str | None,
+    query: tuple[str, ...],
+    project: str | None,
+    kind: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    limit: int,
+    cursor: str | None,
+    entries: bool,
+    group: bool,
+    all_kinds: bool,
+    recent: bool,
+    no_redact: bool,
+    as_json: bool,
+) -> None:
     """Search the archive. QUERY uses the search language:
 
     Sessions ranked by their best turns (--entries for single entries). Plain words
@@ -470,18 +535,31 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
     text = " ".join(query)
     group = group or not (entries or narrows_to_entries(text, kind))
     try:
-        page = svc.search(text, project=project, kind=list(kind) or None,
-                          since=since, until=until, limit=limit, group_by_session=group,
-                          include_tool_results=all_kinds, include_thinking=all_kinds,
-                          recency=recent, cursor=cursor)
+        page = svc.search(
+            text,
+            project=project,
+            kind=list(kind) or None,
+            since=since,
+            until=until,
+            limit=limit,
+            group_by_session=group,
+            include_tool_results=all_kinds,
+            include_thinking=all_kinds,
+            recency=recent,
+            cursor=cursor,
+        )
     except ServiceError as exc:
         _fail(exc)
     if page.ignored:  # it matched everything: no answer to what was asked
         _ignored(page, as_json)
     if as_json:
         data = to_jsonable(page)
-        out = {"hits": data["hits"], "total": data["total"], "warnings": data["warnings"],
-               "next_cursor": data["next_cursor"]}
+        out = {
+            "hits": data["hits"],
+            "total": data["total"],
+            "warnings": data["warnings"],
+            "next_cursor": data["next_cursor"],
+        }
         if group:
             out["groups"] = data["groups"]
         _dump(out)
@@ -499,8 +577,15 @@ def search(archive: str | None, data_dir: str | None, query: tuple[str, ...],
 def _ignored(page: Any, as_json: bool) -> None:
     """Every word of the query was ignored: say which and why, print no hits, exit 1."""
     if as_json:
-        _dump({"hits": [], "total": 0, "warnings": page.warnings, "next_cursor": None,
-               "ignored": True})
+        _dump(
+            {
+                "hits": [],
+                "total": 0,
+                "warnings": page.warnings,
+                "next_cursor": None,
+                "ignored": True,
+            }
+        )
     else:
         from ccarchive.text import clip
 
@@ -533,13 +618,25 @@ def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
 @main.command()
 @archive_options
 @click.argument("ident")
-@click.option("--limit", default=200, show_default=True, type=click.IntRange(min=1),
-              help="Entries of a session to show (any number: read in pages).")
+@click.option(
+    "--limit",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Entries of a session to show (any number: read in pages).",
+)
 @click.option("--all", "whole", is_flag=True, help="Every entry of the session.")
 @click.option("--cursor", help="The next_cursor of an earlier page (--json): the page after it.")
 @click.option("--json", "as_json", is_flag=True)
-def show(archive: str | None, data_dir: str | None, ident: str, limit: int, whole: bool,
-         cursor: str | None, as_json: bool) -> None:
+def show(
+    archive: str | None,
+    data_dir: str | None,
+    ident: str,
+    limit: int,
+    whole: bool,
+    cursor: str | None,
+    as_json: bool,
+) -> None:
     """Show a session (its id, or any start of it that is unique) or a single entry (an
     id from search, or one printed under each entry here).
 
@@ -567,8 +664,12 @@ def show(archive: str | None, data_dir: str | None, ident: str, limit: int, whol
         _dump(to_jsonable(page))
         return
     print_transcript(_console(), page, svc.tool_summaries(page.entries))
-    _more(page.start + len(page.entries) if page.next_cursor else page.total, page.total,
-          "entries", page.next_cursor)
+    _more(
+        page.start + len(page.entries) if page.next_cursor else page.total,
+        page.total,
+        "entries",
+        page.next_cursor,
+    )
 
 
 SHOW_PAGE = 1000
@@ -578,8 +679,7 @@ SHOW_PAGE = 1000
 def _transcript(svc: Any, session_id: str, limit: int | None, cursor: str | None) -> Any:
     """`limit` entries of a transcript from `cursor` (None: all of them), read a page
     of the service's at a time: one page object with every entry and the cursor after."""
-    page = svc.transcript(session_id, limit=min(SHOW_PAGE, limit or SHOW_PAGE),
-                          cursor=cursor)
+    page = svc.transcript(session_id, limit=min(SHOW_PAGE, limit or SHOW_PAGE), cursor=cursor)
     entries = list(page.entries)
     while page.next_cursor and (limit is None or len(entries) < limit):
         want = SHOW_PAGE if limit is None else min(SHOW_PAGE, limit - len(entries))
@@ -596,8 +696,14 @@ def _transcript(svc: Any, session_id: str, limit: int | None, cursor: str | None
 @click.option("--since")
 @click.option("--limit", default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def sessions(archive: str | None, data_dir: str | None, project: str | None,
-             since: str | None, limit: int, as_json: bool) -> None:
+def sessions(
+    archive: str | None,
+    data_dir: str | None,
+    project: str | None,
+    since: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
     """List sessions, most recent first."""
     from ccarchive.service.arguments import ServiceError
     from ccarchive.service.models import to_jsonable
@@ -633,32 +739,50 @@ def hook() -> None:
 
 @hook.command("user-prompt-submit")
 @archive_options
-@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 10),
-              help="Past items to add.")
-@click.option("--max-chars", default=1500, show_default=True,
-              type=click.IntRange(200, 10_000), help="Size of the added context.")
-def user_prompt_submit(archive: str | None, data_dir: str | None, limit: int,
-                       max_chars: int) -> None:
+@click.option(
+    "--limit", default=3, show_default=True, type=click.IntRange(1, 10), help="Past items to add."
+)
+@click.option(
+    "--max-chars",
+    default=1500,
+    show_default=True,
+    type=click.IntRange(200, 10_000),
+    help="Size of the added context.",
+)
+def user_prompt_submit(
+    archive: str | None, data_dir: str | None, limit: int, max_chars: int
+) -> None:
     """Add the few past items most relevant to the prompt (UserPromptSubmit)."""
     from ccarchive.hooks import context
 
-    context.run_hook("UserPromptSubmit", resolve_settings(archive, data_dir), limit=limit,
-                     max_chars=max_chars)
+    context.run_hook(
+        "UserPromptSubmit", resolve_settings(archive, data_dir), limit=limit, max_chars=max_chars
+    )
 
 
 @hook.command("session-start")
 @archive_options
-@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 10),
-              help="Recent sessions to list.")
-@click.option("--max-chars", default=1500, show_default=True,
-              type=click.IntRange(200, 10_000), help="Size of the added context.")
-def session_start(archive: str | None, data_dir: str | None, limit: int,
-                  max_chars: int) -> None:
+@click.option(
+    "--limit",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, 10),
+    help="Recent sessions to list.",
+)
+@click.option(
+    "--max-chars",
+    default=1500,
+    show_default=True,
+    type=click.IntRange(200, 10_000),
+    help="Size of the added context.",
+)
+def session_start(archive: str | None, data_dir: str | None, limit: int, max_chars: int) -> None:
     """Add the project's recent activity at session start (SessionStart)."""
     from ccarchive.hooks import context
 
-    context.run_hook("SessionStart", resolve_settings(archive, data_dir), limit=limit,
-                     max_chars=max_chars)
+    context.run_hook(
+        "SessionStart", resolve_settings(archive, data_dir), limit=limit, max_chars=max_chars
+    )
 
 
 _optional_registered = False

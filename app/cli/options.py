@@ -17,10 +17,17 @@ its name (~35 us, 22 times at import)."""
 
 def archive_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--archive and --data-dir, shared by every command."""
-    f = click.option("--data-dir", type=_DIR, envvar="CCARCHIVE_HOME",
-                     help="Where ccarchive keeps its index (default: the user cache dir).")(f)
-    f = click.option("--archive", type=_DIR,
-                     help="The Claude Code folder (default: $CLAUDE_CONFIG_DIR or ~/.claude).")(f)
+    f = click.option(
+        "--data-dir",
+        type=_DIR,
+        envvar="CCARCHIVE_HOME",
+        help="Where ccarchive keeps its index (default: the user cache dir).",
+    )(f)
+    f = click.option(
+        "--archive",
+        type=_DIR,
+        help="The Claude Code folder (default: $CLAUDE_CONFIG_DIR or ~/.claude).",
+    )(f)
     return f
 
 

@@ -18,10 +18,13 @@ from ccarchive.config import Settings
 
 _META = "ccarchive.semantic"
 
-SEMANTIC_HELP = ("Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set "
-                 "CCARCHIVE_SEMANTIC=1).")
-MODEL_HELP = ("A folder holding the all-MiniLM-L6-v2 files (model.safetensors, "
-              "tokenizer.json, config.json), for machines that cannot download them.")
+SEMANTIC_HELP = (
+    "Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set CCARCHIVE_SEMANTIC=1)."
+)
+MODEL_HELP = (
+    "A folder holding the all-MiniLM-L6-v2 files (model.safetensors, "
+    "tokenizer.json, config.json), for machines that cannot download them."
+)
 
 
 def semantic_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,8 +35,12 @@ def semantic_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.get_current_context().meta[_META] = (semantic, semantic_model)
         return f(*args, **kwargs)
 
-    command = click.option("--semantic-model", type=click.Path(file_okay=False),
-                           envvar="CCARCHIVE_MODEL_DIR", help=MODEL_HELP)(command)
+    command = click.option(
+        "--semantic-model",
+        type=click.Path(file_okay=False),
+        envvar="CCARCHIVE_MODEL_DIR",
+        help=MODEL_HELP,
+    )(command)
     return click.option("--semantic", is_flag=True, help=SEMANTIC_HELP)(command)
 
 
@@ -87,5 +94,8 @@ def embed(settings: Settings, store: Any, *, quiet: bool) -> int | None:
 def note_without_vectors(svc: Any) -> None:
     """Say on stderr when --semantic finds no vectors to use (search stays lexical)."""
     if svc.semantic is not None and not svc.semantic.vectors.manifest().vectors:
-        click.echo("semantic search: no vectors yet (the process that indexes builds them: "
-                   "`ccarchive index --semantic`); ranking by words only", err=True)
+        click.echo(
+            "semantic search: no vectors yet (the process that indexes builds them: "
+            "`ccarchive index --semantic`); ranking by words only",
+            err=True,
+        )

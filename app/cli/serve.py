@@ -36,56 +36,117 @@ log = logging.getLogger("ccarchive.serve")
 
 @click.command()
 @archive_options
-@click.option("--http", "use_http", is_flag=True,
-              help="Serve streamable HTTP instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to bind with --http.")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
-              help="Port for --http.")
-@click.option("--token", envvar=TOKEN_ENV, show_envvar=True,
-              help="Bearer token HTTP clients must send (default: one generated on first "
-                   "use and kept in the data dir, file http-token, mode 0600).")
-@click.option("--no-auth", is_flag=True,
-              help="Serve HTTP without a token (loopback only): any local user, and any "
-                   "program they run, can then read the archive.")
-@click.option("--allow-host", multiple=True, metavar="HOST[:PORT]",
-              help="Extra Host header value to accept over HTTP (repeatable; "
-                   "HOST:* for any port).")
-@click.option("--allow-origin", multiple=True, metavar="ORIGIN",
-              help="Browser Origin to accept over HTTP (repeatable).")
-@click.option("--no-redact", is_flag=True,
-              help="Serve credentials as they are in the archive (redacted by default).")
-@click.option("--active-minutes", default=10.0, show_default=True, type=float,
-              help="Leave the most recently active session (within this many minutes: "
-                   "the caller's own) out of searches; 0 keeps it in.")
-@click.option("--read-only", is_flag=True,
-              help="Never index: serve the existing index, following the commits of "
-                   "whichever ccarchive process writes it (the app, `index --watch`).")
-@click.option("--max-sessions", default=MAX_SESSIONS, show_default=True,
-              type=click.IntRange(1, 100_000),
-              help="HTTP sessions kept at once; when full, the least used idle one is "
-                   "ended to admit a new client.")
-@click.option("--session-idle", default=IDLE_TIMEOUT, show_default=True,
-              type=click.FloatRange(0.1, 7 * 86400), metavar="SECONDS",
-              help="End an HTTP session after this long without a request.")
-@click.option("--request-timeout", default=10.0, show_default=True,
-              type=click.FloatRange(0.5, 3600), metavar="SECONDS",
-              help="Close an HTTP connection whose request (headers and body) has not "
-                   "arrived whole this long after its first byte (slow clients, slowloris).")
-@click.option("--semantic", is_flag=True,
-              help="Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set "
-                   "CCARCHIVE_SEMANTIC=1).")
-@click.option("--semantic-model", type=click.Path(file_okay=False),
-              envvar="CCARCHIVE_MODEL_DIR",
-              help="A folder holding the all-MiniLM-L6-v2 files, for machines that "
-                   "cannot download it.")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind with --http.")
+@click.option(
+    "--port",
+    default=8765,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port for --http.",
+)
+@click.option(
+    "--token",
+    envvar=TOKEN_ENV,
+    show_envvar=True,
+    help="Bearer token HTTP clients must send (default: one generated on first "
+    "use and kept in the data dir, file http-token, mode 0600).",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="Serve HTTP without a token (loopback only): any local user, and any "
+    "program they run, can then read the archive.",
+)
+@click.option(
+    "--allow-host",
+    multiple=True,
+    metavar="HOST[:PORT]",
+    help="Extra Host header value to accept over HTTP (repeatable; HOST:* for any port).",
+)
+@click.option(
+    "--allow-origin",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Browser Origin to accept over HTTP (repeatable).",
+)
+@click.option(
+    "--no-redact",
+    is_flag=True,
+    help="Serve credentials as they are in the archive (redacted by default).",
+)
+@click.option(
+    "--active-minutes",
+    default=10.0,
+    show_default=True,
+    type=float,
+    help="Leave the most recently active session (within this many minutes: "
+    "the caller's own) out of searches; 0 keeps it in.",
+)
+@click.option(
+    "--read-only",
+    is_flag=True,
+    help="Never index: serve the existing index, following the commits of "
+    "whichever ccarchive process writes it (the app, `index --watch`).",
+)
+@click.option(
+    "--max-sessions",
+    default=MAX_SESSIONS,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="HTTP sessions kept at once; when full, the least used idle one is "
+    "ended to admit a new client.",
+)
+@click.option(
+    "--session-idle",
+    default=IDLE_TIMEOUT,
+    show_default=True,
+    type=click.FloatRange(0.1, 7 * 86400),
+    metavar="SECONDS",
+    help="End an HTTP session after this long without a request.",
+)
+@click.option(
+    "--request-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(0.5, 3600),
+    metavar="SECONDS",
+    help="Close an HTTP connection whose request (headers and body) has not "
+    "arrived whole this long after its first byte (slow clients, slowloris).",
+)
+@click.option(
+    "--semantic",
+    is_flag=True,
+    help="Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set "
+    "CCARCHIVE_SEMANTIC=1).",
+)
+@click.option(
+    "--semantic-model",
+    type=click.Path(file_okay=False),
+    envvar="CCARCHIVE_MODEL_DIR",
+    help="A folder holding the all-MiniLM-L6-v2 files, for machines that cannot download it.",
+)
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-vv: debug).")
-def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
-          port: int, token: str | None, no_auth: bool, allow_host: tuple[str, ...],
-          allow_origin: tuple[str, ...], no_redact: bool, active_minutes: float,
-          read_only: bool, max_sessions: int, session_idle: float, request_timeout: float,
-          semantic: bool,
-          semantic_model: str | None, verbose: int) -> None:
+def serve(
+    archive: str | None,
+    data_dir: str | None,
+    use_http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    no_auth: bool,
+    allow_host: tuple[str, ...],
+    allow_origin: tuple[str, ...],
+    no_redact: bool,
+    active_minutes: float,
+    read_only: bool,
+    max_sessions: int,
+    session_idle: float,
+    request_timeout: float,
+    semantic: bool,
+    semantic_model: str | None,
+    verbose: int,
+) -> None:
     """Serve the archive to agents over MCP (stdio by default).
 
     Tools: search, context, get_entries, get_session, list_projects, list_sessions,
@@ -100,20 +161,26 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
         its token)
     """
     # stdout belongs to the protocol on stdio: every log line goes to stderr.
-    logging.basicConfig(stream=sys.stderr, format="%(asctime)s %(name)s %(message)s",
-                        level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)])
+    logging.basicConfig(
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(message)s",
+        level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)],
+    )
     for noisy in ("httpx2", "mcp.server.lowlevel.server", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
     settings = resolve_settings(archive, data_dir).with_semantic(semantic, semantic_model)
     token_file = None
     if use_http:
         if no_auth and token:
-            raise click.UsageError("--no-auth and a token (--token or $CCARCHIVE_TOKEN) "
-                                   "contradict each other: give one")
+            raise click.UsageError(
+                "--no-auth and a token (--token or $CCARCHIVE_TOKEN) "
+                "contradict each other: give one"
+            )
         if no_auth and host not in LOOPBACK:
             raise click.UsageError(
                 f"--host {host} is not loopback: --no-auth is refused there (anyone who "
-                "can reach the port could read the archive)")
+                "can reach the port could read the archive)"
+            )
         if token and len(token) < 16:
             raise click.UsageError("the token must be at least 16 characters")
         if not token and not no_auth:
@@ -129,7 +196,8 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
     if not archive_exists(settings.archive_root):
         raise click.ClickException(
             f"no Claude Code archive at {settings.archive_root} (no projects/ folder); "
-            "point at one with --archive PATH or $CLAUDE_CONFIG_DIR")
+            "point at one with --archive PATH or $CLAUDE_CONFIG_DIR"
+        )
     # deferred: the MCP SDK is only needed here
     from ccarchive.config import UnsafeWrite
     from ccarchive.mcp_server.server import build_server
@@ -139,15 +207,26 @@ def serve(archive: str | None, data_dir: str | None, use_http: bool, host: str,
     except UnsafeWrite as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        server = build_server(service, redact_secrets=not no_redact,
-                              active_minutes=active_minutes,
-                              project_hint=None if use_http else os.getcwd())
+        server = build_server(
+            service,
+            redact_secrets=not no_redact,
+            active_minutes=active_minutes,
+            project_hint=None if use_http else os.getcwd(),
+        )
         if use_http:
-            run_http(server, host=host, port=port, token=token, token_file=token_file,
-                     allow_hosts=list(allow_host), allow_origins=list(allow_origin),
-                     max_sessions=max_sessions, session_idle=session_idle,
-                     request_timeout=request_timeout,
-                     log_level=("warning", "info", "debug")[min(verbose, 2)])
+            run_http(
+                server,
+                host=host,
+                port=port,
+                token=token,
+                token_file=token_file,
+                allow_hosts=list(allow_host),
+                allow_origins=list(allow_origin),
+                max_sessions=max_sessions,
+                session_idle=session_idle,
+                request_timeout=request_timeout,
+                log_level=("warning", "info", "debug")[min(verbose, 2)],
+            )
         else:
             log.info("serving %s over stdio (%s)", settings.archive_root, service.role)
             server.run()
@@ -173,7 +252,8 @@ def _open_read_only(settings: Any) -> tuple[Any, Callable[[], None]]:
     if not complete_index_exists(settings.archive_data_dir):
         raise click.ClickException(
             f"no index of {settings.archive_root} yet: run `ccarchive index` first "
-            "(or serve without --read-only, which indexes)")
+            "(or serve without --read-only, which indexes)"
+        )
     live = LiveArchive(settings, never_write=True).start()
     return open_service(settings, live=live), live.stop
 
@@ -198,18 +278,32 @@ class BearerAuth:
             got = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
             if not self._same(got, self.expected):
                 body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"www-authenticate", b'Bearer realm="ccarchive"'),
-                    (b"content-length", str(len(body)).encode())]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="ccarchive"'),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
 
 
-def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
-             allow_hosts: list[str] | None = None, allow_origins: list[str] | None = None,
-             max_sessions: int = MAX_SESSIONS, session_idle: float = IDLE_TIMEOUT) -> Any:
+def http_app(
+    server: Any,
+    *,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+    allow_hosts: list[str] | None = None,
+    allow_origins: list[str] | None = None,
+    max_sessions: int = MAX_SESSIONS,
+    session_idle: float = IDLE_TIMEOUT,
+) -> Any:
     """The streamable-HTTP ASGI app: Host/Origin checks always on, bearer token if given,
     and a bounded session table (`ccarchive.mcp_server.http_sessions`).
 
@@ -233,21 +327,38 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None,
         origins += [f"http://{name}:*", f"https://{name}:*"]
     hosts += [h if ":" in h.rsplit("]", 1)[-1] else f"{h}:*" for h in allow_hosts or []]
     origins += list(allow_origins or [])
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                         allowed_hosts=hosts, allowed_origins=origins)
-    manager = BoundedSessionManager(app=server._lowlevel_server, json_response=True,
-                                    security_settings=security, max_sessions=max_sessions,
-                                    session_idle_timeout=session_idle)
-    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))],
-                    lifespan=lambda _app: manager.run())
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+    manager = BoundedSessionManager(
+        app=server._lowlevel_server,
+        json_response=True,
+        security_settings=security,
+        max_sessions=max_sessions,
+        session_idle_timeout=session_idle,
+    )
+    app = Starlette(
+        routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))],
+        lifespan=lambda _app: manager.run(),
+    )
     app.state.session_manager = manager
     return BearerAuth(app, token) if token else app
 
 
-def run_http(server: Any, *, host: str, port: int, token: str | None,
-             allow_hosts: list[str], allow_origins: list[str], log_level: str,
-             max_sessions: int = MAX_SESSIONS, session_idle: float = IDLE_TIMEOUT,
-             token_file: Any = None, request_timeout: float = 10.0) -> None:
+def run_http(
+    server: Any,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    allow_hosts: list[str],
+    allow_origins: list[str],
+    log_level: str,
+    max_sessions: int = MAX_SESSIONS,
+    session_idle: float = IDLE_TIMEOUT,
+    token_file: Any = None,
+    request_timeout: float = 10.0,
+) -> None:
     """Serve `http_app` with uvicorn, its connections bounded and its slow requests cut
     (`ccarchive.cli.http_guard`), a flood logged once rather than per connection."""
     import asyncio
@@ -262,27 +373,48 @@ def run_http(server: Any, *, host: str, port: int, token: str | None,
         quiet_loop_errors,
     )
 
-    app = http_app(server, host=host, token=token, allow_hosts=allow_hosts,
-                   allow_origins=allow_origins, max_sessions=max_sessions,
-                   session_idle=session_idle)
+    app = http_app(
+        server,
+        host=host,
+        token=token,
+        allow_hosts=allow_hosts,
+        allow_origins=allow_origins,
+        max_sessions=max_sessions,
+        session_idle=session_idle,
+    )
     if host in ("0.0.0.0", "::") and not allow_hosts:
-        click.echo("note: bound to all interfaces; clients must reach it by an address "
-                   "given with --allow-host (Host header check)", err=True)
+        click.echo(
+            "note: bound to all interfaces; clients must reach it by an address "
+            "given with --allow-host (Host header check)",
+            err=True,
+        )
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
-    click.echo(f"ccarchive MCP server on {url}"
-               f"{' (bearer token required)' if token else ' (no token: --no-auth)'}",
-               err=True)
+    click.echo(
+        f"ccarchive MCP server on {url}"
+        f"{' (bearer token required)' if token else ' (no token: --no-auth)'}",
+        err=True,
+    )
     if token:
         shown = token if token_file else f"${TOKEN_ENV}"
         where = f"kept in {token_file}" if token_file else "given"
-        click.echo(f"the token is {where}; add the server to Claude Code with:\n"
-                   f"  claude mcp add --transport http ccarchive {url} "
-                   f"--header \"Authorization: Bearer {shown}\"", err=True)
+        click.echo(
+            f"the token is {where}; add the server to Claude Code with:\n"
+            f"  claude mcp add --transport http ccarchive {url} "
+            f'--header "Authorization: Bearer {shown}"',
+            err=True,
+        )
     limit = connection_limit()
     protocol = guarded_protocol(limit, request_timeout)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            access_log=False, lifespan="on", http=protocol,
-                            backlog=backlog(limit))
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
+        http=protocol,
+        backlog=backlog(limit),
+    )
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerMinute())
 

@@ -39,6 +39,7 @@ def action(name: str) -> Callable[[Action], Action]:
     def register(fn: Action) -> Action:
         ACTIONS[name] = fn
         return fn
+
     return register
 
 
@@ -61,6 +62,7 @@ def _then(scene: Scene, steps: object) -> Callable[[Transcript], None]:
 
 # ---- the conversation -------------------------------------------------------------------
 
+
 @action("prompt")
 def _prompt(scene: Scene, tr: Transcript, step: Step) -> None:
     """A typed prompt; with `paste`, a pasted text between `prompt` and `after_paste`."""
@@ -71,9 +73,12 @@ def _prompt(scene: Scene, tr: Transcript, step: Step) -> None:
         return
     tail = step.text("after_paste", "")
     n = pasted.count("\n")
-    tr.prompt(step.text() + pasted + tail, **kw,
-              display=f"{step.text()}[Pasted text #1 +{n} lines]{tail}",
-              pasted={"1": {"id": 1, "type": "text", "content": pasted}})
+    tr.prompt(
+        step.text() + pasted + tail,
+        **kw,
+        display=f"{step.text()}[Pasted text #1 +{n} lines]{tail}",
+        pasted={"1": {"id": 1, "type": "text", "content": pasted}},
+    )
 
 
 action("say")(lambda _scene, tr, step: tr.say(step.text(), **step.kwargs("secs")))
@@ -96,8 +101,9 @@ def _switch_model(_scene: Scene, tr: Transcript, step: Step) -> None:
 
 @action("system")
 def _system(_scene: Scene, tr: Transcript, step: Step) -> None:
-    tr.system(step.text(), step.text("content", None), **step.kwargs("secs"),
-              **step.table("fields", {}))
+    tr.system(
+        step.text(), step.text("content", None), **step.kwargs("secs"), **step.table("fields", {})
+    )
 
 
 @action("local_command")
@@ -113,12 +119,16 @@ def _history(scene: Scene, tr: Transcript, step: Step) -> None:
 
 # ---- tools ------------------------------------------------------------------------------
 
+
 @action("bash")
 def _bash(scene: Scene, tr: Transcript, step: Step) -> None:
     during = step.array("during", None)
-    tr.bash(step.text(), step.text("stdout"),
-            **step.kwargs("stderr", "desc", "secs", "is_error", "code", "progress", "persist"),
-            during=(lambda: play_steps(scene, tr, during)) if during else None)
+    tr.bash(
+        step.text(),
+        step.text("stdout"),
+        **step.kwargs("stderr", "desc", "secs", "is_error", "code", "progress", "persist"),
+        during=(lambda: play_steps(scene, tr, during)) if during else None,
+    )
 
 
 action("read")(lambda _scene, tr, step: tr.read(step.text(), **step.kwargs("secs")))
@@ -152,10 +162,15 @@ def _exit_plan(scene: Scene, tr: Transcript, step: Step) -> None:
 
 @action("agent")
 def _agent(scene: Scene, tr: Transcript, step: Step) -> None:
-    tr.agent(gen=step.text(), subagent_type=step.text("subagent_type"),
-             description=step.text("description"), prompt=step.text("prompt"),
-             model=step.text("model"),
-             play=_then(scene, step.get("play")), **step.kwargs("save_plan"))
+    tr.agent(
+        gen=step.text(),
+        subagent_type=step.text("subagent_type"),
+        description=step.text("description"),
+        prompt=step.text("prompt"),
+        model=step.text("model"),
+        play=_then(scene, step.get("play")),
+        **step.kwargs("save_plan"),
+    )
 
 
 @action("warmup")
@@ -178,8 +193,13 @@ def _permission_mode(_scene: Scene, tr: Transcript, step: Step) -> None:
 @action("summary")
 def _summary(scene: Scene, tr: Transcript, step: Step) -> None:
     """A summary record titling the branch that ends another (earlier) session."""
-    tr.record({"type": "summary", "summary": step.text(),
-               "leafUuid": scene.finished[step.text("leaf_of")]})
+    tr.record(
+        {
+            "type": "summary",
+            "summary": step.text(),
+            "leafUuid": scene.finished[step.text("leaf_of")],
+        }
+    )
 
 
 def _put_plan(scene: Scene, tr: Transcript, text: str) -> None:
@@ -195,8 +215,7 @@ def _memory(scene: Scene, tr: Transcript, step: Step) -> None:
     """A project memory file; dated by the session's last entry unless `at` says when."""
     at = step.table("at", None)
     when = moment(scene.arc, at) if at else tr.t_max
-    scene.arc.put(f"projects/{scene.project.dirname}/memory/{step.text()}", step.text("text"),
-                  when)
+    scene.arc.put(f"projects/{scene.project.dirname}/memory/{step.text()}", step.text("text"), when)
     scene.arc.counts["memory_files"] += 1
 
 
@@ -211,11 +230,11 @@ def _session_memory(scene: Scene, tr: Transcript, step: Step) -> None:
 @action("todos_file")
 def _todos_file(scene: Scene, tr: Transcript, _step: Step) -> None:
     """2.0.x kept the last TodoWrite list in `todos/<sid>-agent-<sid>.json`."""
-    scene.arc.put(f"todos/{tr.sid}-agent-{tr.sid}.json", json.dumps(tr.todos, indent=2),
-                  tr.t_max)
+    scene.arc.put(f"todos/{tr.sid}-agent-{tr.sid}.json", json.dumps(tr.todos, indent=2), tr.t_max)
 
 
 # ---- moving the story along -------------------------------------------------------------
+
 
 @action("let")
 def _let(scene: Scene, _tr: Transcript, step: Step) -> None:

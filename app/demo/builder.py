@@ -54,10 +54,20 @@ class ArchiveBuilder:
         self.text[rel] = data
         self.mtime[rel] = mtime
 
-    def add_history(self, t: dt.datetime, display: str, project: str, sid: str | None,
-                    pasted: dict | None = None) -> None:
-        line = {"display": display, "pastedContents": pasted or {}, "timestamp": epoch_ms(t),
-                "project": project}
+    def add_history(
+        self,
+        t: dt.datetime,
+        display: str,
+        project: str,
+        sid: str | None,
+        pasted: dict | None = None,
+    ) -> None:
+        line = {
+            "display": display,
+            "pastedContents": pasted or {},
+            "timestamp": epoch_ms(t),
+            "project": project,
+        }
         if sid:
             line["sessionId"] = sid
         self.history.append((t, len(self.history), line))

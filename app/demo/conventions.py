@@ -83,7 +83,12 @@ def structured_patch(old: str, new: str) -> list[dict]:
                 body += ["-" + x for x in a[a1:a2]]
                 body += ["+" + x for x in b[b1:b2]]
         hunks.append(
-            {"oldStart": i1 + 1, "oldLines": i2 - i1, "newStart": j1 + 1, "newLines": j2 - j1,
-             "lines": body}
+            {
+                "oldStart": i1 + 1,
+                "oldLines": i2 - i1,
+                "newStart": j1 + 1,
+                "newLines": j2 - j1,
+                "lines": body,
+            }
         )
     return hunks

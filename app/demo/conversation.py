@@ -41,11 +41,24 @@ class Conversation:
     the session's name, so a given `now` always gives the same bytes.
     """
 
-    def __init__(self, arc: ArchiveBuilder, project: Project, *, rel: str | None, sid: str,
-                 start: dt.datetime, version: str, branch: str, model: str,
-                 slug: str | None = None, agent_id: str | None = None, sidechain: bool = False,
-                 lines: list[dict] | None = None, rng: random.Random | None = None,
-                 base_ctx: int = 21_000):
+    def __init__(
+        self,
+        arc: ArchiveBuilder,
+        project: Project,
+        *,
+        rel: str | None,
+        sid: str,
+        start: dt.datetime,
+        version: str,
+        branch: str,
+        model: str,
+        slug: str | None = None,
+        agent_id: str | None = None,
+        sidechain: bool = False,
+        lines: list[dict] | None = None,
+        rng: random.Random | None = None,
+        base_ctx: int = 21_000,
+    ):
         self.arc, self.project, self.cwd = arc, project, project.path
         self.sid, self.branch, self.model, self.slug = sid, branch, model, slug
         self.agent_id, self.sidechain = agent_id, sidechain
@@ -102,8 +115,11 @@ class Conversation:
         return "req_011C" + self._rand(20)
 
     def _env(self, type_: str, parent: object) -> dict:
-        e: dict = {"parentUuid": self.last if parent is KEEP else parent,
-                   "isSidechain": self.sidechain, "userType": "external"}
+        e: dict = {
+            "parentUuid": self.last if parent is KEEP else parent,
+            "isSidechain": self.sidechain,
+            "userType": "external",
+        }
         if self.v >= (2, 1, 80):
             e["entrypoint"] = "cli"
         e.update(cwd=self.cwd, sessionId=self.sid, version=self.version, gitBranch=self.branch)
@@ -114,8 +130,15 @@ class Conversation:
         e["type"] = type_
         return e
 
-    def _emit(self, type_: str, body: dict, *, parent: object = KEEP, uid: str | None = None,
-              tail: dict | None = None) -> dict:
+    def _emit(
+        self,
+        type_: str,
+        body: dict,
+        *,
+        parent: object = KEEP,
+        uid: str | None = None,
+        tail: dict | None = None,
+    ) -> dict:
         e = self._env(type_, parent)
         e.update(body)
         e["uuid"] = uid or self.uuid()
@@ -146,16 +169,24 @@ class Conversation:
             creation += self.cached - read
         self.cached += self.pending
         self.pending = 0
-        self.msg = Message(id="msg_01" + self._rand(22), req=self.request_id(),
-                           usage_in=(self.rng.randint(3, 12), creation, read))
+        self.msg = Message(
+            id="msg_01" + self._rand(22),
+            req=self.request_id(),
+            usage_in=(self.rng.randint(3, 12), creation, read),
+        )
 
     def _usage(self, m: Message, out: int) -> dict:
         inp, creation, read = m.usage_in
-        u: dict = {"input_tokens": inp, "cache_creation_input_tokens": creation,
-                   "cache_read_input_tokens": read}
+        u: dict = {
+            "input_tokens": inp,
+            "cache_creation_input_tokens": creation,
+            "cache_read_input_tokens": read,
+        }
         if self.v >= (2, 0, 0):
-            u["cache_creation"] = {"ephemeral_5m_input_tokens": 0,
-                                   "ephemeral_1h_input_tokens": creation}
+            u["cache_creation"] = {
+                "ephemeral_5m_input_tokens": 0,
+                "ephemeral_1h_input_tokens": creation,
+            }
         u["output_tokens"] = out
         u["service_tier"] = "standard"
         return u
@@ -182,8 +213,16 @@ class Conversation:
         self.tick(secs)
         m = self.msg
         assert m is not None
-        msg = {"model": self.model, "id": m.id, "type": "message", "role": "assistant",
-               "content": [block], "stop_reason": None, "stop_sequence": None, "usage": None}
+        msg = {
+            "model": self.model,
+            "id": m.id,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": None,
+        }
         e = self._emit("assistant", {"message": msg}, tail={"requestId": m.req})
         m.entries.append(e)
         m.out += tokens(json.dumps(block))
@@ -199,9 +238,16 @@ class Conversation:
         return self._block({"type": "thinking", "thinking": text, "signature": sig.decode()}, secs)
 
     # -- user side ----------------------------------------------------------------
-    def prompt(self, text: str, *, after: float = 45.0, history: bool = True,
-               display: str | None = None, pasted: dict | None = None,
-               parent: object = KEEP) -> str:
+    def prompt(
+        self,
+        text: str,
+        *,
+        after: float = 45.0,
+        history: bool = True,
+        display: str | None = None,
+        pasted: dict | None = None,
+        parent: object = KEEP,
+    ) -> str:
         """A prompt typed by the user (string content), with its history.jsonl line."""
         self.done()
         self.tick(after)
@@ -214,8 +260,13 @@ class Conversation:
             tail["promptId"] = self.prompt_id
         if self.v >= (2, 1, 15) and not self.sidechain:
             tail["permissionMode"] = self.mode
-        self._emit("user", {"message": {"role": "user", "content": text}}, parent=parent, uid=uid,
-                   tail=tail)
+        self._emit(
+            "user",
+            {"message": {"role": "user", "content": text}},
+            parent=parent,
+            uid=uid,
+            tail=tail,
+        )
         self.pending += tokens(text)
         self.prompt_uuid, self.turn_start, self.turn_entries = uid, self.t, 1
         if history and not self.sidechain:
@@ -230,12 +281,26 @@ class Conversation:
         if self.turn_start is not None and self.v >= (2, 1, 0) and not self.sidechain:
             self.tick(0.2)
             ms = (self.t - self.turn_start) // dt.timedelta(milliseconds=1)
-            self._emit("system", {"subtype": "turn_duration", "durationMs": ms,
-                                  "messageCount": self.turn_entries, "isMeta": False})
+            self._emit(
+                "system",
+                {
+                    "subtype": "turn_duration",
+                    "durationMs": ms,
+                    "messageCount": self.turn_entries,
+                    "isMeta": False,
+                },
+            )
         self.turn_start = None
 
-    def system(self, subtype: str | None, content: str | None = None, *, secs: float = 1.0,
-               parent: object = KEEP, **fields) -> dict:
+    def system(
+        self,
+        subtype: str | None,
+        content: str | None = None,
+        *,
+        secs: float = 1.0,
+        parent: object = KEEP,
+        **fields,
+    ) -> dict:
         self.tick(secs)
         body: dict = {}
         if subtype:
@@ -252,28 +317,48 @@ class Conversation:
         self.tick(20)
         typed = f"/{name} {args}".strip()
         self.arc.add_history(self.t, typed, self.cwd, self.sid)
-        self.system("local_command",
-                    f"<command-name>/{name}</command-name>\n"
-                    f"            <command-message>{name}</command-message>\n"
-                    f"            <command-args>{args}</command-args>", secs=0, level="info")
-        self.system("local_command", f"<local-command-stdout>{stdout}</local-command-stdout>",
-                    secs=0.3, level="info")
+        self.system(
+            "local_command",
+            f"<command-name>/{name}</command-name>\n"
+            f"            <command-message>{name}</command-message>\n"
+            f"            <command-args>{args}</command-args>",
+            secs=0,
+            level="info",
+        )
+        self.system(
+            "local_command",
+            f"<local-command-stdout>{stdout}</local-command-stdout>",
+            secs=0.3,
+            level="info",
+        )
 
     def attachment(self, att: dict, secs: float = 0.2) -> dict:
         self.tick(secs)
         return self._emit("attachment", {"attachment": att})
 
-    def progress(self, data: dict, tool_use_id: str, parent_tool_use_id: str,
-                 parent: object = KEEP) -> dict:
-        return self._emit("progress", {"data": data, "toolUseID": tool_use_id,
-                                       "parentToolUseID": parent_tool_use_id}, parent=parent)
+    def progress(
+        self, data: dict, tool_use_id: str, parent_tool_use_id: str, parent: object = KEEP
+    ) -> dict:
+        return self._emit(
+            "progress",
+            {"data": data, "toolUseID": tool_use_id, "parentToolUseID": parent_tool_use_id},
+            parent=parent,
+        )
 
     def session_start_hook(self, command: str) -> None:
         """The SessionStart hook's progress line that opens most 2.1.x files."""
         hid = self.uuid()
-        self.progress({"type": "hook_progress", "hookEvent": "SessionStart",
-                       "hookName": "SessionStart:startup", "command": command}, hid, hid,
-                      parent=None)
+        self.progress(
+            {
+                "type": "hook_progress",
+                "hookEvent": "SessionStart",
+                "hookName": "SessionStart:startup",
+                "command": command,
+            },
+            hid,
+            hid,
+            parent=None,
+        )
         self.last = None  # the first prompt is a root of its own
 
     # -- checkpoints --------------------------------------------------------------
@@ -295,11 +380,18 @@ class Conversation:
             for path, content in list(self.backed_up.items()):
                 if self.fs.get(path) != content:
                     self._backup(path, self.fs.get(path))
-        self.record({"type": "file-history-snapshot", "messageId": message_id,
-                     "snapshot": {"messageId": message_id,
-                                  "trackedFileBackups": json.loads(json.dumps(self.tracked)),
-                                  "timestamp": iso(self.t)},
-                     "isSnapshotUpdate": update})
+        self.record(
+            {
+                "type": "file-history-snapshot",
+                "messageId": message_id,
+                "snapshot": {
+                    "messageId": message_id,
+                    "trackedFileBackups": json.loads(json.dumps(self.tracked)),
+                    "timestamp": iso(self.t),
+                },
+                "isSnapshotUpdate": update,
+            }
+        )
 
     def _touch(self, path: str) -> None:
         """Before the first edit of a file, back it up and rewrite the turn's snapshot."""
@@ -309,27 +401,38 @@ class Conversation:
         if self.prompt_uuid:
             self._snapshot(self.prompt_uuid, update=True)
 
-
     # -- whole-session events -----------------------------------------------------
     def compact(self, trigger: str, summary: str) -> None:
         """A compaction: a new root (boundary) followed by the summary the model continues from."""
         self.done()
         pre = self.cached + self.pending
         self.tick(35)
-        self.system("compact_boundary", "Conversation compacted", secs=0,
-                    parent=None, logicalParentUuid=self.last, level="info",
-                    compactMetadata={"trigger": trigger, "preTokens": pre})
+        self.system(
+            "compact_boundary",
+            "Conversation compacted",
+            secs=0,
+            parent=None,
+            logicalParentUuid=self.last,
+            level="info",
+            compactMetadata={"trigger": trigger, "preTokens": pre},
+        )
         self.tick(0.5)
-        text = ("This session is being continued from a previous conversation that ran out of "
-                "context. The summary below covers the earlier portion of the conversation.\n\n"
-                + summary)
-        self._emit("user", {"message": {"role": "user", "content": text}},
-                   tail={"isVisibleInTranscriptOnly": True, "isCompactSummary": True})
+        text = (
+            "This session is being continued from a previous conversation that ran out of "
+            "context. The summary below covers the earlier portion of the conversation.\n\n"
+            + summary
+        )
+        self._emit(
+            "user",
+            {"message": {"role": "user", "content": text}},
+            tail={"isVisibleInTranscriptOnly": True, "isCompactSummary": True},
+        )
         self.cached, self.pending = 21_000 + tokens(text), 0
 
     def title(self, kind: str, value: str) -> None:
-        key = {"ai-title": "aiTitle", "custom-title": "customTitle",
-               "agent-name": "agentName"}[kind]
+        key = {"ai-title": "aiTitle", "custom-title": "customTitle", "agent-name": "agentName"}[
+            kind
+        ]
         self.record({"type": kind, key: value, "sessionId": self.sid})
 
     def finish(self, last_prompt: str | None = None) -> None:

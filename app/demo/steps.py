@@ -146,8 +146,9 @@ class Step:
         """A true/false parameter, false when the step leaves it out."""
         return self._typed(key, False, bool, "true or false")
 
-    def _typed(self, key: str | None, default: Any, kind: type | tuple[type, ...],
-               what: str) -> Any:
+    def _typed(
+        self, key: str | None, default: Any, kind: type | tuple[type, ...], what: str
+    ) -> Any:
         if key is None:
             value = self.value
         elif key in self._params:

@@ -42,8 +42,9 @@ def play_stories(arc: ArchiveBuilder, data: Traversable | None = None) -> dict[s
     for name in projects:
         folder = data / name
         spec = read_toml(folder / "project.toml")
-        scene = Scene(arc, Project(spec["path"], dict(spec["files"])),
-                      Expander(arc, folder, {}), finished={})
+        scene = Scene(
+            arc, Project(spec["path"], dict(spec["files"])), Expander(arc, folder, {}), finished={}
+        )
         for session in spec["sessions"]:
             script = read_toml(folder / f"{session}.toml")
             scene.expander = Expander(arc, folder, {})  # `let` names last one session
@@ -62,13 +63,21 @@ def _play_session(scene: Scene, name: str, script: dict) -> int:
     unknown = set(script) - _SESSION_KEYS
     if unknown:
         raise ValueError(f"session {name}: unknown keys {sorted(unknown)}")
-    tr = Transcript.open_session(arc, project, name, start=moment(arc, script["start"]),
-                                 version=script["version"], branch=script["branch"],
-                                 model=script["model"], slug=script.get("slug"))
+    tr = Transcript.open_session(
+        arc,
+        project,
+        name,
+        start=moment(arc, script["start"]),
+        version=script["version"],
+        branch=script["branch"],
+        model=script["model"],
+        slug=script.get("slug"),
+    )
     play_steps(scene, tr, script.get("step", []))
     scene.finished[name] = tr.last or ""
     deadline = script.get("must_end_before")
     if deadline and not tr.t < moment(arc, deadline):
-        raise ValueError(f"session {name} must end before {deadline}, a live session ends "
-                         "before now")
+        raise ValueError(
+            f"session {name} must end before {deadline}, a live session ends before now"
+        )
     return 0

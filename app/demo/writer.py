@@ -12,8 +12,9 @@ from ccarchive.demo.conventions import iso
 from ccarchive.demo.stories import play_stories
 
 
-def write_demo_archive(root: Path, *, now: dt.datetime | None = None,
-                       stories: Traversable | None = None) -> dict:
+def write_demo_archive(
+    root: Path, *, now: dt.datetime | None = None, stories: Traversable | None = None
+) -> dict:
     """Write the demo archive into `root` and return a summary of what was written.
 
     `root` must be missing or empty: the demo never mixes with (or overwrites) a real

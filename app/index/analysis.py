@@ -21,9 +21,9 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 MAX_PARTS_INPUT = 64_000
 
 _CLASSES = bytearray(b" " * 256)
-_CLASSES[ord("a"):ord("z") + 1] = b"a" * 26
-_CLASSES[ord("A"):ord("Z") + 1] = b"A" * 26
-_CLASSES[ord("0"):ord("9") + 1] = b"0" * 10
+_CLASSES[ord("a") : ord("z") + 1] = b"a" * 26
+_CLASSES[ord("A") : ord("Z") + 1] = b"A" * 26
+_CLASSES[ord("0") : ord("9") + 1] = b"0" * 10
 _CLASS_TABLE = bytes(_CLASSES)
 """Each byte as its class: a lowercase letter `a`, an uppercase one `A`, a digit `0`, and
 anything else (punctuation, space, every byte of a non-ASCII character) a word break."""
@@ -95,8 +95,9 @@ def word_forms(token: str) -> list[str]:
     forms = {token} | bases
     for base in bases:
         if base.endswith("e"):
-            forms.update((base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ion",
-                          base[:-1] + "ions"))
+            forms.update(
+                (base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ion", base[:-1] + "ions")
+            )
         else:
             forms.update((base + "s", base + "es", base + "ed", base + "ing"))
     return sorted(forms)

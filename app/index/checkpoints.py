@@ -97,14 +97,16 @@ def state_doc(st: FileState) -> tantivy.Document:
     return doc
 
 
-def meta_doc(leaf_sessions: dict[str, str], gen: int,
-             unreadable: dict[str, str] | None = None) -> tantivy.Document:
+def meta_doc(
+    leaf_sessions: dict[str, str], gen: int, unreadable: dict[str, str] | None = None
+) -> tantivy.Document:
     """The `META_ID` document, rewritten by every commit: the resolved summary leaves,
     and the files of the archive that were not read, with why (`ccarchive status`)."""
     meta = tantivy.Document()
     meta.add_text(S.ID, META_ID)
     meta.add_text(S.KIND, S.STATE_DOC)
-    meta.add_bytes(S.BLOB, orjson.dumps({"leaf_sessions": leaf_sessions,
-                                         "unreadable": unreadable or {}}))
+    meta.add_bytes(
+        S.BLOB, orjson.dumps({"leaf_sessions": leaf_sessions, "unreadable": unreadable or {}})
+    )
     meta.add_unsigned(S.GEN, gen)  # what a search cursor pins its pages to
     return meta

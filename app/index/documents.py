@@ -48,8 +48,15 @@ CHUNK_BYTES = 8 << 20
 TAIL_PARSE_LIMIT = 16 << 20
 """A newline-less last piece up to this size is tried as a complete line."""
 
-_RECORD_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
-                  RecursionError)
+_RECORD_ERRORS = (
+    TypeError,
+    ValueError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    OverflowError,
+    RecursionError,
+)
 """What a record of an unforeseen shape makes the extraction raise (a list where a string
 belongs is unhashable, a string where a number belongs cannot be added, a surrogate
 cannot be encoded for Tantivy, ...). Anything else is a bug and propagates."""
@@ -79,8 +86,9 @@ class Chunk:
     open_tail: bool = False  # last chunk: it ended by reading such a line whole
 
 
-def read_chunks(task: ReadTask, *, chunk_docs: int = CHUNK_DOCS,
-                fd: int | None = None) -> Iterator[Chunk]:
+def read_chunks(
+    task: ReadTask, *, chunk_docs: int = CHUNK_DOCS, fd: int | None = None
+) -> Iterator[Chunk]:
     """Read `task.src` from `task.offset` to its current end, in chunks of at most
     `chunk_docs` documents; the last one has `last` set. OSError propagates (the file
     vanished or cannot be read, or is refused: `archive.safe_read`).
@@ -178,8 +186,15 @@ class _UnitDocs:
     def snapshot(self) -> dict[str, Any]:
         return self.summary.to_json()
 
-    def add(self, offset: int, objs: list[dict[str, Any]], length: int, stats: LineStats,
-            out: list[tantivy.Document], kinds: set[str]) -> None:
+    def add(
+        self,
+        offset: int,
+        objs: list[dict[str, Any]],
+        length: int,
+        stats: LineStats,
+        out: list[tantivy.Document],
+        kinds: set[str],
+    ) -> None:
         for j, obj in enumerate(objs):
             begun = len(out)
             try:
@@ -199,8 +214,17 @@ class _UnitDocs:
                 del out[begun:]
                 stats.skip(reason_for(exc, obj))
 
-    def _docs(self, obj: dict[str, Any], units: list[Unit], offset: int, length: int, j: int,
-              ts: datetime, out: list[tantivy.Document], kinds: set[str]) -> None:
+    def _docs(
+        self,
+        obj: dict[str, Any],
+        units: list[Unit],
+        offset: int,
+        length: int,
+        j: int,
+        ts: datetime,
+        out: list[tantivy.Document],
+        kinds: set[str],
+    ) -> None:
         src, summary = self.src, self.summary
         agent = summary.agent_id if src.kind == D.AGENT else ""
         if not agent and obj.get("isSidechain") is True and src.kind == D.SESSION:
@@ -285,16 +309,31 @@ class _HistoryDocs:
     def snapshot(self) -> None:
         return None
 
-    def add(self, offset: int, objs: list[dict[str, Any]], length: int, stats: LineStats,
-            out: list[tantivy.Document], kinds: set[str]) -> None:
+    def add(
+        self,
+        offset: int,
+        objs: list[dict[str, Any]],
+        length: int,
+        stats: LineStats,
+        out: list[tantivy.Document],
+        kinds: set[str],
+    ) -> None:
         for j, obj in enumerate(objs):
             try:
                 self._add(obj, offset, length, j, stats, out, kinds)
             except _RECORD_ERRORS as exc:
                 stats.skip(reason_for(exc, obj, history=True))
 
-    def _add(self, obj: dict[str, Any], offset: int, length: int, j: int, stats: LineStats,
-             out: list[tantivy.Document], kinds: set[str]) -> None:
+    def _add(
+        self,
+        obj: dict[str, Any],
+        offset: int,
+        length: int,
+        j: int,
+        stats: LineStats,
+        out: list[tantivy.Document],
+        kinds: set[str],
+    ) -> None:
         text = redact(history_text(obj), cached=False)
         if not text:
             reason = wrong_type_history(obj)
@@ -364,8 +403,7 @@ def _peek_envelope(src: D.SourceFile) -> tuple[str, str]:
     """(cwd, sessionId) from the first entries that carry them: records at the top of a
     file (summaries, snapshots) come before them, and their documents need a project."""
     try:
-        with os.fdopen(open_file(root_of(src.path, src.rel), src.rel, src.seen_as),
-                       "rb") as f:
+        with os.fdopen(open_file(root_of(src.path, src.rel), src.rel, src.seen_as), "rb") as f:
             head = f.read(16 << 10)  # nearly always enough; read on only if not
             if b'"cwd":"' not in head or b'"sessionId":"' not in head:
                 head += f.read((256 << 10) - len(head))
@@ -414,12 +452,20 @@ def _huge_envelope(line: HugeLine) -> dict[str, Any]:
             found[key] = m.group(1).decode("utf-8", errors="replace")
     note = f"[a {line.length / 1e6:.1f} MB line, indexed by its first {len(line.head) // 1024} kB]"
     head_text = line.head.decode("utf-8", errors="replace")
-    body = {"type": "tool_result", "tool_use_id": found.get("tool_use_id", ""),
-            "content": f"{note}\n{head_text[:4000]}"}
-    return {"type": "user", "uuid": found.get("uuid", ""),
-            "parentUuid": found.get("parentUuid"), "sessionId": found.get("sessionId", ""),
-            "timestamp": found.get("timestamp", ""), "cwd": found.get("cwd", ""),
-            "message": {"role": "user", "content": [body]}}
+    body = {
+        "type": "tool_result",
+        "tool_use_id": found.get("tool_use_id", ""),
+        "content": f"{note}\n{head_text[:4000]}",
+    }
+    return {
+        "type": "user",
+        "uuid": found.get("uuid", ""),
+        "parentUuid": found.get("parentUuid"),
+        "sessionId": found.get("sessionId", ""),
+        "timestamp": found.get("timestamp", ""),
+        "cwd": found.get("cwd", ""),
+        "message": {"role": "user", "content": [body]},
+    }
 
 
 def decode_dir(name: str) -> str:

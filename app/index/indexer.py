@@ -75,8 +75,13 @@ class Indexer:
         on_commit: called after every commit, from the indexing thread.
     """
 
-    def __init__(self, store: IndexStore, archive_root: Path, writer: tantivy.IndexWriter,
-                 on_commit: CommitFn | None = None) -> None:
+    def __init__(
+        self,
+        store: IndexStore,
+        archive_root: Path,
+        writer: tantivy.IndexWriter,
+        on_commit: CommitFn | None = None,
+    ) -> None:
         self.store = store
         self.root = archive_root
         self.writer = writer
@@ -112,8 +117,9 @@ class Indexer:
         self._commit_every = COMMIT_SECONDS
 
     # ---- the run -------------------------------------------------------------------
-    def run(self, progress: ProgressFn | None = None,
-            only: Iterable[str] | None = None) -> RunReport:
+    def run(
+        self, progress: ProgressFn | None = None, only: Iterable[str] | None = None
+    ) -> RunReport:
         """Bring the index up to date with the archive.
 
         Args:
@@ -132,8 +138,11 @@ class Indexer:
         report.discovery_skipped = disc.skipped
         seen = {s.rel for s in sources}
         report.files_seen = len(sources)
-        unreadable = {} if only is None else \
-            {rel: why for rel, why in self.unreadable.items() if rel not in only}
+        unreadable = (
+            {}
+            if only is None
+            else {rel: why for rel, why in self.unreadable.items() if rel not in only}
+        )
         unreadable.update(disc.files)
         self._refused = unreadable
         todo = [s for s in sources if self._changed(s)]
@@ -141,8 +150,9 @@ class Indexer:
         # (and their projects) that those just read
         lines = [s for s in todo if s.kind not in (D.PLAN, D.MEMORY)]
         whole = [s for s in todo if s.kind in (D.PLAN, D.MEMORY)]
-        total = sum(max(0, s.size - self._resumes_at(s)) for s in lines) + \
-            sum(s.size for s in whole)
+        total = sum(max(0, s.size - self._resumes_at(s)) for s in lines) + sum(
+            s.size for s in whole
+        )
         done_bytes = 0
         for i, src in enumerate(lines, 1):
             done_bytes += self._read_one(src, report, self._index_lines)
@@ -164,21 +174,27 @@ class Indexer:
         if unreadable != self.unreadable:
             self.unreadable = unreadable
             self._touched_files.add("_meta")
-        report.refused.update(unreadable[rel] for rel in unreadable
-                              if only is None or rel in only)
+        report.refused.update(unreadable[rel] for rel in unreadable if only is None or rel in only)
         self._commit(report)
         if self._resolve_leaves():
             self._commit(report)
         report.seconds = time.perf_counter() - t0
-        scope = self.states.values() if only is None else \
-            [self.states[rel] for rel in set(only) if rel in self.states]
+        scope = (
+            self.states.values()
+            if only is None
+            else [self.states[rel] for rel in set(only) if rel in self.states]
+        )
         for st in scope:
             for reason, n in st.skipped.items():
                 report.skipped[reason] += n
         return report
 
-    def _read_one(self, src: D.SourceFile, report: RunReport,
-                  read: Callable[[D.SourceFile, int, RunReport], int]) -> int:
+    def _read_one(
+        self,
+        src: D.SourceFile,
+        report: RunReport,
+        read: Callable[[D.SourceFile, int, RunReport], int],
+    ) -> int:
         """Open one file as every archive file is opened (`archive.safe_read`: no link
         of either kind, a regular file, the very file the walk found) and read it.
 
@@ -220,8 +236,11 @@ class Indexer:
         st = self.states.get(src.rel)
         if st is None or st.gone:
             return True
-        return (src.size, src.mtime_ns, (src.dev, src.ino)) != (st.size, st.mtime_ns,
-                                                                 (st.dev, st.ino))
+        return (src.size, src.mtime_ns, (src.dev, src.ino)) != (
+            st.size,
+            st.mtime_ns,
+            (st.dev, st.ino),
+        )
 
     def _rewritten(self, src: D.SourceFile, fd: int) -> bool:
         """Whether what was read of this file is no longer what it holds."""
@@ -232,8 +251,10 @@ class Indexer:
             (st.dev, st.ino) != src.identity
             or src.size < st.offset
             or fingerprint(fd, min(st.head_len, src.size)) != st.head
-            or (st.tail_at < st.offset and
-                fingerprint(fd, st.offset - st.tail_at, st.tail_at) != st.tail)
+            or (
+                st.tail_at < st.offset
+                and fingerprint(fd, st.offset - st.tail_at, st.tail_at) != st.tail
+            )
         )
 
     def _plan(self, src: D.SourceFile, fd: int) -> tuple[ReadTask, bool]:
@@ -244,11 +265,13 @@ class Indexer:
             return ReadTask(src), False
         if self._rewritten(src, fd):
             return ReadTask(src), True
-        return ReadTask(src, st.offset, st.summary if src.kind in D.TRANSCRIPT_KINDS else {},
-                        st.open_tail), False
+        return ReadTask(
+            src, st.offset, st.summary if src.kind in D.TRANSCRIPT_KINDS else {}, st.open_tail
+        ), False
 
-    def _begin_file(self, src: D.SourceFile, fd: int, *, rewritten: bool,
-                    report: RunReport) -> FileState:
+    def _begin_file(
+        self, src: D.SourceFile, fd: int, *, rewritten: bool, report: RunReport
+    ) -> FileState:
         """The checkpoint to read into: the old one, or a new one once the documents of
         a rewritten file are deleted (in the same commit as what replaces them)."""
         st = self.states.get(src.rel)
@@ -301,8 +324,7 @@ class Indexer:
         st.open_tail = False
         add = self.writer.add_document
         chunk: Chunk
-        for chunk in read_chunks(task, chunk_docs=max(1, min(CHUNK_DOCS, COMMIT_DOCS)),
-                                 fd=fd):
+        for chunk in read_chunks(task, chunk_docs=max(1, min(CHUNK_DOCS, COMMIT_DOCS)), fd=fd):
             gen = self._gen
             for doc in chunk.docs:
                 doc.add_unsigned(S.GEN, gen)
@@ -335,10 +357,14 @@ class Indexer:
         return st.offset - first
 
     def _commit_due(self, unsaved_bytes: int) -> bool:
-        return self._pending_docs >= COMMIT_DOCS or \
-            self._pending_bytes + unsaved_bytes >= COMMIT_BYTES or \
-            (self._pending_docs > 0 and
-             time.monotonic() - self._last_commit >= self._commit_every)
+        return (
+            self._pending_docs >= COMMIT_DOCS
+            or self._pending_bytes + unsaved_bytes >= COMMIT_BYTES
+            or (
+                self._pending_docs > 0
+                and time.monotonic() - self._last_commit >= self._commit_every
+            )
+        )
 
     def _save_file(self, st: FileState, fd: int) -> None:
         st.tail_at = max(0, st.offset - HEAD_BYTES)
@@ -376,8 +402,9 @@ class Indexer:
         titles = summary_titles(self.leaf_sessions, self._leaf_text)
         out = []
         for sid in set(sids):
-            files = [self.states[rel] for rel in self._session_files.get(sid, ())
-                     if rel in self.states]
+            files = [
+                self.states[rel] for rel in self._session_files.get(sid, ()) if rel in self.states
+            ]
             if files:
                 out.append((sid, build_session_doc(sid, files, titles.get(sid, ""), self._gen)))
         return out
@@ -386,8 +413,11 @@ class Indexer:
         """Match the summary records read since the last call to the sessions they title
         (`match_leaves`); True if a session got a title to commit."""
         leaves, self._new_leaves = self._new_leaves, set()
-        todo = [leaf for leaf in leaves
-                if leaf not in self.leaf_sessions and leaf not in self.leaf_tried]
+        todo = [
+            leaf
+            for leaf in leaves
+            if leaf not in self.leaf_sessions and leaf not in self.leaf_tried
+        ]
         if not todo:
             return False
         self.leaf_tried.update(todo)
@@ -417,10 +447,13 @@ class Indexer:
         opstamp = w.commit()
         self.store.reload()
         report.commits += 1
-        info = CommitInfo(opstamp=opstamp, docs=self._pending_docs,
-                          sessions=frozenset(self._touched_sessions),
-                          kinds=frozenset(self._touched_kinds),
-                          files=frozenset(self._touched_files - {"_meta"}))
+        info = CommitInfo(
+            opstamp=opstamp,
+            docs=self._pending_docs,
+            sessions=frozenset(self._touched_sessions),
+            kinds=frozenset(self._touched_kinds),
+            files=frozenset(self._touched_files - {"_meta"}),
+        )
         self._pending_docs = 0
         self._pending_bytes = 0
         self._touched_files = set()

@@ -50,8 +50,9 @@ class CheckpointMaps:
                     dir_cwds.setdefault(parts[1], Counter())[cwd] += 1
             for slug in s.get("slugs", ()):
                 slugs.setdefault(slug, []).append((s.get("last_ts", ""), sid))
-        slug_sessions = {k: [sid for _, sid in sorted(v, reverse=True) if sid]
-                         for k, v in slugs.items()}
+        slug_sessions = {
+            k: [sid for _, sid in sorted(v, reverse=True) if sid] for k, v in slugs.items()
+        }
         return cls(slug_sessions, session_cwd, dir_cwds)
 
     def sessions_for_slug(self, slug: str) -> list[str]:
@@ -77,8 +78,9 @@ class WholeFileDoc(NamedTuple):
     summary: dict[str, Any]
 
 
-def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int,
-                   fd: int | None = None) -> WholeFileDoc:
+def whole_file_doc(
+    src: D.SourceFile, maps: CheckpointMaps, gen: int, fd: int | None = None
+) -> WholeFileDoc:
     """Read a plan or memory file into its one document (raises `OSError` if unreadable,
     or if it became a symbolic link, a hard link or another file since the walk:
     `archive.safe_read`). `fd`: the file, opened by the caller with `open_file`.
@@ -91,10 +93,11 @@ def whole_file_doc(src: D.SourceFile, maps: CheckpointMaps, gen: int,
     if fd is not None:
         head, tail, n_chars, size = fd_head_tail(fd, PROSE_CAP, tail_chars)
     else:
-        head, tail, n_chars, size = text_head_tail(root_of(src.path, src.rel), src.rel,
-                                                   PROSE_CAP, tail_chars, src.seen_as)
+        head, tail, n_chars, size = text_head_tail(
+            root_of(src.path, src.rel), src.rel, PROSE_CAP, tail_chars, src.seen_as
+        )
     if tail:  # redacted as cut: a secret across either cut is taken whole
-        kept = head[:PROSE_CAP - tail_chars]
+        kept = head[: PROSE_CAP - tail_chars]
         text = redact(f"{kept}\n…\n{tail}", cuts=(len(kept), len(kept) + 3), cached=False)
         head = text
     else:

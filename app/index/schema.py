@@ -93,7 +93,16 @@ SESSION_DOC = "session"  # one per session: its figures, for listings (not searc
 STATE_DOC = "_state"  # one per source file: its checkpoint (not searched)
 
 SEARCHABLE_KINDS = (
-    PROMPT, ASSISTANT, THINKING, TOOL_CALL, TOOL_RESULT, SUMMARY, EVENT, PLAN, MEMORY, HISTORY,
+    PROMPT,
+    ASSISTANT,
+    THINKING,
+    TOOL_CALL,
+    TOOL_RESULT,
+    SUMMARY,
+    EVENT,
+    PLAN,
+    MEMORY,
+    HISTORY,
 )
 """Kinds a search may return; session and state documents are bookkeeping."""
 
@@ -105,8 +114,16 @@ DEFAULT_EXCLUDED_KINDS = (TOOL_RESULT, THINKING)
 private reasoning drown what people mean."""
 
 KIND_RANK = {
-    PROMPT: 20, PLAN: 20, MEMORY: 20, SUMMARY: 16, HISTORY: 16, ASSISTANT: 14,
-    TOOL_CALL: 10, EVENT: 10, TOOL_RESULT: 6, THINKING: 6,
+    PROMPT: 20,
+    PLAN: 20,
+    MEMORY: 20,
+    SUMMARY: 16,
+    HISTORY: 16,
+    ASSISTANT: 14,
+    TOOL_CALL: 10,
+    EVENT: 10,
+    TOOL_RESULT: 6,
+    THINKING: 6,
 }
 """Ranking weight x10 by kind: what people mean (their prompts, plans, memory) above
 assistant prose, and that above what tools printed."""
@@ -145,9 +162,15 @@ column on every other raw field would cost indexing time for nothing."""
 UNSIGNED_FIELDS = (OFFSET, LENGTH, SEQ, TEXT_LEN, TOKENS, MESSAGES, GEN, BYTES, TURN)
 _UNSIGNED_OPTIONS = {  # (indexed, fast): stored-only where nothing filters or sorts on it;
     # range queries and sorting run on a fast column alone (no inverted index needed)
-    OFFSET: (False, False), LENGTH: (False, False), TEXT_LEN: (False, False),
-    SEQ: (False, True), GEN: (True, True), MESSAGES: (True, True),
-    TOKENS: (False, True), BYTES: (False, True), TURN: (False, True),
+    OFFSET: (False, False),
+    LENGTH: (False, False),
+    TEXT_LEN: (False, False),
+    SEQ: (False, True),
+    GEN: (True, True),
+    MESSAGES: (True, True),
+    TOKENS: (False, True),
+    BYTES: (False, True),
+    TURN: (False, True),
 }
 
 
@@ -156,7 +179,10 @@ def build_schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     for name in RAW_FIELDS:
         sb.add_text_field(
-            name, stored=True, tokenizer_name="raw", fast=name in FAST_RAW_FIELDS,
+            name,
+            stored=True,
+            tokenizer_name="raw",
+            fast=name in FAST_RAW_FIELDS,
             index_option="basic",
         )
     sb.add_text_field(UKEY, stored=False, tokenizer_name="raw", index_option="basic")
@@ -242,8 +268,19 @@ def parse_entry_id(value: str) -> tuple[str, int] | None:
         return None
     head, sep, block = value.rpartition(":")
     path, sep2, offset = head.rpartition(":")
-    if not (sep and sep2 and path and offset.isascii() and offset.isdigit()
-            and block.isascii() and block.isdigit()) or len(offset) > 16 or len(block) > 3:
+    if (
+        not (
+            sep
+            and sep2
+            and path
+            and offset.isascii()
+            and offset.isdigit()
+            and block.isascii()
+            and block.isdigit()
+        )
+        or len(offset) > 16
+        or len(block) > 3
+    ):
         return None
     if int(block) > 255 or int(offset) > MAX_ENTRY_OFFSET:
         return None

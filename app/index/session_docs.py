@@ -27,8 +27,9 @@ LEAF_BATCH = 512
 """Summary leaves looked up per query."""
 
 
-def build_session_doc(sid: str, files: list[FileState], summary_title: str,
-                      gen: int) -> tantivy.Document:
+def build_session_doc(
+    sid: str, files: list[FileState], summary_title: str, gen: int
+) -> tantivy.Document:
     """The session's figures, from its main transcript and its subagents' checkpoints."""
     main = [f for f in files if f.kind == D.SESSION]
     agents = [f for f in files if f.kind == D.AGENT]
@@ -51,13 +52,21 @@ def build_session_doc(sid: str, files: list[FileState], summary_title: str,
             for tid, aid in m.agent_links.items():
                 if aid == s.agent_id:
                     tool_use_id = tid
-        agent_rows.append({
-            "agent_id": s.agent_id, "path": a.rel, "warmup": s.warmup,
-            "agent_type": meta.get("agentType", ""),
-            "description": meta.get("description", "") or m.agent_calls.get(tool_use_id, ""),
-            "tool_use_id": tool_use_id, "entries": s.entries, "tokens": at,
-            "first_ts": s.first_ts, "last_ts": s.last_ts, "gone": a.gone,
-        })
+        agent_rows.append(
+            {
+                "agent_id": s.agent_id,
+                "path": a.rel,
+                "warmup": s.warmup,
+                "agent_type": meta.get("agentType", ""),
+                "description": meta.get("description", "") or m.agent_calls.get(tool_use_id, ""),
+                "tool_use_id": tool_use_id,
+                "entries": s.entries,
+                "tokens": at,
+                "first_ts": s.first_ts,
+                "last_ts": s.last_ts,
+                "gone": a.gone,
+            }
+        )
         if not first or (s.first_ts and s.first_ts < first):
             first = s.first_ts or first
         if s.last_ts > last:
@@ -68,19 +77,41 @@ def build_session_doc(sid: str, files: list[FileState], summary_title: str,
     first_dt, last_dt = parse_ts(first), parse_ts(last)
     duration = (last_dt - first_dt).total_seconds() if first_dt and last_dt else 0.0
     blob = {
-        "session_id": sid, "title": title, "first_prompt": m.first_prompt,
-        "project": m.cwd, "branches": m.branches, "models": m.models, "slugs": m.slugs,
-        "version": m.version, "prompts": m.prompts, "assistant_messages": m.assistant_messages,
-        "messages": m.prompts + m.assistant_messages, "tool_calls": m.tool_calls,
-        "tokens": {"input": tin, "output": tout, "cache_creation": tcw, "cache_read": tcr,
-                   "total": tin + tout + tcw + tcr, "subagents": agent_tokens},
-        "first_ts": first, "last_ts": last, "duration_s": duration,
-        "subagents": agent_rows, "subagent_count": len(real_agents),
-        "sidechain_entries": m.sidechain_entries, "pr_links": m.pr_links,
-        "compactions": m.compactions, "on_disk": not gone,
-        "path": main[0].rel if main else "", "skipped": merged_skips(files),
+        "session_id": sid,
+        "title": title,
+        "first_prompt": m.first_prompt,
+        "project": m.cwd,
+        "branches": m.branches,
+        "models": m.models,
+        "slugs": m.slugs,
+        "version": m.version,
+        "prompts": m.prompts,
+        "assistant_messages": m.assistant_messages,
+        "messages": m.prompts + m.assistant_messages,
+        "tool_calls": m.tool_calls,
+        "tokens": {
+            "input": tin,
+            "output": tout,
+            "cache_creation": tcw,
+            "cache_read": tcr,
+            "total": tin + tout + tcw + tcr,
+            "subagents": agent_tokens,
+        },
+        "first_ts": first,
+        "last_ts": last,
+        "duration_s": duration,
+        "subagents": agent_rows,
+        "subagent_count": len(real_agents),
+        "sidechain_entries": m.sidechain_entries,
+        "pr_links": m.pr_links,
+        "compactions": m.compactions,
+        "on_disk": not gone,
+        "path": main[0].rel if main else "",
+        "skipped": merged_skips(files),
         "bytes": sum(f.size for f in files),
-        "custom_title": m.custom_title, "ai_title": m.ai_title, "summary_title": summary_title,
+        "custom_title": m.custom_title,
+        "ai_title": m.ai_title,
+        "summary_title": summary_title,
     }
     doc = tantivy.Document()
     doc.add_text(S.ID, f"session:{sid}")
@@ -129,8 +160,12 @@ def summary_titles(leaf_sessions: dict[str, str], leaf_text: dict[str, str]) -> 
     return titles
 
 
-def match_leaves(searcher: tantivy.Searcher, schema: tantivy.Schema, leaves: Iterable[str],
-                 leaf_sessions: dict[str, str]) -> set[str]:
+def match_leaves(
+    searcher: tantivy.Searcher,
+    schema: tantivy.Schema,
+    leaves: Iterable[str],
+    leaf_sessions: dict[str, str],
+) -> set[str]:
     """Match summary records to the sessions they title, through the uuid field.
 
     Summaries are written at the top of *later* files and point (`leafUuid`) at the
@@ -140,7 +175,7 @@ def match_leaves(searcher: tantivy.Searcher, schema: tantivy.Schema, leaves: Ite
     todo = list(leaves)
     changed: set[str] = set()
     for i in range(0, len(todo), LEAF_BATCH):
-        chunk = set(todo[i:i + LEAF_BATCH])
+        chunk = set(todo[i : i + LEAF_BATCH])
         # the uuid is found through its first characters (`S.UKEY`): every entry
         # sharing them is a candidate, and its stored uuid decides
         q = tantivy.Query.term_set_query(schema, S.UKEY, sorted({S.uuid_key(u) for u in chunk}))

@@ -10,7 +10,8 @@ session where..."); domain words such as "session", "test" or "build" are not on
 
 from __future__ import annotations
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are aren as at
 be because been before being below between both but by
 can cannot could couldn
@@ -34,7 +35,8 @@ was wasn we were weren what whats when where which while who whom whose why will
 won would wouldn
 you your yours yourself yourselves
 find remember recall tell ago earlier
-""".split())
+""".split()
+)
 """Lower-cased; compared with a query word's lower-cased text."""
 
 

@@ -64,8 +64,9 @@ class IndexStore:
             write through it): refused with what and where (`config.private_dir`).
     """
 
-    def __init__(self, archive_data_dir: Path, *, verify: bool = False,
-                 archive_root: Path | None = None) -> None:
+    def __init__(
+        self, archive_data_dir: Path, *, verify: bool = False, archive_root: Path | None = None
+    ) -> None:
         self.base = archive_data_dir
         self.path = archive_data_dir / f"index-v{S.SCHEMA_VERSION}"
         self.archive_root = archive_root
@@ -83,8 +84,7 @@ class IndexStore:
     def _open(self, verify: bool = False) -> tantivy.Index:
         self._make_folder()
         try:
-            missing = _missing_parts(self.path) or (_bad_checksum(self.path) if verify
-                                                    else None)
+            missing = _missing_parts(self.path) or (_bad_checksum(self.path) if verify else None)
             if missing:  # Tantivy would open it: empty, or failing at the first search
                 raise ValueError(missing)
             index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
@@ -189,8 +189,7 @@ def _missing_parts(path: Path) -> str | None:
     the first search that reads it.
     """
     if not (path / "meta.json").exists():
-        left = [p.name for p in path.iterdir()
-                if p.name == "complete" or p.suffix in SEGMENT_PARTS]
+        left = [p.name for p in path.iterdir() if p.name == "complete" or p.suffix in SEGMENT_PARTS]
         return f"meta.json is missing, {len(left)} index files remain" if left else None
     for name in _segment_files(path) or []:  # an unreadable meta.json: Tantivy says so
         if not (path / name).exists():
@@ -214,10 +213,10 @@ def _bad_checksum(path: Path) -> str | None:
             return f"{name} is truncated"
         size = int.from_bytes(raw[-8:-4], "little")
         try:
-            crc = orjson.loads(raw[-8 - size:-8])["crc"]
+            crc = orjson.loads(raw[-8 - size : -8])["crc"]
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return f"{name} has no readable footer"
-        if zlib.crc32(memoryview(raw)[:len(raw) - 8 - size]) != crc:
+        if zlib.crc32(memoryview(raw)[: len(raw) - 8 - size]) != crc:
             return f"{name} is damaged (checksum mismatch)"
     return None
 

@@ -116,9 +116,15 @@ class LiveArchive:
             again (what `index --rebuild --watch` asks for).
     """
 
-    def __init__(self, settings: Settings, *, watch: bool = True,
-                 force_polling: bool | None = None, rebuild: bool = False,
-                 never_write: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        watch: bool = True,
+        force_polling: bool | None = None,
+        rebuild: bool = False,
+        never_write: bool = False,
+    ) -> None:
         self.settings = settings
         self.never_write = never_write
         """Follow the writer's commits but never take over (`serve --read-only`)."""
@@ -247,13 +253,16 @@ class LiveArchive:
         from ccarchive.semantic import missing_dependencies
 
         if missing_dependencies():
-            log.warning("semantic search is on but its packages are missing: "
-                        "pip install 'ccarchive[semantic]'")
+            log.warning(
+                "semantic search is on but its packages are missing: "
+                "pip install 'ccarchive[semantic]'"
+            )
             return
         from ccarchive.semantic.builder import background_builder
 
-        self.vectors = background_builder(self.store, self.settings,
-                                          ready=lambda: self.store.complete)
+        self.vectors = background_builder(
+            self.store, self.settings, ready=lambda: self.store.complete
+        )
 
     @property
     def is_writer(self) -> bool:
@@ -300,19 +309,30 @@ class LiveArchive:
                 self._report_batch(commits, report, time.perf_counter() - t0, only is None)
             return report
 
-    def _report_batch(self, commits: list[CommitInfo], report: RunReport, seconds: float,
-                      full: bool) -> None:
+    def _report_batch(
+        self, commits: list[CommitInfo], report: RunReport, seconds: float, full: bool
+    ) -> None:
         files = sorted(set().union(*(c.files for c in commits))) if commits else []
         lag = None
         if not full and self.indexer is not None:
-            newest = max((self.indexer.states[f].mtime_ns for f in files
-                          if f in self.indexer.states), default=0)
+            newest = max(
+                (self.indexer.states[f].mtime_ns for f in files if f in self.indexer.states),
+                default=0,
+            )
             if newest:
                 lag = max(0.0, time.time() - newest / 1e9)
                 self.state.lag = lag
-        batch = Batch(files=tuple(files), docs=report.docs_added, bytes=report.bytes_read,
-                      commits=len(commits), seconds=seconds, lag=lag, full=full,
-                      gone=report.files_gone, report=report)
+        batch = Batch(
+            files=tuple(files),
+            docs=report.docs_added,
+            bytes=report.bytes_read,
+            commits=len(commits),
+            seconds=seconds,
+            lag=lag,
+            full=full,
+            gone=report.files_gone,
+            report=report,
+        )
         self._notify(self._batch_callbacks, batch)
 
     def _progress(self, p: Progress) -> None:
@@ -368,8 +388,9 @@ class LiveArchive:
 
     def _max_gen(self) -> int:
         try:
-            agg = self.store.searcher().aggregate(tantivy.Query.all_query(),
-                                                  {"g": {"max": {"field": S.GEN}}})
+            agg = self.store.searcher().aggregate(
+                tantivy.Query.all_query(), {"g": {"max": {"field": S.GEN}}}
+            )
             value = agg.get("g", {}).get("value")
         except (ValueError, RuntimeError):
             return 0
@@ -397,25 +418,31 @@ class LiveArchive:
         searcher = self.store.searcher()
         opstamp = 0
         try:
-            opstamp = int(orjson.loads((self.store.path / "meta.json").read_bytes())
-                          .get("opstamp", 0))
+            opstamp = int(
+                orjson.loads((self.store.path / "meta.json").read_bytes()).get("opstamp", 0)
+            )
         except (OSError, ValueError):
             pass
-        q = tantivy.Query.range_query(self.schema, S.GEN, tantivy.FieldType.Unsigned,
-                                      self._seen_gen + 1, 2**63 - 1)
+        q = tantivy.Query.range_query(
+            self.schema, S.GEN, tantivy.FieldType.Unsigned, self._seen_gen + 1, 2**63 - 1
+        )
         try:
-            agg = searcher.aggregate(q, {
-                "sessions": {"terms": {"field": S.SESSION, "size": 10_000}},
-                "kinds": {"terms": {"field": S.KIND, "size": 100}},
-                "files": {"terms": {"field": S.PATH, "size": 10_000}},
-                "gen": {"max": {"field": S.GEN}},
-            })
+            agg = searcher.aggregate(
+                q,
+                {
+                    "sessions": {"terms": {"field": S.SESSION, "size": 10_000}},
+                    "kinds": {"terms": {"field": S.KIND, "size": 100}},
+                    "files": {"terms": {"field": S.PATH, "size": 10_000}},
+                    "gen": {"max": {"field": S.GEN}},
+                },
+            )
         except (ValueError, RuntimeError):
             return CommitInfo(opstamp, 0, frozenset(), frozenset(), frozenset())
 
         def keys(name: str) -> dict[str, int]:
-            return {b["key"]: b["doc_count"] for b in agg.get(name, {}).get("buckets", [])
-                    if b["key"]}
+            return {
+                b["key"]: b["doc_count"] for b in agg.get(name, {}).get("buckets", []) if b["key"]
+            }
 
         kinds = keys("kinds")
         gen = agg.get("gen", {}).get("value")
@@ -423,9 +450,12 @@ class LiveArchive:
             self._seen_gen = max(self._seen_gen, int(gen))
         docs = sum(S.searchable_counts(agg.get("kinds", {}).get("buckets", [])).values())
         return CommitInfo(
-            opstamp=opstamp, docs=docs, sessions=frozenset(keys("sessions")),
+            opstamp=opstamp,
+            docs=docs,
+            sessions=frozenset(keys("sessions")),
             kinds=frozenset(k for k in kinds if k in S.SEARCHABLE_KINDS),
-            files=frozenset(f for f in keys("files") if not f.startswith("session:")))
+            files=frozenset(f for f in keys("files") if not f.startswith("session:")),
+        )
 
     @property
     def schema(self) -> tantivy.Schema:

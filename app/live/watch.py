@@ -35,25 +35,32 @@ def batch_line(batch: Batch) -> str:
     stamp = time.strftime("%H:%M:%S")
     if batch.full:
         r = batch.report
-        return (f"{stamp}  full pass: {r.files_read:,} of {r.files_seen:,} files read, "
-                f"{batch.docs:,} documents, {batch.bytes / 1e6:,.1f} MB in "
-                f"{batch.seconds:.1f}s" + (f", {batch.gone} gone" if batch.gone else ""))
+        return (
+            f"{stamp}  full pass: {r.files_read:,} of {r.files_seen:,} files read, "
+            f"{batch.docs:,} documents, {batch.bytes / 1e6:,.1f} MB in "
+            f"{batch.seconds:.1f}s" + (f", {batch.gone} gone" if batch.gone else "")
+        )
     lag = f"lag {batch.lag * 1000:,.0f} ms" if batch.lag is not None else "lag ?"
     gone = f", {batch.gone} gone" if batch.gone else ""
-    return (f"{stamp}  +{batch.docs:,} documents  {len(batch.files)} file"
-            f"{'' if len(batch.files) == 1 else 's'}{gone}  {lag}  "
-            f"({batch.seconds * 1000:,.0f} ms)  {_fmt_files(batch.files)}")
+    return (
+        f"{stamp}  +{batch.docs:,} documents  {len(batch.files)} file"
+        f"{'' if len(batch.files) == 1 else 's'}{gone}  {lag}  "
+        f"({batch.seconds * 1000:,.0f} ms)  {_fmt_files(batch.files)}"
+    )
 
 
 def follower_line(info: CommitInfo) -> str:
     stamp = time.strftime("%H:%M:%S")
-    return (f"{stamp}  seen commit {info.opstamp}: +{info.docs:,} documents  "
-            f"{len(info.files)} file{'' if len(info.files) == 1 else 's'}  "
-            f"{_fmt_files(tuple(sorted(info.files)))}")
+    return (
+        f"{stamp}  seen commit {info.opstamp}: +{info.docs:,} documents  "
+        f"{len(info.files)} file{'' if len(info.files) == 1 else 's'}  "
+        f"{_fmt_files(tuple(sorted(info.files)))}"
+    )
 
 
-def watch_forever(settings: Settings, *, rebuild: bool = False,
-                  force_polling: bool | None = None) -> None:
+def watch_forever(
+    settings: Settings, *, rebuild: bool = False, force_polling: bool | None = None
+) -> None:
     """`ccarchive index --watch`: index, then follow the archive, one line per batch.
 
     Stays in the foreground until Ctrl-C or SIGTERM. If another process is the writer,
@@ -82,8 +89,10 @@ def watch_forever(settings: Settings, *, rebuild: bool = False,
 
     def on_role(role: str) -> None:
         if started.is_set():
-            say(f"{time.strftime('%H:%M:%S')}  the writer went away: this process "
-                f"(pid {os.getpid()}) now indexes")
+            say(
+                f"{time.strftime('%H:%M:%S')}  the writer went away: this process "
+                f"(pid {os.getpid()}) now indexes"
+            )
 
     started = threading.Event()
     live.on_batch(on_batch)
@@ -98,12 +107,16 @@ def watch_forever(settings: Settings, *, rebuild: bool = False,
     live.start()
     started.set()
     if live.state.role == WRITER:
-        say(f"indexing {settings.archive_root} (pid {os.getpid()}, writer); "
-            "a line per batch: documents added, files, lag from write to searchable")
+        say(
+            f"indexing {settings.archive_root} (pid {os.getpid()}, writer); "
+            "a line per batch: documents added, files, lag from write to searchable"
+        )
     else:
         pid = live.state.writer_pid
-        say(f"following {settings.archive_root} read-only: another process "
-            f"{f'(pid {pid}) ' if pid else ''}indexes it; taking over if it stops")
+        say(
+            f"following {settings.archive_root} read-only: another process "
+            f"{f'(pid {pid}) ' if pid else ''}indexes it; taking over if it stops"
+        )
     shown_mode = ""
     try:
         while not stop.wait(0.5):

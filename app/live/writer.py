@@ -54,12 +54,35 @@ HOT_POLL_SECONDS = 0.5
 HOT_KEEP_SECONDS = 600.0
 """Polling mode: files changed in the last 10 minutes are re-stat'ed every 0.5 s."""
 POLL_DELAY_MS = 300
-NETWORK_FS = frozenset({
-    "nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "afs", "ncpfs", "9p",
-    "fuse.sshfs", "sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse", "davfs",
-    "fuse.davfs2", "glusterfs", "fuse.glusterfs", "lustre", "ceph", "fuse.ceph",
-    "v9fs", "drvfs", "fuse.drvfs",
-})
+NETWORK_FS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb",
+        "smb2",
+        "smb3",
+        "smbfs",
+        "afs",
+        "ncpfs",
+        "9p",
+        "fuse.sshfs",
+        "sshfs",
+        "fuse.rclone",
+        "fuse.s3fs",
+        "fuse.gcsfuse",
+        "davfs",
+        "fuse.davfs2",
+        "glusterfs",
+        "fuse.glusterfs",
+        "lustre",
+        "ceph",
+        "fuse.ceph",
+        "v9fs",
+        "drvfs",
+        "fuse.drvfs",
+    }
+)
 """Filesystems whose changes made on another machine never reach inotify."""
 WATCHED_SUFFIXES = (".jsonl", ".md")
 ADDED, DELETED = 1, 3  # watchfiles.Change values
@@ -156,8 +179,13 @@ class _Hot:
         if indexer is None:
             return
         cutoff = (time.time() - HOT_KEEP_SECONDS) * 1e9
-        self.add([rel for rel, st in list(indexer.states.items())
-                  if not st.gone and st.mtime_ns >= cutoff])
+        self.add(
+            [
+                rel
+                for rel, st in list(indexer.states.items())
+                if not st.gone and st.mtime_ns >= cutoff
+            ]
+        )
 
     def changed(self) -> set[str]:
         now = time.monotonic()
@@ -179,8 +207,7 @@ class _Hot:
                 if st is not None and not st.gone:
                     out.add(rel)
                 continue
-            if st is None or (s.st_size, s.st_mtime_ns, s.st_ino) != (st.size, st.mtime_ns,
-                                                                      st.ino):
+            if st is None or (s.st_size, s.st_mtime_ns, s.st_ino) != (st.size, st.mtime_ns, st.ino):
                 out.add(rel)
         return out
 
@@ -197,7 +224,7 @@ def changed_rels(raw: set[tuple[int, str]], live: Followed) -> set[str]:
     for change, path in raw:
         if not path.startswith(prefix):
             continue
-        rel = path[len(prefix):]
+        rel = path[len(prefix) :]
         if not _relevant(rel):
             continue
         if rel.endswith(WATCHED_SUFFIXES):
@@ -205,7 +232,7 @@ def changed_rels(raw: set[tuple[int, str]], live: Followed) -> set[str]:
         elif change == ADDED and os.path.isdir(path):
             for d, dirs, files in os.walk(path):
                 dirs[:] = [x for x in dirs if not os.path.islink(os.path.join(d, x))]
-                base = d[len(prefix):]
+                base = d[len(prefix) :]
                 rels.update(f"{base}/{f}" for f in files if f.endswith(WATCHED_SUFFIXES))
         elif change == DELETED and not os.path.lexists(path) and live.indexer is not None:
             under = rel + "/"
@@ -243,9 +270,12 @@ def follow_archive(live: Followed) -> None:
             hot.add_recent()
         last_full = time.monotonic()
         while not live.stopping.is_set():
-            raw = notify.watch(DEBOUNCE_MS, STEP_MS,
-                               int(HOT_POLL_SECONDS * 1000) if hot else TIMEOUT_MS,
-                               live.stopping)
+            raw = notify.watch(
+                DEBOUNCE_MS,
+                STEP_MS,
+                int(HOT_POLL_SECONDS * 1000) if hot else TIMEOUT_MS,
+                live.stopping,
+            )
             if raw == "stop":
                 break
             rels = changed_rels(raw, live) if isinstance(raw, set) else set()

@@ -21,8 +21,14 @@ class ActiveSessions:
     or, failing that, the most recent overall. Cached for a second or two.
     """
 
-    def __init__(self, service: ArchiveService, *, minutes: float,
-                 project_hint: str | None, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        service: ArchiveService,
+        *,
+        minutes: float,
+        project_hint: str | None,
+        clock: Callable[[], datetime],
+    ) -> None:
         self.service = service
         self.minutes = minutes
         self.project_hint = project_hint.rstrip("/") if project_hint else None

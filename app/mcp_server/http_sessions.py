@@ -51,14 +51,16 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
 
     # ---- bookkeeping -------------------------------------------------------------------
     async def _handle_stateful_request(self, scope: Any, receive: Any, send: Any) -> None:
-        sid = next((v.decode("latin-1") for k, v in scope.get("headers", ())
-                    if k == _SESSION_HEADER), None)
+        sid = next(
+            (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == _SESSION_HEADER), None
+        )
         if sid is not None and sid in self._server_instances:
             self._uses[sid] = self._uses.get(sid, 0) + 1
         await super()._handle_stateful_request(scope, receive, send)
 
-    async def _discard_session(self, session_id: str,
-                               transport: StreamableHTTPServerTransport) -> None:
+    async def _discard_session(
+        self, session_id: str, transport: StreamableHTTPServerTransport
+    ) -> None:
         self._uses.pop(session_id, None)
         await super()._discard_session(session_id, transport)
 
@@ -96,7 +98,11 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         # would; the session's task then terminates the transport.
         transport.idle_scope.cancel()
         self.evicted += 1
-        log.info("session table full (%d): ended session %s (%s, %s)", self.max_sessions,
-                 victim[:12], "busy" if best[0] else "idle",
-                 "established" if best[1] else "on probation")
+        log.info(
+            "session table full (%d): ended session %s (%s, %s)",
+            self.max_sessions,
+            victim[:12],
+            "busy" if best[0] else "idle",
+            "established" if best[1] else "on probation",
+        )
         return True

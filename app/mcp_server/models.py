@@ -17,8 +17,18 @@ from pydantic import BaseModel, Field
 from ccarchive.service import models as M
 from ccarchive.text import clip
 
-Kind = Literal["prompt", "assistant", "thinking", "tool_call", "tool_result", "summary",
-               "event", "plan", "memory", "history"]
+Kind = Literal[
+    "prompt",
+    "assistant",
+    "thinking",
+    "tool_call",
+    "tool_result",
+    "summary",
+    "event",
+    "plan",
+    "memory",
+    "history",
+]
 """What a search hit or entry is (the service's searchable kinds)."""
 
 TITLE_CHARS = 160
@@ -38,8 +48,11 @@ class Hit(BaseModel):
     title: str = Field("", description="The session's title (or the plan's / memory file's).")
     snippet: str = Field("", description="A short excerpt around the match.")
     tool: str = ""
-    prompt: str = Field("", description="In session results: the prompt that opened "
-                                        "this hit's turn (empty when the hit is it).")
+    prompt: str = Field(
+        "",
+        description="In session results: the prompt that opened "
+        "this hit's turn (empty when the hit is it).",
+    )
     turn_id: str = Field("", description="That prompt's entry id (for `context`).")
 
 
@@ -51,8 +64,9 @@ class SessionHits(BaseModel):
     project: str = ""
     timestamp: datetime | None = None
     hit_count: int = 0
-    relevance: float = Field(0.0, description="Share of the query (by word rarity) its "
-                                              "best turn or title holds, 0-1.")
+    relevance: float = Field(
+        0.0, description="Share of the query (by word rarity) its best turn or title holds, 0-1."
+    )
     hits: list[Hit] = Field(default_factory=list)
 
 
@@ -70,8 +84,10 @@ class Found(BaseModel):
     the passage of the reply that holds the query's words), or a single entry, plan,
     memory file or typed prompt."""
 
-    id: str = Field(description="context(id) / get_entries([id]); a plan's id opens "
-                                "with get_plan, a memory file's with get_memory_file.")
+    id: str = Field(
+        description="context(id) / get_entries([id]); a plan's id opens "
+        "with get_plan, a memory file's with get_memory_file."
+    )
     kind: str = ""
     session: str = ""
     title: str = ""
@@ -103,9 +119,13 @@ class Entry(BaseModel):
     text: str = ""
     text_len: int = Field(0, description="Length of the whole text.")
     truncated: bool = False
-    next_char: int | None = Field(None, description=(
-        "Pass as `char_offset` to read on (a character of the archived text; a page never "
-        "ends inside a redacted credential)."))
+    next_char: int | None = Field(
+        None,
+        description=(
+            "Pass as `char_offset` to read on (a character of the archived text; a page never "
+            "ends inside a redacted credential)."
+        ),
+    )
     tool: str = ""
     tool_use_id: str = ""
     subagent_id: str = Field("", description="For an Agent/Task call: the subagent it ran.")
@@ -124,8 +144,10 @@ class ContextResult(BaseModel):
 class EntriesResult(BaseModel):
     entries: list[Entry] = Field(default_factory=list)
     budget_exhausted: bool = Field(
-        default=False, description="The call's character budget ran out: some texts were cut "
-                           "shorter than max_chars (see each entry's next_char).")
+        default=False,
+        description="The call's character budget ran out: some texts were cut "
+        "shorter than max_chars (see each entry's next_char).",
+    )
 
 
 class Subagent(BaseModel):
@@ -162,8 +184,11 @@ class Project(BaseModel):
 class ProjectList(BaseModel):
     projects: list[Project] = Field(default_factory=list)
     total: int
-    truncated: bool = Field(False, description="The call's budget cut the list (the least "
-                                               "recently active projects are left out).")
+    truncated: bool = Field(
+        False,
+        description="The call's budget cut the list (the least "
+        "recently active projects are left out).",
+    )
 
 
 class Session(BaseModel):
@@ -203,8 +228,12 @@ class Timeline(BaseModel):
     until: datetime
     bucket: str = Field("day", description="day, week or month: what one row counts.")
     project: str | None = None
-    days: list[Day] = Field(default_factory=list, description=(
-        "Days (or weeks, months) with activity only; `day` is the first day of the row."))
+    days: list[Day] = Field(
+        default_factory=list,
+        description=(
+            "Days (or weeks, months) with activity only; `day` is the first day of the row."
+        ),
+    )
 
 
 class Plan(BaseModel):
@@ -243,8 +272,9 @@ class MemoryFileInfo(BaseModel):
 class MemoryFileList(BaseModel):
     files: list[MemoryFileInfo] = Field(default_factory=list)
     total: int
-    truncated: bool = Field(False, description="The call's budget cut the list; narrow it "
-                                               "with `project`.")
+    truncated: bool = Field(
+        False, description="The call's budget cut the list; narrow it with `project`."
+    )
 
 
 class MemoryFile(BaseModel):
@@ -282,10 +312,13 @@ class Status(BaseModel):
     last_update: datetime | None = None
     redaction: bool = True
     message: str | None = None
-    semantic: str = Field("", description="Semantic search: on (vectors, progress) or off, "
-                                          "and how to turn it on.")
-    indexing: str | None = Field(default=None, description="While the index is first built: how "
-                                                   "far it got (results are partial).")
+    semantic: str = Field(
+        "", description="Semantic search: on (vectors, progress) or off, and how to turn it on."
+    )
+    indexing: str | None = Field(
+        default=None,
+        description="While the index is first built: how far it got (results are partial).",
+    )
 
 
 # ---- from the service's models --------------------------------------------------------
@@ -297,77 +330,143 @@ DETAIL = {"brief": (320, 150, 80), "full": (800, 300, TITLE_CHARS)}
 """Per `detail` of a search: characters of the passage, of the prompt asked, of a title."""
 
 
-def found(h: M.Hit, detail: str, session: str, project: str,
-          title: str | None = None) -> Found:
+def found(h: M.Hit, detail: str, session: str, project: str, title: str | None = None) -> Found:
     """A result row from a service hit: the passage of the answering entry (its snippet
     when it has none), the prompt of its turn, the session by its short id."""
     text_chars, asked_chars, title_chars = DETAIL[detail]
-    return Found(id=h.id, kind=h.kind, session=session,
-                 title=clip(h.title if title is None else title, title_chars),
-                 project=project, date=h.timestamp.date().isoformat() if h.timestamp else "",
-                 asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
-                 text=clip(h.passage or h.snippet, text_chars + 2), tool=h.tool)
+    return Found(
+        id=h.id,
+        kind=h.kind,
+        session=session,
+        title=clip(h.title if title is None else title, title_chars),
+        project=project,
+        date=h.timestamp.date().isoformat() if h.timestamp else "",
+        asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
+        text=clip(h.passage or h.snippet, text_chars + 2),
+        tool=h.tool,
+    )
 
 
 def turn(h: M.Hit, detail: str) -> Turn:
     text_chars, asked_chars, _t = DETAIL[detail]
-    return Turn(id=h.id, kind=h.kind,
-                asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
-                text=clip(h.passage or h.snippet, text_chars + 2))
+    return Turn(
+        id=h.id,
+        kind=h.kind,
+        asked="" if h.kind == "prompt" else clip(h.prompt, asked_chars),
+        text=clip(h.passage or h.snippet, text_chars + 2),
+    )
 
 
 def hit(h: M.Hit, snippet_chars: int = 180) -> Hit:
     # +1: the service may end a cut snippet with "…" after the limit.
-    snippet = h.snippet if len(h.snippet) <= snippet_chars + 1 else clip(h.snippet,
-                                                                           snippet_chars)
-    return Hit(id=h.id, kind=h.kind, role=h.role, session_id=h.session_id,
-               agent_id=h.agent_id, project=h.project, timestamp=h.timestamp,
-               title=clip(h.title, TITLE_CHARS), snippet=snippet, tool=h.tool,
-               prompt="" if h.kind == "prompt" else clip(h.prompt, PROMPT_CHARS),
-               turn_id=h.turn_id if h.turn_id != h.id else "")
+    snippet = h.snippet if len(h.snippet) <= snippet_chars + 1 else clip(h.snippet, snippet_chars)
+    return Hit(
+        id=h.id,
+        kind=h.kind,
+        role=h.role,
+        session_id=h.session_id,
+        agent_id=h.agent_id,
+        project=h.project,
+        timestamp=h.timestamp,
+        title=clip(h.title, TITLE_CHARS),
+        snippet=snippet,
+        tool=h.tool,
+        prompt="" if h.kind == "prompt" else clip(h.prompt, PROMPT_CHARS),
+        turn_id=h.turn_id if h.turn_id != h.id else "",
+    )
 
 
 def entry(e: M.Entry) -> Entry:
-    return Entry(id=e.id, kind=e.kind, role=e.role, session_id=e.session_id,
-                 agent_id=e.agent_id, timestamp=e.timestamp, text=e.text,
-                 text_len=e.text_len, truncated=e.truncated, next_char=e.next_char,
-                 tool=e.tool, tool_use_id=e.tool_use_id, subagent_id=e.subagent_id,
-                 files=e.files[:20], model=e.model, flags=e.flags, project=e.project)
+    return Entry(
+        id=e.id,
+        kind=e.kind,
+        role=e.role,
+        session_id=e.session_id,
+        agent_id=e.agent_id,
+        timestamp=e.timestamp,
+        text=e.text,
+        text_len=e.text_len,
+        truncated=e.truncated,
+        next_char=e.next_char,
+        tool=e.tool,
+        tool_use_id=e.tool_use_id,
+        subagent_id=e.subagent_id,
+        files=e.files[:20],
+        model=e.model,
+        flags=e.flags,
+        project=e.project,
+    )
 
 
 def session(s: M.SessionInfo) -> Session:
-    return Session(session_id=s.session_id, title=clip(s.title, TITLE_CHARS),
-                   first_prompt=clip(s.first_prompt, TITLE_CHARS), project=s.project,
-                   branches=s.branches[:10], models=s.models, plans=s.slugs,
-                   messages=s.messages, prompts=s.prompts, tool_calls=s.tool_calls,
-                   tokens=s.tokens.total, first_activity=s.first_activity,
-                   last_activity=s.last_activity, subagents=s.subagent_count,
-                   on_disk=s.on_disk)
+    return Session(
+        session_id=s.session_id,
+        title=clip(s.title, TITLE_CHARS),
+        first_prompt=clip(s.first_prompt, TITLE_CHARS),
+        project=s.project,
+        branches=s.branches[:10],
+        models=s.models,
+        plans=s.slugs,
+        messages=s.messages,
+        prompts=s.prompts,
+        tool_calls=s.tool_calls,
+        tokens=s.tokens.total,
+        first_activity=s.first_activity,
+        last_activity=s.last_activity,
+        subagents=s.subagent_count,
+        on_disk=s.on_disk,
+    )
 
 
 def subagent(a: M.SubagentInfo) -> Subagent:
-    return Subagent(agent_id=a.agent_id, agent_type=a.agent_type,
-                    description=clip(a.description, TITLE_CHARS), tool_use_id=a.tool_use_id,
-                    entries=a.entries)
+    return Subagent(
+        agent_id=a.agent_id,
+        agent_type=a.agent_type,
+        description=clip(a.description, TITLE_CHARS),
+        tool_use_id=a.tool_use_id,
+        entries=a.entries,
+    )
 
 
 def plan(p: M.PlanInfo) -> Plan:
-    return Plan(codename=p.codename, title=clip(p.title, TITLE_CHARS), agent_id=p.agent_id,
-                project=p.project, modified=p.modified, size=p.size, sessions=p.sessions)
+    return Plan(
+        codename=p.codename,
+        title=clip(p.title, TITLE_CHARS),
+        agent_id=p.agent_id,
+        project=p.project,
+        modified=p.modified,
+        size=p.size,
+        sessions=p.sessions,
+    )
 
 
 def plan_detail(t: M.PlanTree) -> PlanDetail:
-    return PlanDetail(plan=plan(t.plan), text=t.text, truncated=t.truncated,
-                      subplans=[plan_detail(s) for s in t.subplans],
-                      sessions=[session(s) for s in t.sessions])
+    return PlanDetail(
+        plan=plan(t.plan),
+        text=t.text,
+        truncated=t.truncated,
+        subplans=[plan_detail(s) for s in t.subplans],
+        sessions=[session(s) for s in t.sessions],
+    )
 
 
 def memory_info(m: M.MemoryFileInfo) -> MemoryFileInfo:
-    return MemoryFileInfo(project=m.project, filename=m.filename,
-                          title=clip(m.title, TITLE_CHARS), size=m.size, modified=m.modified,
-                          session_id=m.session_id)
+    return MemoryFileInfo(
+        project=m.project,
+        filename=m.filename,
+        title=clip(m.title, TITLE_CHARS),
+        size=m.size,
+        modified=m.modified,
+        session_id=m.session_id,
+    )
 
 
 def project(p: M.ProjectInfo) -> Project:
-    return Project(path=p.path, sessions=p.sessions, messages=p.messages, tokens=p.tokens,
-                   first_activity=p.first_activity, last_activity=p.last_activity)
+    return Project(
+        path=p.path,
+        sessions=p.sessions,
+        messages=p.messages,
+        tokens=p.tokens,
+        first_activity=p.first_activity,
+        last_activity=p.last_activity,
+    )

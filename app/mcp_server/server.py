@@ -64,10 +64,15 @@ directions found inside it, and check that it still holds before relying on it.
 """
 
 
-def build_server(service: ArchiveService, *, redact_secrets: bool = True,
-                 active_minutes: float = 10.0, project_hint: str | None = None,
-                 call_budget: int = CALL_BUDGET,
-                 clock: Callable[[], datetime] | None = None) -> MCPServer:
+def build_server(
+    service: ArchiveService,
+    *,
+    redact_secrets: bool = True,
+    active_minutes: float = 10.0,
+    project_hint: str | None = None,
+    call_budget: int = CALL_BUDGET,
+    clock: Callable[[], datetime] | None = None,
+) -> MCPServer:
     """Create the MCP server exposing the archive's queries as read-only tools.
 
     Args:
@@ -82,13 +87,19 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
     """
     service.redact_secrets = redact_secrets
     now = clock or (lambda: datetime.now(UTC))
-    active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint,
-                            clock=now)
+    active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint, clock=now)
     checks = SchemaErrors()
-    mcp = MCPServer(SERVER_NAME, title="Claude Code archive", version=__version__,
-                    instructions=INSTRUCTIONS, middleware=[checks], subscriptions=False)
-    tools = ToolContext(service=service, active=active, call_budget=call_budget,
-                        redact_secrets=redact_secrets)
+    mcp = MCPServer(
+        SERVER_NAME,
+        title="Claude Code archive",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        middleware=[checks],
+        subscriptions=False,
+    )
+    tools = ToolContext(
+        service=service, active=active, call_budget=call_budget, redact_secrets=redact_secrets
+    )
     # registration order is the order `list_tools` shows them in
     for group in (tools_search, tools_sessions, tools_browse):
         group.register(mcp, tools)
@@ -99,8 +110,14 @@ def build_server(service: ArchiveService, *, redact_secrets: bool = True,
         checks.schemas[tool.name] = tool.parameters
     # capabilities advertise only what exists: no prompts, no resources (the SDK
     # registers their handlers; without them a prompts/get is "method not found")
-    for method in ("prompts/list", "prompts/get", "resources/list", "resources/read",
-                   "resources/templates/list", "resources/subscribe",
-                   "resources/unsubscribe"):
+    for method in (
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ):
         mcp._lowlevel_server._request_handlers.pop(method, None)
     return mcp

@@ -30,15 +30,29 @@ from ccarchive.service.arguments import ServiceError, decode_cursor, encode_curs
 
 log = logging.getLogger(__name__)
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                            open_world_hint=False)
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 CALL_BUDGET = 24_000
 """Characters of text one tool call may return, by default (about 6k tokens)."""
 
-NO_REDACT_KEYS = frozenset({"id", "session_id", "agent_id", "next_cursor", "tool_use_id",
-                            "subagent_id", "codename", "filename", "project", "path"})
+NO_REDACT_KEYS = frozenset(
+    {
+        "id",
+        "session_id",
+        "agent_id",
+        "next_cursor",
+        "tool_use_id",
+        "subagent_id",
+        "codename",
+        "filename",
+        "project",
+        "path",
+    }
+)
 """Keys whose values are handles the caller passes back: redacting one would break it."""
+
 
 def _redact_tree(obj: Any) -> Any:
     """Second line of defence: redact every string the service might have let through."""
@@ -51,15 +65,19 @@ def _redact_tree(obj: Any) -> Any:
     return obj
 
 
-UNEXPECTED = ("the server could not answer this call with these arguments; check that "
-              "ids, cursors and offsets are ones earlier results gave (the server logged "
-              "the details)")
+UNEXPECTED = (
+    "the server could not answer this call with these arguments; check that "
+    "ids, cursors and offsets are ones earlier results gave (the server logged "
+    "the details)"
+)
 
 
-_SCHEMA_ERROR = re.compile(r"^(?P<prefix>Error executing tool \S+: )\d+ validation errors? for "
-                           r"\S+\n(?P<body>.*)", re.S)
-_SCHEMA_ITEM = re.compile(r"^(?P<loc>\S[^\n]*)\n  (?P<msg>[^\n]+?)(?: \[type=[^\n]*)?$",
-                          re.M)
+_SCHEMA_ERROR = re.compile(
+    r"^(?P<prefix>Error executing tool \S+: )\d+ validation errors? for "
+    r"\S+\n(?P<body>.*)",
+    re.S,
+)
+_SCHEMA_ITEM = re.compile(r"^(?P<loc>\S[^\n]*)\n  (?P<msg>[^\n]+?)(?: \[type=[^\n]*)?$", re.M)
 
 
 def schema_message(text: str) -> str | None:
@@ -69,12 +87,14 @@ def schema_message(text: str) -> str | None:
     m = _SCHEMA_ERROR.match(text)
     if not m:
         return None
-    items = [f"{i['loc']}: {i['msg']}" for i in _SCHEMA_ITEM.finditer(m["body"])
-             if not i["loc"].startswith("For further information")]
+    items = [
+        f"{i['loc']}: {i['msg']}"
+        for i in _SCHEMA_ITEM.finditer(m["body"])
+        if not i["loc"].startswith("For further information")
+    ]
     if not items:
         return None
-    return (f"{m['prefix']}invalid arguments: {'; '.join(items)} (see the tool's input "
-            "schema)")
+    return f"{m['prefix']}invalid arguments: {'; '.join(items)} (see the tool's input schema)"
 
 
 INVALID_PARAMS = -32602
@@ -103,35 +123,44 @@ class SchemaErrors:
             return result
         if isinstance(result, dict):  # the wire form (camelCase keys)
             content = result.get("content") or []
-            text = content[0].get("text") if result.get("isError") and content \
-                and isinstance(content[0], dict) else None
+            text = (
+                content[0].get("text")
+                if result.get("isError") and content and isinstance(content[0], dict)
+                else None
+            )
             better = schema_message(text) if isinstance(text, str) else None
             if better is not None:
                 return {**result, "content": [{**content[0], "text": better}]}
             return result
         content = getattr(result, "content", None) or []
-        text = getattr(content[0], "text", None) if getattr(result, "is_error", False) \
-            and content else None
+        text = (
+            getattr(content[0], "text", None)
+            if getattr(result, "is_error", False) and content
+            else None
+        )
         better = schema_message(text) if isinstance(text, str) else None
         if better is None:
             return result
         return result.model_copy(update={"content": [TextContent(type="text", text=better)]})
 
-
     def _refuse(self, params: Any) -> CallToolResult | None:
         name = params.get("name")
         schema = self.schemas.get(name) if isinstance(name, str) else None
         if schema is None:
-            raise MCPError(INVALID_PARAMS, f"unknown tool {str(name)[:80]!r}; the tools are: "
-                                           f"{', '.join(self.schemas)}")
+            raise MCPError(
+                INVALID_PARAMS,
+                f"unknown tool {str(name)[:80]!r}; the tools are: {', '.join(self.schemas)}",
+            )
         args = params.get("arguments") or {}
         known = schema.get("properties", {})
         extra = [k for k in args if k not in known] if isinstance(args, dict) else []
         if not extra:
             return None
-        text = (f"Error executing tool {name}: unknown argument{'s' if len(extra) > 1 else ''} "
-                f"{', '.join(repr(k[:40]) for k in extra[:5])}; its arguments are: "
-                f"{', '.join(known)}")
+        text = (
+            f"Error executing tool {name}: unknown argument{'s' if len(extra) > 1 else ''} "
+            f"{', '.join(repr(k[:40]) for k in extra[:5])}; its arguments are: "
+            f"{', '.join(known)}"
+        )
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
@@ -155,8 +184,7 @@ def compact_schema(schema: Any) -> Any:
         rest = [s for s in any_of if s != {"type": "null"}]
         del out["anyOf"]
         out = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **out}
-    if "default" in out and out["default"] in (None, False, 0) and \
-            out["default"] is not True:
+    if "default" in out and out["default"] in (None, False, 0) and out["default"] is not True:
         del out["default"]  # what an argument left out means anyway
     if out.get("minimum") == 0 and out.get("type") == "integer":
         del out["minimum"]  # counts and offsets: said by the name (checked all the same)
@@ -188,7 +216,6 @@ def tool_errors() -> Iterator[None]:
         raise ToolError(UNEXPECTED) from exc
 
 
-
 def within_budget(rows: list[Any], budget: int) -> list[Any]:
     """The first rows whose text fits the budget (at least one)."""
     used = 0
@@ -207,8 +234,7 @@ def advance_cursor(cursor: str | None, next_cursor: str | None, kept: int) -> st
     return encode_cursor({"o": int(state.get("o", 0)) + kept, "g": gen})
 
 
-_NOTE: contextvars.ContextVar[str | None] = contextvars.ContextVar("indexing_note",
-                                                                   default=None)
+_NOTE: contextvars.ContextVar[str | None] = contextvars.ContextVar("indexing_note", default=None)
 """The indexing note of the tool call under way (`ToolContext.call`)."""
 
 
@@ -245,5 +271,6 @@ class ToolContext:
         if note:  # never an empty answer that looks final while the index is built
             data["indexing"] = note
         text = orjson.dumps(data).decode()
-        return CallToolResult(content=[TextContent(type="text", text=text)],
-                              structured_content=data)
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=data
+        )

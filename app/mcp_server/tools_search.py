@@ -42,24 +42,32 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 1. search -----------------------------------------------------------------
     @mcp.tool(title="Search past sessions", annotations=READ_ONLY)
     def search(
-        query: Annotated[str, Field(max_length=4000, description=(
-            'Words (any may match), +required, "phrase", -not, prefix*, filters '
-            "project: kind: role: tool: file: branch: session: after: before:"))],
-        detail: Annotated[Literal["brief", "full"], Field(description=(
-            "brief: the best few, a passage each; full: 10, longer, 2 turns"))] = "brief",
+        query: Annotated[
+            str,
+            Field(
+                max_length=4000,
+                description=(
+                    'Words (any may match), +required, "phrase", -not, prefix*, filters '
+                    "project: kind: role: tool: file: branch: session: after: before:"
+                ),
+            ),
+        ],
+        detail: Annotated[
+            Literal["brief", "full"],
+            Field(description=("brief: the best few, a passage each; full: 10, longer, 2 turns")),
+        ] = "brief",
         project: Annotated[str | None, Field(description="Path contains this")] = None,
-        kind: Annotated[O.Kind | list[str] | None, Field(description=(
-            "Only these kinds"))] = None,
+        kind: Annotated[O.Kind | list[str] | None, Field(description=("Only these kinds"))] = None,
         since: Annotated[str | None, Field(description="2026-02-01, 7d, yesterday")] = None,
         until: str | None = None,
         limit: Annotated[int | None, Field(ge=1, le=50)] = None,
         cursor: str | None = None,
-        group_by_session: Annotated[bool | None, Field(description=(
-            "false: single entries"))] = None,
+        group_by_session: Annotated[
+            bool | None, Field(description=("false: single entries"))
+        ] = None,
         include_tool_results: bool = False,
         include_thinking: bool = False,
-        include_active: Annotated[bool, Field(description=(
-            "Keep your own session"))] = False,
+        include_active: Annotated[bool, Field(description=("Keep your own session"))] = False,
     ) -> Annotated[CallToolResult, O.SearchResult]:
         """Search past sessions, plans, memory and typed prompts: each result shows the
         prompt asked and the passage that answers. context(id) reads around it."""
@@ -70,26 +78,47 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             text_chars = O.DETAIL[detail][0]
             excluded = [] if include_active else active.current()
             page = service.search(
-                query, project=project, kind=kind, since=since, until=until,
-                limit=limit or (BRIEF_RESULTS if brief else 10), cursor=cursor,
+                query,
+                project=project,
+                kind=kind,
+                since=since,
+                until=until,
+                limit=limit or (BRIEF_RESULTS if brief else 10),
+                cursor=cursor,
                 group_by_session=group_by_session,
-                include_tool_results=include_tool_results, include_thinking=include_thinking,
-                exclude_sessions=excluded, hits_per_group=1 if brief else 2,
-                passage_chars=text_chars)
-            out = O.SearchResult(total=page.total, next_cursor=page.next_cursor,
-                                 excluded_sessions=excluded, warnings=page.warnings)
-            groups = page.groups if page.groups is not None else \
-                [M.SessionGroup(session_id=h.session_id, hits=[h], title=h.title)
-                 for h in page.hits]
+                include_tool_results=include_tool_results,
+                include_thinking=include_thinking,
+                exclude_sessions=excluded,
+                hits_per_group=1 if brief else 2,
+                passage_chars=text_chars,
+            )
+            out = O.SearchResult(
+                total=page.total,
+                next_cursor=page.next_cursor,
+                excluded_sessions=excluded,
+                warnings=page.warnings,
+            )
+            groups = (
+                page.groups
+                if page.groups is not None
+                else [
+                    M.SessionGroup(session_id=h.session_id, hits=[h], title=h.title)
+                    for h in page.hits
+                ]
+            )
             short = service.short_session_ids(g.session_id for g in groups)
             used, kept = 0, 0
             for g in groups:
                 if not g.hits:
                     continue
                 first = g.hits[0]
-                item = O.found(first, detail, short.get(g.session_id, ""),
-                               service.project_name(first.project),
-                               title=g.title or first.title)
+                item = O.found(
+                    first,
+                    detail,
+                    short.get(g.session_id, ""),
+                    service.project_name(first.project),
+                    title=g.title or first.title,
+                )
                 item.id = short_entry_id(first.id, item.session, first.agent_id)
                 item.more = [O.turn(h, detail) for h in g.hits[1:]]
                 for t, h in zip(item.more, g.hits[1:], strict=True):
@@ -101,8 +130,9 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 out.results.append(item)
             if kept < len(groups):
                 out.next_cursor = advance_cursor(cursor, page.next_cursor, kept)
-                out.warnings.append(f"budget: {kept} of {len(groups)} results returned; "
-                                    "next_cursor continues")
+                out.warnings.append(
+                    f"budget: {kept} of {len(groups)} results returned; next_cursor continues"
+                )
             return result(out)
 
     # ---- 2. context ----------------------------------------------------------------
@@ -111,8 +141,9 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         id: Annotated[str, Field(description="From search", min_length=1)],
         before: Annotated[int, Field(ge=0, le=50, description="Entries before it.")] = 3,
         after: Annotated[int, Field(ge=0, le=50, description="Entries after it.")] = 3,
-        max_chars: Annotated[int, Field(ge=100, le=20_000, description=(
-            "Characters per entry (the target's 4x)"))] = 800,
+        max_chars: Annotated[
+            int, Field(ge=100, le=20_000, description=("Characters per entry (the target's 4x)"))
+        ] = 800,
     ) -> Annotated[CallToolResult, O.ContextResult]:
         """The entries around an entry, in conversation order."""
         with tools.call():
@@ -121,18 +152,20 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             ctx = service.context(id, before=before, after=after, max_chars=per)
             rows = entries([*ctx.before, ctx.target, *ctx.after])
             n = len(ctx.before)
-            return result(O.ContextResult(target=rows[n], before=rows[:n],
-                                          after=rows[n + 1:]))
+            return result(O.ContextResult(target=rows[n], before=rows[:n], after=rows[n + 1 :]))
 
     # ---- 3. get_entries ------------------------------------------------------------
     @mcp.tool(title="Read entries in full", annotations=READ_ONLY)
     def get_entries(
-        ids: Annotated[list[str], Field(min_length=1, max_length=20,
-                                        description="From search or context")],
-        max_chars: Annotated[int, Field(ge=100, le=100_000,
-                                        description="Characters per entry.")] = 8_000,
-        char_offset: Annotated[int, Field(ge=0, description=(
-            "An entry's next_char, to read on"))] = 0,
+        ids: Annotated[
+            list[str], Field(min_length=1, max_length=20, description="From search or context")
+        ],
+        max_chars: Annotated[
+            int, Field(ge=100, le=100_000, description="Characters per entry.")
+        ] = 8_000,
+        char_offset: Annotated[
+            int, Field(ge=0, description=("An entry's next_char, to read on"))
+        ] = 0,
     ) -> Annotated[CallToolResult, O.EntriesResult]:
         """Entries in full. A cut one has `next_char`: pass it as char_offset to read on."""
         # Offsets count characters of the text as archived; credentials are redacted in
@@ -153,25 +186,33 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 4. get_session ------------------------------------------------------------
     @mcp.tool(title="Read a session transcript", annotations=READ_ONLY)
     def get_session(
-        session_id: Annotated[str, Field(min_length=1, description=(
-            "Id or unique prefix"))],
+        session_id: Annotated[str, Field(min_length=1, description=("Id or unique prefix"))],
         cursor: str | None = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 30,
-        max_chars: Annotated[int, Field(ge=100, le=20_000,
-                                        description="Characters per entry.")] = 1_500,
-        agent_id: Annotated[str | None, Field(
-            description="A subagent's transcript instead")] = None,
+        max_chars: Annotated[
+            int, Field(ge=100, le=20_000, description="Characters per entry.")
+        ] = 1_500,
+        agent_id: Annotated[
+            str | None, Field(description="A subagent's transcript instead")
+        ] = None,
     ) -> Annotated[CallToolResult, O.SessionPage]:
         """A session's transcript in conversation order, in pages."""
         with tools.call():
-            page = service.transcript(session_id, agent_id=agent_id, cursor=cursor,
-                                      limit=limit, max_chars=max_chars)
+            page = service.transcript(
+                session_id, agent_id=agent_id, cursor=cursor, limit=limit, max_chars=max_chars
+            )
             # the service echoes a prefix as given; the entries carry the full id
             sid = next((e.session_id for e in page.entries if e.session_id), page.session_id)
-            out = O.SessionPage(session_id=sid, agent_id=page.agent_id,
-                                title=page.title, project=page.project, total=page.total,
-                                start=page.start, next_cursor=page.next_cursor,
-                                subagents=[O.subagent(a) for a in page.subagents])
+            out = O.SessionPage(
+                session_id=sid,
+                agent_id=page.agent_id,
+                title=page.title,
+                project=page.project,
+                total=page.total,
+                start=page.start,
+                next_cursor=page.next_cursor,
+                subagents=[O.subagent(a) for a in page.subagents],
+            )
             used = 0
             for item in entries(page.entries):
                 used += json_size(item)
@@ -181,4 +222,3 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             if len(out.entries) < len(page.entries):
                 out.next_cursor = encode_cursor({"o": page.start + len(out.entries)})
             return result(out)
-

@@ -24,8 +24,9 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
         with tools.call():
             rows = [O.project(p) for p in service.projects()]
             kept = within_budget(rows, call_budget)
-            return result(O.ProjectList(projects=kept, total=len(rows),
-                                        truncated=len(kept) < len(rows)))
+            return result(
+                O.ProjectList(projects=kept, total=len(rows), truncated=len(kept) < len(rows))
+            )
 
     @mcp.tool(title="List sessions", annotations=READ_ONLY)
     def list_sessions(
@@ -37,26 +38,49 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     ) -> Annotated[CallToolResult, O.SessionList]:
         """Sessions, most recently active first, with titles and figures."""
         with tools.call():
-            page = service.sessions(project=project, since=since, until=until, limit=limit,
-                                    cursor=cursor)
-            return result(O.SessionList(sessions=[O.session(s) for s in page.sessions],
-                                        total=page.total, next_cursor=page.next_cursor))
+            page = service.sessions(
+                project=project, since=since, until=until, limit=limit, cursor=cursor
+            )
+            return result(
+                O.SessionList(
+                    sessions=[O.session(s) for s in page.sessions],
+                    total=page.total,
+                    next_cursor=page.next_cursor,
+                )
+            )
 
     @mcp.tool(title="Activity per day", annotations=READ_ONLY)
     def timeline(
         days: Annotated[int, Field(ge=1, le=3660, description="How many days back.")] = 30,
         project: Annotated[str | None, Field(description="Path contains this")] = None,
-        bucket: Annotated[Literal["day", "week", "month"] | None, Field(
-            description="Default day, coarser if too many")] = None,
+        bucket: Annotated[
+            Literal["day", "week", "month"] | None,
+            Field(description="Default day, coarser if too many"),
+        ] = None,
     ) -> Annotated[CallToolResult, O.Timeline]:
         """Sessions, prompts, messages, tokens per day (active days only)."""
         with tools.call():
             for b in [bucket] if bucket else ["day", "week", "month"]:
                 t = service.timeline(days=days, project=project, bucket=b)
-                rows = [O.Day(day=d.day, sessions=d.sessions, prompts=d.prompts,
-                              messages=d.messages, tokens=d.tokens)
-                        for d in t.days if d.sessions or d.prompts or d.messages]
+                rows = [
+                    O.Day(
+                        day=d.day,
+                        sessions=d.sessions,
+                        prompts=d.prompts,
+                        messages=d.messages,
+                        tokens=d.tokens,
+                    )
+                    for d in t.days
+                    if d.sessions or d.prompts or d.messages
+                ]
                 if sum(map(json_size, rows)) <= call_budget:
                     break
-            return result(O.Timeline(since=t.since, until=t.until, bucket=t.bucket,
-                                     project=t.project, days=within_budget(rows, call_budget)))
+            return result(
+                O.Timeline(
+                    since=t.since,
+                    until=t.until,
+                    bucket=t.bucket,
+                    project=t.project,
+                    days=within_budget(rows, call_budget),
+                )
+            )

@@ -197,10 +197,14 @@ def _assignment(
     sep_core = sep.strip(" \t")
     # "token==expected", "key=~pattern": an operator, unless the value is random or the
     # name an env variable's (a Django SECRET_KEY may start with "=")
-    operator = sep_core == "=" and text[t.end("sep") : t.end("sep") + 1] in ("=", "~") \
-        and sep[-1] not in " \t" \
-        and not name.isupper() and not name.startswith("-") \
+    operator = (
+        sep_core == "="
+        and text[t.end("sep") : t.end("sep") + 1] in ("=", "~")
+        and sep[-1] not in " \t"
+        and not name.isupper()
+        and not name.startswith("-")
         and text[name_start - 1 : name_start] not in ("?", "&", ";")
+    )
     if operator and sep != "=":
         return 0  # "token == expected"
     cli = "flag" if name.startswith("--") else ""
@@ -249,8 +253,13 @@ def _unquoted(
     text, name, name_start, sep, sep_core, cli, value, vs, tier, literal_end
 ) -> str | None:
     """Judge an unquoted value; return the (possibly shortened) secret or None."""
-    if (value.startswith("-") and cli != "netrc" and (cli or not sep_core)
-            and _FLAG_RE.fullmatch(value) and not looks_random(value)):
+    if (
+        value.startswith("-")
+        and cli != "netrc"
+        and (cli or not sep_core)
+        and _FLAG_RE.fullmatch(value)
+        and not looks_random(value)
+    ):
         return None  # the next flag, not a value (but "--password -Xk9+q..." is one)
     stripped = value.rstrip(",:")
     # what follows the value: "," or ")" after a keyword argument, "(" after a call
@@ -267,12 +276,19 @@ def _unquoted(
     elif sep == "=":
         # NAME=value: shell, .env, DSN, properties -- not a keyword argument f(x=y, ...)
         # nor minified code (a.token=b;)
-        literal = trailer not in (",", ")", "]", "}") and (
-            trailer != ";"
-            or not any(c.islower() for c in name)
-            # a connection string's "...;Password=x;...", not minified code's "a.token=b;"
-            or (name_start > 0 and text[name_start - 1] == ";" and name[:1].isupper()
-                and "." not in name)
+        literal = (
+            trailer not in (",", ")", "]", "}")
+            and (
+                trailer != ";"
+                or not any(c.islower() for c in name)
+                # a connection string's "...;Password=x;...", not minified code's "a.token=b;"
+                or (
+                    name_start > 0
+                    and text[name_start - 1] == ";"
+                    and name[:1].isupper()
+                    and "." not in name
+                )
+            )
         )
         if literal:
             value = _extend_literal(text, vs, value, query, literal_end)
@@ -289,11 +305,20 @@ def _unquoted(
             value = whole
     else:
         literal = False  # name = value, {name: value}, :=, =>
-    if (not literal and tier != "weak" and sep_core in ("=", ":=")
-            and _ini_line(text, name_start, vs, value)):
+    if (
+        not literal
+        and tier != "weak"
+        and sep_core in ("=", ":=")
+        and _ini_line(text, name_start, vs, value)
+    ):
         literal = True
-    if not literal and tier == "password" and sep_core == ":" and sep[-1:] in (" ", "\t") \
-            and _WORD_AND_NUMBER_RE.fullmatch(value.rstrip(".,;")):
+    if (
+        not literal
+        and tier == "password"
+        and sep_core == ":"
+        and sep[-1:] in (" ", "\t")
+        and _WORD_AND_NUMBER_RE.fullmatch(value.rstrip(".,;"))
+    ):
         literal = True  # "FtpPass: Welcome31402" in a sentence or a title
         value = value.rstrip(".,;")  # INI, properties: "password = Hunter25200" alone on its line
     if not literal:
@@ -342,8 +367,9 @@ def _xml_element(text: str, name: str, pos: int, tier: str, out: list) -> None:
     if x is None:
         return
     close = text[x.end() : x.end() + len(name) + 1]
-    if close != name + ">" and not (x.end() + len(close) == len(text)
-                                    and (name + ">").startswith(close)):
+    if close != name + ">" and not (
+        x.end() + len(close) == len(text) and (name + ">").startswith(close)
+    ):
         return  # not its closing tag (nor one that the end of the text cut short)
     raw = x.group("v")
     value = raw.strip()

@@ -205,7 +205,8 @@ _PRINTS_FOLDED_RE = lazy(
     | gcloud[ \t]+auth[ \t]+print-(?:access|identity)-token
     | heroku[ \t]+auth:token
     | cat[ \t]+\S*(?:secret|token|passw|credential|api[_-]?key)\S*
-    )[ \t]+(?P<v>[^\s"'`$]{8,4096})""")
+    )[ \t]+(?P<v>[^\s"'`$]{8,4096})"""
+)
 """The same, as a title shows it: folded on one line, the output after the command."""
 _PRINT_GATES = (
     "printenv",
@@ -234,12 +235,15 @@ def _outputs(text: str, out: list[Span]) -> None:
                 var = m.group("var") or m.group("var2")
                 v = m.group("v")
                 if (var and name_tier(var) is None) or not (
-                        looks_random(v) or (_DIGIT_RE.search(v) and _SYMBOL_RE.search(v))):
+                    looks_random(v) or (_DIGIT_RE.search(v) and _SYMBOL_RE.search(v))
+                ):
                     continue
                 output_value(text, m.start("v"), v, out)
     if "Secret Access Key [" in text:
-        out.extend((m.start("v"), m.end("v"), "aws-secret", SPECIFIC)
-                   for m in _AWS_PROMPT_RE.finditer(text))
+        out.extend(
+            (m.start("v"), m.end("v"), "aws-secret", SPECIFIC)
+            for m in _AWS_PROMPT_RE.finditer(text)
+        )
     if "CREDENTIALS" in text:
         for m in _AWS_TEXT_RE.finditer(text):
             for run in _B64_RUN_RE.finditer(m.group("rest")):
@@ -371,8 +375,9 @@ def _formats(text: str, out: list[Span]) -> None:
             if not is_placeholder(v):
                 out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
     if "Signature=" in text or "ecurity-Token=" in text:
-        out.extend((m.start("v"), m.end("v"), "signature", SPECIFIC)
-                   for m in _SIGNATURE_RE.finditer(text))
+        out.extend(
+            (m.start("v"), m.end("v"), "signature", SPECIFIC) for m in _SIGNATURE_RE.finditer(text)
+        )
     if not text.isascii() or "de passe" in text or "lave" in text or "eton" in text:
         if any(g in text for g in _LABEL_GATES):
             for m in _LABEL_RE.finditer(text):

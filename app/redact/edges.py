@@ -27,10 +27,15 @@ _PADS = (_PAD, _PAD.upper(), _PAD + '"', _PAD + "'", _PAD + '\\"')
 ("secret": "~Ddn... cut before its closing quote)."""
 _WINDOW = 4096
 _RUN_CHARS = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~!@#$%^&*-")
-_LEADS = tuple(sorted(lead for lead in ({r.lead for r in TOKEN_RULES}
-                                         | {g for r in TOKEN_RULES for g in r.gates})
-                      if len(lead) >= 3 and not (lead.isalpha() and lead.islower())))
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.~!@#$%^&*-"
+)
+_LEADS = tuple(
+    sorted(
+        lead
+        for lead in ({r.lead for r in TOKEN_RULES} | {g for r in TOKEN_RULES for g in r.gates})
+        if len(lead) >= 3 and not (lead.isalpha() and lead.islower())
+    )
+)
 """The known formats' prefixes, but words ("hooks", "curl", "earer")."""
 
 
@@ -78,8 +83,11 @@ def _lead_at(run: str) -> int:
 
 def _body_start(rest: str) -> bool:
     """Could ``rest`` be the start of a token's body (what follows its prefix)?"""
-    return (len(rest) < 4 or any(c.isdigit() for c in rest)
-            or (any(c.isupper() for c in rest) and any(c.islower() for c in rest)))
+    return (
+        len(rest) < 4
+        or any(c.isdigit() for c in rest)
+        or (any(c.isupper() for c in rest) and any(c.islower() for c in rest))
+    )
 
 
 def _userinfo_piece(run: str) -> int:
@@ -96,7 +104,8 @@ _KEYLIKE_RE = re.compile(r"(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])")
 _BREAK_RE = re.compile(r"(\s+|\\{1,8}[nr])")
 _B64_LINE_RE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _KEY_LINE_RE = re.compile(
-    r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])[A-Za-z0-9+/]{40,}={0,2}")
+    r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])[A-Za-z0-9+/]{40,}={0,2}"
+)
 """A line of a key's base64 body: long, both cases and digits (a hex digest is not)."""
 
 

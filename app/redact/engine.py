@@ -51,12 +51,13 @@ def _unescaped(text: str) -> tuple[str, list[int], list[int]]:
     ends: list[int] = []
     last = 0
     for m in _JSON_ESCAPE_ANY_RE.finditer(text):
-        parts.append(text[last:m.start()])
+        parts.append(text[last : m.start()])
         starts.extend(range(last, m.start()))
         ends.extend(range(last + 1, m.start() + 1))
         esc = m.group()
         ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
-            chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1])
+            chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1]
+        )
         parts.append(ch)
         starts.append(m.start())
         ends.append(m.end())
@@ -82,8 +83,11 @@ def _detect(text: str, depth: int = 0) -> list[Span]:
             starts, ends = [starts[i] for i in s2], [ends[i - 1] for i in e2]
         found: list[Span] = []
         context_spans(decoded, found)
-        spans.extend((starts[s], ends[e - 1] if e > 0 else starts[s], kind, prio)
-                     for s, e, kind, prio in found if e > s)
+        spans.extend(
+            (starts[s], ends[e - 1] if e > 0 else starts[s], kind, prio)
+            for s, e, kind, prio in found
+            if e > s
+        )
     if depth == 0:  # an encoding of an encoding is not looked into
         encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans
@@ -144,8 +148,10 @@ def _unescaping_slashes(text: str, cuts: tuple[int, ...]) -> list[Found]:
         i = text.find(_ESCAPED_SLASH, i + 2)
     clean = text.replace(_ESCAPED_SLASH, "/")
     back = [c - bisect_left([r + n for n, r in enumerate(removed)], c) for c in cuts]
-    return [(s + bisect_left(removed, s), e + bisect_left(removed, e), kind)
-            for s, e, kind in find_secrets(clean, cuts=back)]
+    return [
+        (s + bisect_left(removed, s), e + bisect_left(removed, e), kind)
+        for s, e, kind in find_secrets(clean, cuts=back)
+    ]
 
 
 _CONTINUATION = "\\\n"
@@ -159,7 +165,7 @@ def _joining_continuations(text: str, cuts: tuple[int, ...]) -> list[Found]:
     pieces, starts, removed = [], [], []  # removed: (position in joined, length)
     last = 0
     for m in _CONTINUATION_RE.finditer(text):
-        pieces.append(text[last:m.start()])
+        pieces.append(text[last : m.start()])
         starts.append(last)
         removed.append((sum(map(len, pieces)), m.end() - m.start()))
         last = m.end()
@@ -280,8 +286,9 @@ def redact_output(command: str, output: str) -> str:
     DB_PASS`` prints the password alone: the output has no context of its own)."""
     head = f"$ {command.strip().splitlines()[-1] if command.strip() else ''}\n"
     found = secret_spans(head + output, cached=False)
-    spans = [(max(s, len(head)) - len(head), e - len(head), k) for s, e, k in found
-             if e > len(head)]
+    spans = [
+        (max(s, len(head)) - len(head), e - len(head), k) for s, e, k in found if e > len(head)
+    ]
     return _apply(output, spans) if spans else output
 
 
@@ -309,7 +316,11 @@ class Window:
 
 
 def redact_window(
-    text: str, start: int, end: int, *, cuts: Iterable[int] = (),
+    text: str,
+    start: int,
+    end: int,
+    *,
+    cuts: Iterable[int] = (),
     highlights: Sequence[tuple[int, int]] = (),
 ) -> Window:
     """The redacted ``text[start:end]``, from the redaction of the whole ``text``.
@@ -347,8 +358,12 @@ _EDITED = "[REDACTED:env]"
 
 def _one_value(v: Any) -> bool:
     """A lone word of 6+ characters, the whole text of an edit: a value, not code."""
-    return isinstance(v, str) and 6 <= len(v.strip()) <= 512 and not any(
-        c.isspace() for c in v.strip()) and literal_is_secret(v.strip(), "password", False)
+    return (
+        isinstance(v, str)
+        and 6 <= len(v.strip()) <= 512
+        and not any(c.isspace() for c in v.strip())
+        and literal_is_secret(v.strip(), "password", False)
+    )
 
 
 def redact_value(obj: Any) -> Any:
@@ -366,8 +381,7 @@ def redact_value(obj: Any) -> Any:
         path = obj.get("file_path")
         if isinstance(path, str) and secret_file(path):
             # an Edit or Write of a secrets file: its new text may be the secret alone
-            obj = {k: _EDITED if k in _EDIT_KEYS and _one_value(v) else v
-                   for k, v in obj.items()}
+            obj = {k: _EDITED if k in _EDIT_KEYS and _one_value(v) else v for k, v in obj.items()}
         new = {}
         changed = False
         for k, v in obj.items():

@@ -33,8 +33,19 @@ _PASSWORD_WORDS = frozenset(("pass", "pw", "pword", "passwd", "passwort"))
 """Short forms that name a password only as a whole word of the name (DB_PASS, MYSQL_PW,
 redisPw), or as the end of a name written as one word (BACKUPPRODPW, ADMINPASS); other
 words end so too (bypass, compass)."""
-_PASS_ENDINGS = frozenset(("bypass", "compass", "encompass", "trespass", "overpass", "underpass",
-                           "surpass", "impass", "repass"))
+_PASS_ENDINGS = frozenset(
+    (
+        "bypass",
+        "compass",
+        "encompass",
+        "trespass",
+        "overpass",
+        "underpass",
+        "surpass",
+        "impass",
+        "repass",
+    )
+)
 _STRONG_RE = lazy(r"secret|credential", re.IGNORECASE)
 _WEAK_RE = lazy(r"key|token|auth", re.IGNORECASE)
 _WORD_SPLIT_RE = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -62,8 +73,9 @@ LOOKUP_WORDS = frozenset(
     storage s3 bucket blob column field index cancellation cancel csrf xsrf max min input output
     total prompt completion cached""".split()
 )
-_PROSE_LOOKUP_RE = lazy(r"\b(?:cache|sort|primary|foreign|partition|lookup|dict|map|hash)\b",
-                        re.IGNORECASE)
+_PROSE_LOOKUP_RE = lazy(
+    r"\b(?:cache|sort|primary|foreign|partition|lookup|dict|map|hash)\b", re.IGNORECASE
+)
 
 
 @lru_cache(maxsize=4096)
@@ -78,9 +90,13 @@ def name_tier(name: str) -> str | None:
         return None
     if "public" in words or "publishable" in words or "pub" in words:
         return None
-    if _PASSWORD_RE.search(cleaned) or not _PASSWORD_WORDS.isdisjoint(words) or any(
-        last.endswith(("pass", "pw", "creds")) and last not in _PASS_ENDINGS
-        for last in (words[-1], words[-1][:-1])  # plurals: db_passwords, admin_pws
+    if (
+        _PASSWORD_RE.search(cleaned)
+        or not _PASSWORD_WORDS.isdisjoint(words)
+        or any(
+            last.endswith(("pass", "pw", "creds")) and last not in _PASS_ENDINGS
+            for last in (words[-1], words[-1][:-1])  # plurals: db_passwords, admin_pws
+        )
     ):
         return "password"
     if _STRONG_RE.search(cleaned) or "creds" in words or "cred" in words:

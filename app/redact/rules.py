@@ -67,9 +67,16 @@ class Rule:
 
     __slots__ = ("kind", "gates", "pattern", "lead", "regex", "group", "check", "priority")
 
-    def __init__(self, kind: str, pattern: str, *, group: int | str = 0,
-                 check: Check | None = None, priority: int = SPECIFIC,
-                 gates: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        kind: str,
+        pattern: str,
+        *,
+        group: int | str = 0,
+        check: Check | None = None,
+        priority: int = SPECIFIC,
+        gates: tuple[str, ...] = (),
+    ):
         self.kind = kind
         self.gates = gates
         self.pattern = pattern

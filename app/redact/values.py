@@ -87,6 +87,8 @@ def _masked(value: str) -> bool:
     (``1sb!3ZO7BBY3j***=WvT`` is a password with stars in it)."""
     masked = sum(m.end() - m.start() for m in _MASK_RE.finditer(value))
     return masked > 0 and 4 * masked >= len(value)
+
+
 _TEMPLATE_FIELD_RE = lazy(r"\$?\{[^{}]*\}|%\(\w*\)[sdr]|%[sdr]|\$[A-Za-z_]\w*")
 _ALNUM4_RE = lazy(r"[A-Za-z0-9]{4}")
 

@@ -101,19 +101,22 @@ class VectorBuilder:
                 embedded = self._embed(todo, stop)
                 if stop is not None and stop.is_set():
                     return embedded
-                self._manifest = self.vectors.save(replace(self._load(), gen=top, pending=0),
-                                                   None)
+                self._manifest = self.vectors.save(replace(self._load(), gen=top, pending=0), None)
                 self.state.error = None
                 return embedded
             finally:
                 self.state.running = False
 
-    def _changed(self, searcher, schema, gen: int, top: int,
-                 hashes: dict[tuple[int, int], int]) -> list[T.Text]:
+    def _changed(
+        self, searcher, schema, gen: int, top: int, hashes: dict[tuple[int, int], int]
+    ) -> list[T.Text]:
         out = []
         for path, seq in T.changed_turns(searcher, schema, gen, top):
-            out += [t for t in T.turn_texts(searcher, schema, path, seq)
-                    if hashes.get((t.skey, t.turn)) != t.digest]
+            out += [
+                t
+                for t in T.turn_texts(searcher, schema, path, seq)
+                if hashes.get((t.skey, t.turn)) != t.digest
+            ]
         for sid in T.changed_sessions(searcher, schema, gen, top):
             t = T.session_text(searcher, schema, sid)
             if t is not None and hashes.get((t.skey, t.turn)) != t.digest:
@@ -130,25 +133,28 @@ class VectorBuilder:
         assert hashes is not None
         done = 0
         for start in range(0, len(todo), SAVE_EVERY):
-            part = todo[start:start + SAVE_EVERY]
+            part = todo[start : start + SAVE_EVERY]
             vecs = []
             for b in range(0, len(part), ENCODE_BATCH):
                 if stop is not None and stop.is_set():
                     return done
-                batch = [t.text for t in part[b:b + ENCODE_BATCH]]
+                batch = [t.text for t in part[b : b + ENCODE_BATCH]]
                 t0 = time.perf_counter()
                 vecs.append(encoder.encode(batch))
                 self.state.seconds += time.perf_counter() - t0
                 self.state.done += len(batch)
-            rows = Rows(keys=np.array([(t.skey, t.turn, t.digest) for t in part], np.int64),
-                        vecs=np.concatenate(vecs).astype(np.float16),
-                        paths=np.array([t.path for t in part], dtype=str))
+            rows = Rows(
+                keys=np.array([(t.skey, t.turn, t.digest) for t in part], np.int64),
+                vecs=np.concatenate(vecs).astype(np.float16),
+                paths=np.array([t.path for t in part], dtype=str),
+            )
             pending = len(todo) - start - len(part)
             for t in part:
                 hashes[(t.skey, t.turn)] = t.digest
             self.state.vectors = len(hashes)
             self._manifest = self.vectors.save(
-                replace(self._load(), pending=pending, vectors=len(hashes)), rows)
+                replace(self._load(), pending=pending, vectors=len(hashes)), rows
+            )
             done += len(part)
         return done
 
@@ -170,8 +176,9 @@ class BackgroundBuilder:
     def kick(self) -> None:
         """New commits: bring the vectors up to date (once the index is ready)."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._loop, name="ccarchive-vectors",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._loop, name="ccarchive-vectors", daemon=True
+            )
             self._thread.start()
         self._wake.set()
 
@@ -196,7 +203,6 @@ class BackgroundBuilder:
                 log.warning("semantic vectors: %s", exc)
 
 
-def background_builder(index_store, settings, ready: Callable[[], bool]
-                       ) -> BackgroundBuilder:
+def background_builder(index_store, settings, ready: Callable[[], bool]) -> BackgroundBuilder:
     """The builder a live writer runs, its encoder loaded (or downloaded) on first need."""
     return BackgroundBuilder(VectorBuilder(index_store, lambda: load_encoder(settings)), ready)

@@ -65,8 +65,9 @@ class _Layer:
     def __init__(self, w: dict[str, np.ndarray], i: int) -> None:
         p = f"encoder.layer.{i}."
         a = p + "attention."
-        self.qkv_w = np.concatenate([w[a + f"self.{n}.weight"] for n in ("query", "key", "value")]
-                                    ).T.copy()
+        self.qkv_w = np.concatenate(
+            [w[a + f"self.{n}.weight"] for n in ("query", "key", "value")]
+        ).T.copy()
         self.qkv_b = np.concatenate([w[a + f"self.{n}.bias"] for n in ("query", "key", "value")])
         self.out_w = w[a + "output.dense.weight"].T.copy()
         self.out_b = w[a + "output.dense.bias"]
@@ -149,8 +150,8 @@ class Encoder:
         ids = np.zeros((len(batch), n), dtype=np.int64)
         mask = np.zeros((len(batch), n), dtype=np.float32)
         for i, t in enumerate(batch):
-            ids[i, :len(t)] = t
-            mask[i, :len(t)] = 1.0
+            ids[i, : len(t)] = t
+            mask[i, : len(t)] = 1.0
         x = self.word[ids] + self.pos[:n] + self.type0
         x = _layer_norm(x, *self.ln)
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]

@@ -45,7 +45,7 @@ class SessionScores:
         if i >= len(self.skeys) or self.skeys[i] != skey:
             return None
         end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.order)
-        rows = self.order[self.starts[i]:end]
+        rows = self.order[self.starts[i] : end]
         rows = rows[self.keys[rows, 1] != SESSION_ROW]
         if not len(rows):
             return None
@@ -84,8 +84,8 @@ class VectorMatrix:
                 return
             manifest = self.store.manifest()
             try:
-                if self._chunks and manifest.chunks[:len(self._chunks)] == self._chunks:
-                    new = [self.store.read_chunk(c) for c in manifest.chunks[len(self._chunks):]]
+                if self._chunks and manifest.chunks[: len(self._chunks)] == self._chunks:
+                    new = [self.store.read_chunk(c) for c in manifest.chunks[len(self._chunks) :]]
                     self._apply(dedupe(new))
                 else:
                     rows = dedupe([self.store.read_chunk(c) for c in manifest.chunks])
@@ -131,8 +131,9 @@ class VectorMatrix:
         if g is None:
             order = np.argsort(self.keys[:, 0], kind="stable")
             sk = self.keys[order, 0]
-            starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]]) if len(sk) else \
-                np.zeros(0, np.int64)
+            starts = (
+                np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]]) if len(sk) else np.zeros(0, np.int64)
+            )
             g = self._groups = (order, starts, sk[starts])
         return g
 

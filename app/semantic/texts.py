@@ -87,8 +87,9 @@ def max_gen(searcher: tantivy.Searcher, schema: tantivy.Schema) -> int:
 
 
 def _since(schema: tantivy.Schema, gen: int, top: int) -> Query:
-    return Query.range_query(schema, S.GEN, tantivy.FieldType.Unsigned, gen + 1, top,
-                             use_inverted_index=True)
+    return Query.range_query(
+        schema, S.GEN, tantivy.FieldType.Unsigned, gen + 1, top, use_inverted_index=True
+    )
 
 
 def _kinds(schema: tantivy.Schema, *kinds: str) -> Query:
@@ -99,8 +100,9 @@ def _all(*qs: Query) -> Query:
     return Query.boolean_query([(Occur.Must, q) for q in qs])
 
 
-def changed_turns(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
-                  top: int) -> list[tuple[str, int]]:
+def changed_turns(
+    searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int, top: int
+) -> list[tuple[str, int]]:
     """(path, prompt seq) of every turn that gained a prompt or an answer in a commit of
     generation (gen, top], in file order."""
     new = _all(_since(schema, gen, top), _kinds(schema, S.PROMPT, S.ASSISTANT))
@@ -111,18 +113,22 @@ def changed_turns(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
         q = _all(Query.term_query(schema, S.PATH, path), new)
         seen: set[int] = set()
         for addrs in _pages(searcher, q):
-            seen.update(S.turn_prompt_seq(int(tk or 0))
-                        for tk in searcher.fast_field_values(S.TURN, addrs))
+            seen.update(
+                S.turn_prompt_seq(int(tk or 0)) for tk in searcher.fast_field_values(S.TURN, addrs)
+            )
         out += [(path, seq) for seq in sorted(seen)]
     return out
 
 
-def changed_sessions(searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int,
-                     top: int) -> list[str]:
+def changed_sessions(
+    searcher: tantivy.Searcher, schema: tantivy.Schema, gen: int, top: int
+) -> list[str]:
     """Session ids whose session document was written in a commit of (gen, top]."""
     q = _all(_since(schema, gen, top), Query.term_query(schema, S.KIND, S.SESSION_DOC))
-    return sorted({S.first_value(searcher.doc(a), S.SESSION)
-                   for addrs in _pages(searcher, q) for a in addrs} - {""})
+    return sorted(
+        {S.first_value(searcher.doc(a), S.SESSION) for addrs in _pages(searcher, q) for a in addrs}
+        - {""}
+    )
 
 
 def _pages(searcher: tantivy.Searcher, q: Query) -> Iterator[list[tantivy.DocAddress]]:
@@ -130,29 +136,32 @@ def _pages(searcher: tantivy.Searcher, q: Query) -> Iterator[list[tantivy.DocAdd
     if n:
         hits = searcher.search(q, n, count=False).hits
         for i in range(0, len(hits), PAGE):
-            yield [a for _s, a in hits[i:i + PAGE]]
+            yield [a for _s, a in hits[i : i + PAGE]]
 
 
-def turn_text(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
-              seq: int) -> Text | None:
+def turn_text(
+    searcher: tantivy.Searcher, schema: tantivy.Schema, path: str, seq: int
+) -> Text | None:
     """The first text of the turn opened by the prompt at `seq` of `path` (its prompt and
     the start of its answer); None when that is no main-conversation prompt."""
     texts = turn_texts(searcher, schema, path, seq)
     return texts[0] if texts else None
 
 
-def turn_texts(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
-               seq: int) -> list[Text]:
+def turn_texts(
+    searcher: tantivy.Searcher, schema: tantivy.Schema, path: str, seq: int
+) -> list[Text]:
     """The texts of the turn opened by the prompt at `seq` of `path`: its prompt with the
     start of its answer, then passages of the rest of its answer (see the module); none
     when that is no main-conversation prompt (a subagent's, a sidechain's, or gone)."""
     lo = seq << 12
-    turn = Query.range_query(schema, S.TURN, tantivy.FieldType.Unsigned, lo,
-                             S.turn_key(seq, 1 << 30))
-    q = _all(Query.term_query(schema, S.PATH, path), turn,
-             _kinds(schema, S.PROMPT, S.ASSISTANT))
-    hits = searcher.search(q, TURN_DOCS, count=False, order_by_field=S.SEQ,
-                           order=tantivy.Order.Asc).hits
+    turn = Query.range_query(
+        schema, S.TURN, tantivy.FieldType.Unsigned, lo, S.turn_key(seq, 1 << 30)
+    )
+    q = _all(Query.term_query(schema, S.PATH, path), turn, _kinds(schema, S.PROMPT, S.ASSISTANT))
+    hits = searcher.search(
+        q, TURN_DOCS, count=False, order_by_field=S.SEQ, order=tantivy.Order.Asc
+    ).hits
     prompt, answer, skey = "", [], 0
     for _v, addr in hits:
         doc = searcher.doc(addr)
@@ -169,24 +178,25 @@ def turn_texts(searcher: tantivy.Searcher, schema: tantivy.Schema, path: str,
     prompt = " ".join(prompt.split())
     body = " ".join(answer)
     first = body[:ANSWER_CHARS]
-    out = [Text(skey, seq, path, f"{prompt[:PROMPT_CHARS]}\n{first}" if first
-                else prompt[:PROMPT_CHARS])]
-    rest = body[len(first):]
-    windows = [rest[i:i + PASSAGE_CHARS] for i in range(0, len(rest), PASSAGE_CHARS)]
+    out = [
+        Text(
+            skey, seq, path, f"{prompt[:PROMPT_CHARS]}\n{first}" if first else prompt[:PROMPT_CHARS]
+        )
+    ]
+    rest = body[len(first) :]
+    windows = [rest[i : i + PASSAGE_CHARS] for i in range(0, len(rest), PASSAGE_CHARS)]
     windows = [w for w in windows if len(w) >= PASSAGE_CHARS // 5]  # not a last crumb
     if len(windows) > PASSAGES:
         step = len(windows) / PASSAGES
         windows = [windows[int(i * step)] for i in range(PASSAGES)]
     head = prompt[:PASSAGE_PROMPT]
-    out += [Text(skey, seq + PART * (n + 1), path, f"{head}\n{w}")
-            for n, w in enumerate(windows)]
+    out += [Text(skey, seq + PART * (n + 1), path, f"{head}\n{w}") for n, w in enumerate(windows)]
     return out
 
 
 def session_text(searcher: tantivy.Searcher, schema: tantivy.Schema, sid: str) -> Text | None:
     """A session's title and the titles of the plans it is linked to."""
-    hits = searcher.search(Query.term_query(schema, S.ID, f"session:{sid}"), 1,
-                           count=False).hits
+    hits = searcher.search(Query.term_query(schema, S.ID, f"session:{sid}"), 1, count=False).hits
     if not hits:
         return None
     doc = searcher.doc(hits[0][1])

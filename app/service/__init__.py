@@ -44,8 +44,16 @@ if TYPE_CHECKING:
 __all__ = ["ArchiveService", "open_service"]
 
 
-class ArchiveService(SemanticMixin, SearchMixin, FindingMixin, ExcerptsMixin, ReadbackMixin,
-                     SessionsMixin, BrowseMixin, ServiceBase):
+class ArchiveService(
+    SemanticMixin,
+    SearchMixin,
+    FindingMixin,
+    ExcerptsMixin,
+    ReadbackMixin,
+    SessionsMixin,
+    BrowseMixin,
+    ServiceBase,
+):
     """Read-only queries over one archive's index.
 
     Args:
@@ -58,9 +66,13 @@ class ArchiveService(SemanticMixin, SearchMixin, FindingMixin, ExcerptsMixin, Re
     """
 
 
-def open_service(settings: Settings, *, live: LiveArchive | None = None,
-                 store: IndexStore | None = None,
-                 redact_secrets: bool = True) -> ArchiveService:
+def open_service(
+    settings: Settings,
+    *,
+    live: LiveArchive | None = None,
+    store: IndexStore | None = None,
+    redact_secrets: bool = True,
+) -> ArchiveService:
     """The service over an archive's index.
 
     Args:
@@ -72,8 +84,9 @@ def open_service(settings: Settings, *, live: LiveArchive | None = None,
         redact_secrets: redact credentials in every text returned.
     """
     if live is not None:
-        return ArchiveService(live.store, live.settings.archive_root,
-                              redact_secrets=redact_secrets, live=live)
+        return ArchiveService(
+            live.store, live.settings.archive_root, redact_secrets=redact_secrets, live=live
+        )
     if store is None:
         from ccarchive.index.store import IndexStore
 

@@ -35,9 +35,11 @@ def check_session_id(value: Any, name: str = "session_id") -> str:
     if not isinstance(value, str) or not value:
         raise ServiceError(f"{name} is required")
     if len(value) > MAX_SESSION_ID or any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ServiceError(f"unknown session {value[:40]!r}{'…' if len(value) > 40 else ''}: "
-                           "session ids come from search, list_sessions or get_session "
-                           f"({MAX_SESSION_ID} characters at most; a unique prefix is enough)")
+        raise ServiceError(
+            f"unknown session {value[:40]!r}{'…' if len(value) > 40 else ''}: "
+            "session ids come from search, list_sessions or get_session "
+            f"({MAX_SESSION_ID} characters at most; a unique prefix is enough)"
+        )
     return value
 
 
@@ -61,8 +63,10 @@ MAX_GEN = 1 << 62
 """A commit generation (milliseconds since the epoch, at most)."""
 MAX_CURSOR_CHARS = 256
 """A real cursor is about 40 characters."""
-BAD_CURSOR = ("invalid cursor: pass back the next_cursor of the previous page exactly as it "
-              "was given, or leave cursor out to start at the first page")
+BAD_CURSOR = (
+    "invalid cursor: pass back the next_cursor of the previous page exactly as it "
+    "was given, or leave cursor out to start at the first page"
+)
 
 
 def decode_cursor(cursor: str | None) -> dict[str, Any]:
@@ -74,8 +78,9 @@ def decode_cursor(cursor: str | None) -> dict[str, Any]:
         raise ServiceError(BAD_CURSOR)
     try:
         pad = "=" * (-len(cursor) % 4)
-        data = orjson.loads(binascii.a2b_base64((cursor + pad).encode().translate(
-            _URLSAFE_BACK), strict_mode=True))
+        data = orjson.loads(
+            binascii.a2b_base64((cursor + pad).encode().translate(_URLSAFE_BACK), strict_mode=True)
+        )
     except (ValueError, UnicodeError, binascii.Error, orjson.JSONDecodeError):
         raise ServiceError(BAD_CURSOR) from None
     if not isinstance(data, dict) or not set(data) <= {"o", "g"}:
@@ -89,8 +94,9 @@ def decode_cursor(cursor: str | None) -> dict[str, Any]:
 def check_offset(offset: Any, name: str = "offset", top: int = MAX_OFFSET) -> int:
     """A paging offset given as a number (plans, history)."""
     if not _whole(offset, top):
-        raise ServiceError(f"{name} must be a whole number from 0 to {top:,}, got "
-                           f"{str(offset)[:40]}")
+        raise ServiceError(
+            f"{name} must be a whole number from 0 to {top:,}, got {str(offset)[:40]}"
+        )
     return int(offset)
 
 
@@ -107,8 +113,7 @@ def check_limit(limit: int, name: str = "limit", top: int = MAX_LIMIT) -> int:
 # ---- short ids ----------------------------------------------------------------------
 SHORT_SESSION_CHARS = 8
 """A session id is shown by its first 8 characters (more when another shares them)."""
-_SHORT_ENTRY_HEAD = re.compile(
-    r"^(?P<sid>[0-9A-Za-z-]{4,36})(?:/(?P<agent>[0-9A-Za-z_-]{1,64}))?$")
+_SHORT_ENTRY_HEAD = re.compile(r"^(?P<sid>[0-9A-Za-z-]{4,36})(?:/(?P<agent>[0-9A-Za-z_-]{1,64}))?$")
 
 
 def short_entry_id(entry_id: str, session: str, agent_id: str = "") -> str:

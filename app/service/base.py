@@ -52,8 +52,14 @@ def as_datetime(v: Any) -> datetime | None:
 class ServiceBase:
     """The shared state and query helpers of `ArchiveService` (see its Args)."""
 
-    def __init__(self, store: IndexStore, archive_root: Path, *,
-                 redact_secrets: bool = True, live: LiveArchive | None = None) -> None:
+    def __init__(
+        self,
+        store: IndexStore,
+        archive_root: Path,
+        *,
+        redact_secrets: bool = True,
+        live: LiveArchive | None = None,
+    ) -> None:
         self.store = store
         self.root = archive_root
         self.schema = store.schema
@@ -134,8 +140,9 @@ class ServiceBase:
     def _terms(self, field: str, values: Iterable[str]) -> tantivy.Query:
         return tantivy.Query.term_set_query(self.schema, field, list(values))
 
-    def _all(self, *must: tantivy.Query | None,
-             must_not: Sequence[tantivy.Query] = ()) -> tantivy.Query:
+    def _all(
+        self, *must: tantivy.Query | None, must_not: Sequence[tantivy.Query] = ()
+    ) -> tantivy.Query:
         clauses = [(tantivy.Occur.Must, q) for q in must if q is not None]
         clauses += [(tantivy.Occur.MustNot, q) for q in must_not]
         if not clauses:
@@ -160,18 +167,24 @@ class ServiceBase:
         others = [k for k in S.ALL_KINDS if k not in wanted]
         if len(others) < len(wanted):
             return self._all(q, must_not=[self._term(S.KIND, k) for k in others])
-        return self._all(q, tantivy.Query.const_score_query(
-            self._terms(S.KIND, sorted(wanted)), 0.0))
+        return self._all(
+            q, tantivy.Query.const_score_query(self._terms(S.KIND, sorted(wanted)), 0.0)
+        )
 
-    def _date_range(self, since: datetime | None, until: datetime | None,
-                    field: str = S.TS) -> tantivy.Query | None:
+    def _date_range(
+        self, since: datetime | None, until: datetime | None, field: str = S.TS
+    ) -> tantivy.Query | None:
         if since is None and until is None:
             return None
         return tantivy.Query.range_query(
-            self.schema, field, tantivy.FieldType.Date,
+            self.schema,
+            field,
+            tantivy.FieldType.Date,
             since or datetime(1970, 1, 1, tzinfo=UTC),
             until or datetime(2200, 1, 1, tzinfo=UTC),
-            include_lower=True, include_upper=False)
+            include_lower=True,
+            include_upper=False,
+        )
 
     def _date_arg(self, value: str | datetime | None, name: str) -> datetime | None:
         if value is None or value == "":
@@ -210,10 +223,12 @@ class ServiceBase:
         in it) the one indexed path that redacts to it; '' if none does."""
         if MARKER_PREFIX not in shown:
             return shown
-        agg = self._searcher().aggregate(tantivy.Query.all_query(), {
-            "p": {"terms": {"field": S.PATH, "size": 1_000_000}}})
-        found = [b["key"] for b in agg.get("p", {}).get("buckets", [])
-                 if redact_name(b["key"]) == shown]
+        agg = self._searcher().aggregate(
+            tantivy.Query.all_query(), {"p": {"terms": {"field": S.PATH, "size": 1_000_000}}}
+        )
+        found = [
+            b["key"] for b in agg.get("p", {}).get("buckets", []) if redact_name(b["key"]) == shown
+        ]
         return found[0] if len(found) == 1 else ""
 
     def _red_title(self, text: str) -> str:
@@ -234,35 +249,65 @@ class ServiceBase:
         # What one mixin calls on another, declared so that each module reads (and type
         # checks) on its own; `ArchiveService` composes the real methods.
         def session(self, session_id: str) -> M.SessionInfo: ...
+
         search: Callable[..., M.SearchPage]
+
         def status(self) -> M.Status: ...
         def _visible_gen(self, searcher: tantivy.Searcher) -> int: ...
-        def _hit(self, doc: tantivy.Document, score: float,
-                 gens: dict[str, tantivy.SnippetGenerator] | None, chars: int) -> M.Hit: ...
-        def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
-                           base: tantivy.Query, offset: int, limit: int, per_group: int,
-                           chars: int, page: M.SearchPage, gen: int | None,
-                           passage_chars: int = ...) -> None: ...
-        def _read_page(self, doc: tantivy.Document, char_offset: int,
-                       max_chars: int) -> tuple[str, bool]: ...
+        def _hit(
+            self,
+            doc: tantivy.Document,
+            score: float,
+            gens: dict[str, tantivy.SnippetGenerator] | None,
+            chars: int,
+        ) -> M.Hit: ...
+        def _find_sessions(
+            self,
+            searcher: tantivy.Searcher,
+            cq: CompiledQuery,
+            base: tantivy.Query,
+            offset: int,
+            limit: int,
+            per_group: int,
+            chars: int,
+            page: M.SearchPage,
+            gen: int | None,
+            passage_chars: int = ...,
+        ) -> None: ...
+        def _read_page(
+            self, doc: tantivy.Document, char_offset: int, max_chars: int
+        ) -> tuple[str, bool]: ...
         def _red_stored(self, doc: tantivy.Document) -> str: ...
         def session_title(self, sid: str) -> tuple[str, str]: ...
         def _prefetch_titles(self, sids: Iterable[str]) -> None: ...
         def _session_info(self, doc: tantivy.Document) -> M.SessionInfo: ...
         def projects(self) -> list[M.ProjectInfo]: ...
-        def _snippets(self, searcher: tantivy.Searcher,
-                      cq: CompiledQuery) -> dict[str, tantivy.SnippetGenerator] | None: ...
-        def _snippet(self, doc: tantivy.Document,
-                     gens: dict[str, tantivy.SnippetGenerator] | None,
-                     chars: int) -> tuple[str, list[tuple[int, int]]]: ...
-        def _entry(self, doc: tantivy.Document, max_chars: int, char_offset: int = 0,
-                   full: bool = False) -> M.Entry: ...
-        def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
-                       length: int) -> str | None: ...
+        def _snippets(
+            self, searcher: tantivy.Searcher, cq: CompiledQuery
+        ) -> dict[str, tantivy.SnippetGenerator] | None: ...
+        def _snippet(
+            self,
+            doc: tantivy.Document,
+            gens: dict[str, tantivy.SnippetGenerator] | None,
+            chars: int,
+        ) -> tuple[str, list[tuple[int, int]]]: ...
+        def _entry(
+            self, doc: tantivy.Document, max_chars: int, char_offset: int = 0, full: bool = False
+        ) -> M.Entry: ...
+        def _read_back(
+            self, doc: tantivy.Document, rel: str, offset: int, length: int
+        ) -> str | None: ...
         def _subagent_links(self, sid: str) -> dict[str, str]: ...
-        def _term_weights(self, searcher: tantivy.Searcher,
-                          terms: list[tuple[str, tantivy.Query, bool]]) -> list[float]: ...
-        def _passage(self, doc: tantivy.Document, terms: Terms, width: int = ...,
-                     window: Window | None = None) -> str: ...
-        def _passage_window(self, doc: tantivy.Document, terms: Terms,
-                            width: int = ...) -> Window: ...
+        def _term_weights(
+            self, searcher: tantivy.Searcher, terms: list[tuple[str, tantivy.Query, bool]]
+        ) -> list[float]: ...
+        def _passage(
+            self,
+            doc: tantivy.Document,
+            terms: Terms,
+            width: int = ...,
+            window: Window | None = None,
+        ) -> str: ...
+        def _passage_window(
+            self, doc: tantivy.Document, terms: Terms, width: int = ...
+        ) -> Window: ...

@@ -42,10 +42,18 @@ _PASTE = re.compile(r"\[Pasted text #\d+[^\]]*\]|\[Image #\d+\]")
 
 class BrowseMixin(ServiceBase):
     """`timeline()`, plans, memory files and `history()`."""
-    def timeline(self, *, since: str | datetime | None = None,
-                 until: str | datetime | None = None, days: int | None = None,
-                 project: str | None = None, bucket: str = "day",
-                 ending: date | None = None, buckets: int | None = None) -> M.Timeline:
+
+    def timeline(
+        self,
+        *,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        days: int | None = None,
+        project: str | None = None,
+        bucket: str = "day",
+        ending: date | None = None,
+        buckets: int | None = None,
+    ) -> M.Timeline:
         """Sessions, prompts, messages and tokens per day (or week, month).
 
         With `ending` and `buckets`, the range is that many whole buckets ending with the
@@ -57,12 +65,12 @@ class BrowseMixin(ServiceBase):
             since, until = bucket_window(ending, bucket, buckets)
         now = datetime.now(UTC)
         hi = self._date_arg(until, "until") or (now + timedelta(days=1)).replace(
-            hour=0, minute=0, second=0, microsecond=0)
+            hour=0, minute=0, second=0, microsecond=0
+        )
         if days is not None:
             check_limit(days, "days", 3660)
         # whole (UTC) days: a partial first or last day would undercount its bucket
-        midnight = hi.astimezone(UTC).replace(hour=0, minute=0, second=0,
-                                                       microsecond=0)
+        midnight = hi.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         hi = midnight if midnight == hi else midnight + timedelta(days=1)
         lo = self._date_arg(since, "since") or (hi - timedelta(days=days or 30))
         lo = lo.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -71,15 +79,23 @@ class BrowseMixin(ServiceBase):
         searcher = self._searcher()
         pq = self._project_query(project)
         sess = searcher.aggregate(
-            self._all(self._term(S.KIND, S.SESSION_DOC), pq,
-                      self._date_range(lo, hi, S.TS_START)),
-            {"d": {"date_histogram": {"field": S.TS_START, "fixed_interval": "1d"}, "aggs": {
-                "tokens": {"sum": {"field": S.TOKENS}},
-                "messages": {"sum": {"field": S.MESSAGES}}}}})
+            self._all(self._term(S.KIND, S.SESSION_DOC), pq, self._date_range(lo, hi, S.TS_START)),
+            {
+                "d": {
+                    "date_histogram": {"field": S.TS_START, "fixed_interval": "1d"},
+                    "aggs": {
+                        "tokens": {"sum": {"field": S.TOKENS}},
+                        "messages": {"sum": {"field": S.MESSAGES}},
+                    },
+                }
+            },
+        )
         prompts = searcher.aggregate(
-            self._all(self._term(S.KIND, S.PROMPT), self._term(S.AGENT, ""), pq,
-                      self._date_range(lo, hi)),
-            {"d": {"date_histogram": {"field": S.TS, "fixed_interval": "1d"}}})
+            self._all(
+                self._term(S.KIND, S.PROMPT), self._term(S.AGENT, ""), pq, self._date_range(lo, hi)
+            ),
+            {"d": {"date_histogram": {"field": S.TS, "fixed_interval": "1d"}}},
+        )
         rows: dict[str, M.DayActivity] = {}
         day = lo.replace(hour=0, minute=0, second=0, microsecond=0)
         while day < hi:
@@ -102,23 +118,29 @@ class BrowseMixin(ServiceBase):
             out = _rebucket(out, bucket)
         return M.Timeline(since=lo, until=hi, bucket=bucket, project=project, days=out)
 
-    def _plan_info(self, doc: tantivy.Document, searcher: tantivy.Searcher,
-                   sessions: list[str] | None = None) -> M.PlanInfo:
+    def _plan_info(
+        self, doc: tantivy.Document, searcher: tantivy.Searcher, sessions: list[str] | None = None
+    ) -> M.PlanInfo:
         slug = first_value(doc, S.SLUG)
         if sessions is None:
             sessions = self._slug_sessions(searcher, [slug]).get(slug, [])
-        return M.PlanInfo(codename=slug, title=self._red_title(first_value(doc, S.TITLE)),
-                          agent_id=first_value(doc, S.AGENT), project=first_value(doc, S.PROJECT),
-                          modified=as_datetime(doc.get_first(S.TS)),
-                          size=int(first_value(doc, S.LENGTH, 0)),
-                          path=self._name(first_value(doc, S.PATH)),
-                          sessions=sessions)
+        return M.PlanInfo(
+            codename=slug,
+            title=self._red_title(first_value(doc, S.TITLE)),
+            agent_id=first_value(doc, S.AGENT),
+            project=first_value(doc, S.PROJECT),
+            modified=as_datetime(doc.get_first(S.TS)),
+            size=int(first_value(doc, S.LENGTH, 0)),
+            path=self._name(first_value(doc, S.PATH)),
+            sessions=sessions,
+        )
 
     SLUG_SESSIONS = 20
     """Sessions listed per plan at most (the newest)."""
 
-    def _slug_sessions(self, searcher: tantivy.Searcher,
-                       slugs: Iterable[str]) -> dict[str, list[str]]:
+    def _slug_sessions(
+        self, searcher: tantivy.Searcher, slugs: Iterable[str]
+    ) -> dict[str, list[str]]:
         """The newest sessions of each slug, in one query for all of them (a page of
         ~350 plans took ~20 ms as a query per plan on the 1 GB archive, ~7 ms so)."""
         wanted = {s for s in slugs if s}
@@ -127,11 +149,11 @@ class BrowseMixin(ServiceBase):
         q = self._all(self._term(S.KIND, S.SESSION_DOC), self._terms(S.SLUG, wanted))
         cap = self.SLUG_SESSIONS
         limit = max(1, len(wanted) * cap)
-        res = searcher.search(q, limit, count=True, order_by_field=S.TS,
-                              order=tantivy.Order.Desc)
+        res = searcher.search(q, limit, count=True, order_by_field=S.TS, order=tantivy.Order.Desc)
         if (res.count or 0) > limit:  # some slug has more than `cap`: take them all
-            res = searcher.search(q, res.count or 0, count=False, order_by_field=S.TS,
-                                  order=tantivy.Order.Desc)
+            res = searcher.search(
+                q, res.count or 0, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
+            )
         out: dict[str, list[str]] = {}
         for _, a in res.hits:
             doc = searcher.doc(a)
@@ -140,9 +162,17 @@ class BrowseMixin(ServiceBase):
                 got.append(first_value(doc, S.SESSION))
         return out
 
-    def plans(self, *, project: str | None = None, codename: str | None = None,
-              limit: int = 30, offset: int = 0, include_agent_plans: bool = False,
-              query: str | None = None, whole_plans: bool = False) -> M.PlanList:
+    def plans(
+        self,
+        *,
+        project: str | None = None,
+        codename: str | None = None,
+        limit: int = 30,
+        offset: int = 0,
+        include_agent_plans: bool = False,
+        query: str | None = None,
+        whole_plans: bool = False,
+    ) -> M.PlanList:
         """Plans, most recently changed first; agent subplans only when asked for.
 
         With `whole_plans`, a subplan listed without its main plan (a query matched the
@@ -150,8 +180,10 @@ class BrowseMixin(ServiceBase):
         of their subplans (`total` counts the matches alone)."""
         check_limit(limit)
         check_offset(offset)
-        must: list[tantivy.Query | None] = [self._term(S.KIND, S.PLAN),
-                                            self._project_query(project)]
+        must: list[tantivy.Query | None] = [
+            self._term(S.KIND, S.PLAN),
+            self._project_query(project),
+        ]
         if codename:
             must.append(contains_query(self.schema, S.SLUG, codename))
         scored = False
@@ -159,46 +191,58 @@ class BrowseMixin(ServiceBase):
             cq = compile_query(query, self.schema, self.analyzer)
             must.append(self._matching(cq))
             scored = cq.text_query is not None
-        not_ = [] if include_agent_plans else [regex_query(
-            self.schema, S.AGENT, ".+")]
+        not_ = [] if include_agent_plans else [regex_query(self.schema, S.AGENT, ".+")]
         searcher = self._searcher()
         q = self._all(*must, must_not=not_)
         if scored:
             res = searcher.search(q, limit, count=True, offset=offset)
         else:
-            res = searcher.search(q, limit, count=True, order_by_field=S.TS,
-                                  order=tantivy.Order.Desc, offset=offset)
+            res = searcher.search(
+                q, limit, count=True, order_by_field=S.TS, order=tantivy.Order.Desc, offset=offset
+            )
         docs = [searcher.doc(a) for _, a in res.hits]
         sessions = self._slug_sessions(searcher, (first_value(d, S.SLUG) for d in docs))
-        plans = [self._plan_info(d, searcher, sessions.get(first_value(d, S.SLUG), []))
-                 for d in docs]
+        plans = [
+            self._plan_info(d, searcher, sessions.get(first_value(d, S.SLUG), [])) for d in docs
+        ]
         if whole_plans:
             plans += self._main_plans(searcher, plans)
         return M.PlanList(plans=plans, total=res.count or 0)
 
-    def _main_plans(self, searcher: tantivy.Searcher,
-                    plans: list[M.PlanInfo]) -> list[M.PlanInfo]:
+    def _main_plans(self, searcher: tantivy.Searcher, plans: list[M.PlanInfo]) -> list[M.PlanInfo]:
         """The main plans of the subplans among `plans` whose main plan is not among
         them, in the order of those subplans (the newest, if a codename has several)."""
         listed = {p.codename for p in plans if not p.agent_id}
-        missing = list(dict.fromkeys(p.codename for p in plans
-                                     if p.agent_id and p.codename not in listed))
+        missing = list(
+            dict.fromkeys(p.codename for p in plans if p.agent_id and p.codename not in listed)
+        )
         if not missing:
             return []
-        q = self._all(self._term(S.KIND, S.PLAN), self._terms(S.SLUG, missing),
-                      must_not=[regex_query(self.schema, S.AGENT, ".+")])
-        res = searcher.search(q, len(missing) * 5, count=False, order_by_field=S.TS,
-                              order=tantivy.Order.Desc)
+        q = self._all(
+            self._term(S.KIND, S.PLAN),
+            self._terms(S.SLUG, missing),
+            must_not=[regex_query(self.schema, S.AGENT, ".+")],
+        )
+        res = searcher.search(
+            q, len(missing) * 5, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
+        )
         docs: dict[str, tantivy.Document] = {}
         for _, a in res.hits:
             doc = searcher.doc(a)
             docs.setdefault(first_value(doc, S.SLUG), doc)
         sessions = self._slug_sessions(searcher, docs)
-        return [self._plan_info(docs[c], searcher, sessions.get(c, []))
-                for c in missing if c in docs]
+        return [
+            self._plan_info(docs[c], searcher, sessions.get(c, [])) for c in missing if c in docs
+        ]
 
-    def plan(self, codename: str, *, include_agent_plans: bool = True,
-             max_chars: int = 50_000, char_offset: int = 0) -> M.PlanTree:
+    def plan(
+        self,
+        codename: str,
+        *,
+        include_agent_plans: bool = True,
+        max_chars: int = 50_000,
+        char_offset: int = 0,
+    ) -> M.PlanTree:
         """One plan with its agent subplans beneath it and the sessions linked to it.
 
         The plan's text from `char_offset` (its subplans' from the start), `max_chars` of
@@ -209,15 +253,19 @@ class BrowseMixin(ServiceBase):
         _check_page(max_chars, char_offset)
         searcher = self._searcher()
         if codename.startswith("plan:"):  # a search hit's id names the plan's file
-            hits = searcher.search(self._all(self._term(S.KIND, S.PLAN),
-                                             self._term(S.ID, codename)), 1).hits
+            hits = searcher.search(
+                self._all(self._term(S.KIND, S.PLAN), self._term(S.ID, codename)), 1
+            ).hits
             if not hits:
-                raise ServiceError(f"unknown plan {codename!r}: plan ids come from search, "
-                                   "codenames from list_plans")
+                raise ServiceError(
+                    f"unknown plan {codename!r}: plan ids come from search, "
+                    "codenames from list_plans"
+                )
             codename = first_value(searcher.doc(hits[0][1]), S.SLUG)
         q = self._all(self._term(S.KIND, S.PLAN), self._term(S.SLUG, codename))
-        rows = searcher.search(q, 200, count=False, order_by_field=S.TS,
-                               order=tantivy.Order.Desc).hits
+        rows = searcher.search(
+            q, 200, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
+        ).hits
         docs = [searcher.doc(a) for _, a in rows]
         main = [d for d in docs if not first_value(d, S.AGENT)]
         subs = [d for d in docs if first_value(d, S.AGENT)]
@@ -235,8 +283,7 @@ class BrowseMixin(ServiceBase):
                         sessions.append(self.session(sid))
                     except ServiceError:
                         continue
-            return M.PlanTree(plan=info, text=text, truncated=more,
-                              sessions=sessions)
+            return M.PlanTree(plan=info, text=text, truncated=more, sessions=sessions)
 
         root = tree(head, True)
         if include_agent_plans:
@@ -250,31 +297,44 @@ class BrowseMixin(ServiceBase):
         n = searcher.search(q, 1, count=True).count or 0
         rows = searcher.search(q, max(1, n), count=False).hits if n else []
         out = [self._memory_info(searcher.doc(a)) for _, a in rows]
-        out.sort(key=lambda m: (m.project, m.session_id != "", m.filename != "MEMORY.md",
-                                m.filename))
+        out.sort(
+            key=lambda m: (m.project, m.session_id != "", m.filename != "MEMORY.md", m.filename)
+        )
         return out
 
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
         path = self._name(first_value(doc, S.PATH))  # a token in a file name, redacted
-        return M.MemoryFileInfo(project=first_value(doc, S.PROJECT),
-                                filename=path.rsplit("/", 1)[-1],
-                                title=self._red_title(first_value(doc, S.TITLE)), path=path,
-                                size=int(first_value(doc, S.LENGTH, 0)),
-                                modified=as_datetime(doc.get_first(S.TS)),
-                                session_id=first_value(doc, S.SESSION))
+        return M.MemoryFileInfo(
+            project=first_value(doc, S.PROJECT),
+            filename=path.rsplit("/", 1)[-1],
+            title=self._red_title(first_value(doc, S.TITLE)),
+            path=path,
+            size=int(first_value(doc, S.LENGTH, 0)),
+            modified=as_datetime(doc.get_first(S.TS)),
+            session_id=first_value(doc, S.SESSION),
+        )
 
-    def memory_file(self, project: str, filename: str | None = None, *,
-                    max_chars: int = 50_000, char_offset: int = 0) -> M.MemoryFile:
+    def memory_file(
+        self,
+        project: str,
+        filename: str | None = None,
+        *,
+        max_chars: int = 50_000,
+        char_offset: int = 0,
+    ) -> M.MemoryFile:
         """Read one memory file (MEMORY.md by default) of a project: `max_chars` from
         `char_offset`, read back in bounded memory; `truncated` when more follow."""
         _check_page(max_chars, char_offset)
         if project.startswith("memory:"):  # a search hit's id names the file
             searcher = self._searcher()
-            hits = searcher.search(self._all(self._term(S.KIND, S.MEMORY),
-                                             self._term(S.ID, project)), 1).hits
+            hits = searcher.search(
+                self._all(self._term(S.KIND, S.MEMORY), self._term(S.ID, project)), 1
+            ).hits
             if not hits:
-                raise ServiceError(f"unknown memory file {project!r}: memory ids come from "
-                                   "search, projects and file names from list_memory_files")
+                raise ServiceError(
+                    f"unknown memory file {project!r}: memory ids come from "
+                    "search, projects and file names from list_memory_files"
+                )
             info = self._memory_info(searcher.doc(hits[0][1]))
             project, filename = info.project, filename or info.path
         files = self.memory_files(project=project)
@@ -296,16 +356,25 @@ class BrowseMixin(ServiceBase):
         text, more = self._read_page(searcher.doc(hits[0][1]), char_offset, max_chars)
         return M.MemoryFile(info=info, text=text, truncated=more)
 
-    def history(self, *, query: str | None = None, project: str | None = None,
-                session_id: str | None = None, since: str | datetime | None = None,
-                until: str | datetime | None = None, limit: int = 50,
-                offset: int = 0) -> M.HistoryPage:
+    def history(
+        self,
+        *,
+        query: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> M.HistoryPage:
         """Typed prompts from history.jsonl, newest first, or ranked when a query is given."""
         check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [
-            self._term(S.KIND, S.HISTORY), self._project_query(project),
-            self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until"))]
+            self._term(S.KIND, S.HISTORY),
+            self._project_query(project),
+            self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until")),
+        ]
         if session_id:
             check_session_id(session_id)
             must.append(regex_query(self.schema, S.SESSION, re.escape(session_id) + ".*"))
@@ -321,16 +390,23 @@ class BrowseMixin(ServiceBase):
         if gens is not None:
             res = searcher.search(q, limit, count=True, offset=offset)
         else:
-            res = searcher.search(q, limit, count=True, order_by_field=S.TS,
-                                  order=tantivy.Order.Desc, offset=offset)
+            res = searcher.search(
+                q, limit, count=True, order_by_field=S.TS, order=tantivy.Order.Desc, offset=offset
+            )
         items = []
         for _, addr in res.hits:
             doc = searcher.doc(addr)
             snippet, _spans = self._snippet(doc, gens, SNIPPET_CHARS)
-            items.append(M.HistoryItem(id=S.doc_id(doc), text=self._red_stored(doc),
-                                       project=first_value(doc, S.PROJECT),
-                                       session_id=first_value(doc, S.SESSION),
-                                       timestamp=as_datetime(doc.get_first(S.TS)), snippet=snippet))
+            items.append(
+                M.HistoryItem(
+                    id=S.doc_id(doc),
+                    text=self._red_stored(doc),
+                    project=first_value(doc, S.PROJECT),
+                    session_id=first_value(doc, S.SESSION),
+                    timestamp=as_datetime(doc.get_first(S.TS)),
+                    snippet=snippet,
+                )
+            )
         return M.HistoryPage(items=items, total=res.count or 0, warnings=warnings)
 
     def prompt_entry(self, session_id: str, text: str, when: datetime | None) -> str | None:
@@ -340,8 +416,7 @@ class BrowseMixin(ServiceBase):
             return None
         around = {} if when is None else {"since": when - WINDOW, "until": when + WINDOW}
         try:
-            page = self.search("", session_id=session_id, kind="prompt", limit=CANDIDATES,
-                               **around)
+            page = self.search("", session_id=session_id, kind="prompt", limit=CANDIDATES, **around)
         except ServiceError:
             return None
         prompts = [h for h in page.hits if not h.agent_id]  # the session's own, not a subagent's
@@ -356,7 +431,6 @@ class BrowseMixin(ServiceBase):
             return min(matching, key=lambda h: distance(h.timestamp)).id
         near = [h for h in prompts if distance(h.timestamp) <= NEAR.total_seconds()]
         return min(near, key=lambda h: distance(h.timestamp)).id if near else None
-
 
 
 def _key(text: str) -> str:
@@ -413,7 +487,8 @@ def bucket_window(end: date, kind: str, n: int) -> tuple[datetime, datetime]:
     for _ in range(n - 1):
         start = (start - timedelta(days=1)).replace(day=1)
     return datetime.combine(start, time(), tzinfo=UTC), next_bucket(
-        datetime.combine(first, time(), tzinfo=UTC), "month")
+        datetime.combine(first, time(), tzinfo=UTC), "month"
+    )
 
 
 def _rebucket(days: list[M.DayActivity], bucket: str) -> list[M.DayActivity]:

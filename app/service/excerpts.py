@@ -38,8 +38,10 @@ def _subagent_tools() -> frozenset[str]:
 
 class ExcerptsMixin(ServiceBase):
     """Snippets of hits and pages of entry text, redacted."""
-    def _snippets(self, searcher: tantivy.Searcher,
-                  cq: CompiledQuery) -> dict[str, tantivy.SnippetGenerator] | None:
+
+    def _snippets(
+        self, searcher: tantivy.Searcher, cq: CompiledQuery
+    ) -> dict[str, tantivy.SnippetGenerator] | None:
         if cq.text_query is None:
             return None
         g = tantivy.SnippetGenerator.create(searcher, cq.text_query, self.schema, S.TEXT)
@@ -60,8 +62,9 @@ class ExcerptsMixin(ServiceBase):
         text, cuts = self._stored(doc)
         return redact(text, cuts=cuts) if self.redact_secrets and text else text
 
-    def _snippet(self, doc: tantivy.Document, gens: dict[str, tantivy.SnippetGenerator] | None,
-                 chars: int) -> tuple[str, list[tuple[int, int]]]:
+    def _snippet(
+        self, doc: tantivy.Document, gens: dict[str, tantivy.SnippetGenerator] | None, chars: int
+    ) -> tuple[str, list[tuple[int, int]]]:
         text, cuts = self._stored(doc)
         if gens is not None:
             try:
@@ -76,8 +79,7 @@ class ExcerptsMixin(ServiceBase):
                     start = text.find(frag)
                     if start < 0:  # not expected; treat both its ends as cuts
                         return _clean(redact(frag, cuts=(0, len(frag)))), []
-                    w = redact_window(text, start, start + len(frag), cuts=cuts,
-                                      highlights=spans)
+                    w = redact_window(text, start, start + len(frag), cuts=cuts, highlights=spans)
                     return _clean(w.text), w.highlights
             except (ValueError, AttributeError):
                 pass
@@ -85,13 +87,19 @@ class ExcerptsMixin(ServiceBase):
         flat = " ".join(shown.split())
         return flat[:chars] + ("…" if len(flat) > chars else ""), []
 
-    def _passage_window(self, doc: tantivy.Document, terms: Terms,
-                        width: int = PASSAGE_CHARS) -> Window:
+    def _passage_window(
+        self, doc: tantivy.Document, terms: Terms, width: int = PASSAGE_CHARS
+    ) -> Window:
         """Where in `doc`'s indexed text its query evidence is densest (`passages`)."""
         return best_window(self._stored(doc)[0], terms, width)
 
-    def _passage(self, doc: tantivy.Document, terms: Terms, width: int = PASSAGE_CHARS,
-                 window: Window | None = None) -> str:
+    def _passage(
+        self,
+        doc: tantivy.Document,
+        terms: Terms,
+        width: int = PASSAGE_CHARS,
+        window: Window | None = None,
+    ) -> str:
         """The passage of `doc` that answers the query: its densest window of query
         terms, redacted (the whole text first, the window widened over a secret it
         cuts), on one line, with "…" where it was cut from more."""
@@ -100,12 +108,13 @@ class ExcerptsMixin(ServiceBase):
         if self.redact_secrets:
             piece = redact_window(text, w.start, w.end, cuts=cuts).text
         else:
-            piece = text[w.start:w.end]
+            piece = text[w.start : w.end]
         flat = " ".join(piece.split())
         return ("…" if w.start > 0 else "") + flat + ("…" if w.end < len(text) else "")
 
-    def _entry(self, doc: tantivy.Document, max_chars: int, char_offset: int = 0,
-               full: bool = False) -> M.Entry:
+    def _entry(
+        self, doc: tantivy.Document, max_chars: int, char_offset: int = 0, full: bool = False
+    ) -> M.Entry:
         text, cuts = self._stored(doc)
         text_len = int(first_value(doc, S.TEXT_LEN, 0)) or len(text)
         path = first_value(doc, S.PATH)
@@ -126,25 +135,38 @@ class ExcerptsMixin(ServiceBase):
             w = redact_window(text, char_offset, char_offset + max_chars, cuts=cuts)
             piece, end = w.text, max(w.end, min(char_offset, len(text)))
         else:
-            piece = text[char_offset:char_offset + max_chars]
+            piece = text[char_offset : char_offset + max_chars]
             end = char_offset + len(piece)
         truncated = end < max(text_len, len(text))
         kind, tool = first_value(doc, S.KIND), first_value(doc, S.TOOL)
         subagent = first_value(doc, S.LINK_AGENT)
         if not subagent and kind == S.TOOL_CALL and tool in _subagent_tools():
             subagent = self._subagent_links(first_value(doc, S.SESSION)).get(
-                first_value(doc, S.TOOL_USE_ID), "")
+                first_value(doc, S.TOOL_USE_ID), ""
+            )
         return M.Entry(
-            id=self._name(S.doc_id(doc)), kind=kind, role=first_value(doc, S.ROLE),
-            uuid=first_value(doc, S.UUID), parent_uuid=first_value(doc, S.PARENT),
-            session_id=first_value(doc, S.SESSION), agent_id=first_value(doc, S.AGENT),
-            timestamp=as_datetime(doc.get_first(S.TS)), text=piece, text_len=text_len,
+            id=self._name(S.doc_id(doc)),
+            kind=kind,
+            role=first_value(doc, S.ROLE),
+            uuid=first_value(doc, S.UUID),
+            parent_uuid=first_value(doc, S.PARENT),
+            session_id=first_value(doc, S.SESSION),
+            agent_id=first_value(doc, S.AGENT),
+            timestamp=as_datetime(doc.get_first(S.TS)),
+            text=piece,
+            text_len=text_len,
             truncated=truncated,
             next_char=end if truncated and (end < len(text) or readable) else None,
-            tool=tool, tool_use_id=first_value(doc, S.TOOL_USE_ID),
-            subagent_id=subagent, files=doc.get_all(S.FILES),
-            model=first_value(doc, S.MODEL), flags=stored_strs(doc, S.FLAGS), path=self._name(path),
-            offset=offset, length=length, project=first_value(doc, S.PROJECT),
+            tool=tool,
+            tool_use_id=first_value(doc, S.TOOL_USE_ID),
+            subagent_id=subagent,
+            files=doc.get_all(S.FILES),
+            model=first_value(doc, S.MODEL),
+            flags=stored_strs(doc, S.FLAGS),
+            path=self._name(path),
+            offset=offset,
+            length=length,
+            project=first_value(doc, S.PROJECT),
         )
 
 

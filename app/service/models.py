@@ -102,8 +102,6 @@ class SearchPage:
     everything, which is no answer to it."""
 
 
-
-
 @dataclass(kw_only=True)
 class TokenTotals:
     """Tokens of a session's main conversation, each API message counted once."""

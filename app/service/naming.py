@@ -34,7 +34,7 @@ def home_path(path: str) -> str:
     """A full path as a detail header shows it: the home folder as `~`."""
     home = os.path.expanduser("~").rstrip("/")
     if home and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home):]
+        return "~" + path[len(home) :]
     return path
 
 

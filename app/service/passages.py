@@ -64,8 +64,9 @@ def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
     if len(text) <= width or not terms:
         score = _score(text, terms) if terms else 0.0
         return Window(score, 0, min(len(text), width))
-    hits = sorted((m.start(), m.end(), i) for i, p in enumerate(terms.patterns)
-                  for m in p.finditer(text))
+    hits = sorted(
+        (m.start(), m.end(), i) for i, p in enumerate(terms.patterns) for m in p.finditer(text)
+    )
     if not hits:
         return Window(0.0, 0, _word_end(text, width))
     best = (0.0, 0, 0)  # score, first hit, last hit (indexes into hits)
@@ -87,8 +88,12 @@ def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
 
 
 def _score(text: str, terms: Terms) -> float:
-    return _weigh(sorted((m.start(), m.end(), i) for i, p in enumerate(terms.patterns)
-                         for m in p.finditer(text)), terms.weights)
+    return _weigh(
+        sorted(
+            (m.start(), m.end(), i) for i, p in enumerate(terms.patterns) for m in p.finditer(text)
+        ),
+        terms.weights,
+    )
 
 
 def _weigh(hits: list[tuple[int, int, int]], weights: tuple[float, ...]) -> float:

@@ -45,14 +45,16 @@ class ReadbackMixin(ServiceBase):
         """Entry id -> the `input` object of each tool call among `entries` whose picture
         needs it, read back from its source line and redacted as every text is
         (`ccarchive.service.tool_calls`)."""
-        return read_tool_inputs(self.root, list(entries), redact=self.redact_secrets,
-                                identity=self.indexed_identity)
+        return read_tool_inputs(
+            self.root, list(entries), redact=self.redact_secrets, identity=self.indexed_identity
+        )
 
     def tool_summaries(self, entries: Sequence[M.Entry]) -> dict[str, str]:
         """Entry id -> what each tool call among `entries` did, in one line (as Replay
         shows it, from its input where the index keeps too little)."""
         calls = [e for e in entries if e.kind == "tool_call"]
         return tool_summaries(calls, self.tool_inputs(calls) if calls else {})
+
     def _subagent_links(self, sid: str) -> dict[str, str]:
         """Spawning tool_use id -> subagent id of a session, cached until the next commit:
         the Task/Agent call is indexed before its subagent is known (docs/format.md §9.2)."""
@@ -67,14 +69,16 @@ class ReadbackMixin(ServiceBase):
         hit = {}
         if doc is not None:
             blob = orjson.loads(first_value(doc, S.BLOB, b"{}"))
-            hit = {r["tool_use_id"]: r.get("agent_id", "") for r in blob.get("subagents", [])
-                   if r.get("tool_use_id")}
+            hit = {
+                r["tool_use_id"]: r.get("agent_id", "")
+                for r in blob.get("subagents", [])
+                if r.get("tool_use_id")
+            }
         with self._lock:
             self._links[sid] = hit
         return hit
 
-    def _read_back(self, doc: tantivy.Document, rel: str, offset: int,
-                   length: int) -> str | None:
+    def _read_back(self, doc: tantivy.Document, rel: str, offset: int, length: int) -> str | None:
         """The whole text of an entry, read from its source line (the index keeps a cap).
 
         The line is read through `archive.safe_read` (never out of the archive, never
@@ -120,17 +124,18 @@ class ReadbackMixin(ServiceBase):
                 return None  # another record sits there now
             is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
             units = Extractor(FileSummary(), is_agent_file=is_agent, full_text=True).extract(
-                objs[j], LineStats())
-            text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind),
-                        None)
+                objs[j], LineStats()
+            )
+            text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind), None)
         indexed = first_value(doc, S.TEXT)
         mark = indexed.find("[REDACTED:", 0, 80)  # the index holds it redacted: up to a mark
-        if text is None or not text.startswith(indexed[:64 if mark < 0 else min(mark, 64)]):
+        if text is None or not text.startswith(indexed[: 64 if mark < 0 else min(mark, 64)]):
             return None
         return text
 
-    def _read_page(self, doc: tantivy.Document, char_offset: int,
-                   max_chars: int) -> tuple[str, bool]:
+    def _read_page(
+        self, doc: tantivy.Document, char_offset: int, max_chars: int
+    ) -> tuple[str, bool]:
         """A page of a plan or memory file, redacted, read back in bounded memory (the
         file may be hundreds of megabytes); the indexed copy when the file is gone or
         unreadable.
@@ -149,8 +154,7 @@ class ReadbackMixin(ServiceBase):
         want = char_offset - lo + max_chars + margin
         rel = first_value(doc, S.PATH)
         try:
-            text, more, _ = read_text_page(self.root, rel, lo, want,
-                                           self.indexed_identity(rel))
+            text, more, _ = read_text_page(self.root, rel, lo, want, self.indexed_identity(rel))
             cuts: tuple[int, ...] = ()
         except UnsafePath as exc:
             self.note_refused(exc.reason)
@@ -160,10 +164,10 @@ class ReadbackMixin(ServiceBase):
                 self.note_refused(exc.reason)
             text, cuts = self._stored(doc)  # type: ignore[attr-defined]  # ExcerptsMixin
             more = len(text) > lo + want
-            text, cuts = text[lo:lo + want], tuple(c - lo for c in cuts if lo <= c <= lo + want)
+            text, cuts = text[lo : lo + want], tuple(c - lo for c in cuts if lo <= c <= lo + want)
         start = char_offset - lo
         if not self.redact_secrets:
-            return text[start:start + max_chars], more or len(text) > start + max_chars
+            return text[start : start + max_chars], more or len(text) > start + max_chars
         edges = ((0,) if lo else ()) + ((len(text),) if more else ())
         w = redact_window(text, start, start + max_chars, cuts=cuts + edges)
         return w.text, more or w.end < len(text)
@@ -175,20 +179,26 @@ class ReadbackMixin(ServiceBase):
             q = self._term(S.ID, entry_id)
         else:
             path, seq = parsed
-            seq_q = tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                              seq, seq)
+            seq_q = tantivy.Query.range_query(
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq
+            )
             short = parse_short_head(path)
             if short is None:
                 path = self._raw_path(path)  # an id shown with a token in its path redacted
                 q = self._all(self._term(S.PATH, path), seq_q)
             else:  # <session prefix>[/<agent>]:<offset>:<block> (`ids.short_entry_id`)
                 sid, agent = short
-                q = self._all(regex_query(self.schema, S.SESSION, re.escape(sid) + ".*"),
-                              self._term(S.AGENT, agent), seq_q)
+                q = self._all(
+                    regex_query(self.schema, S.SESSION, re.escape(sid) + ".*"),
+                    self._term(S.AGENT, agent),
+                    seq_q,
+                )
         hits = searcher.search(q, 2, count=False).hits
         if len(hits) > 1 and parsed is not None and parse_short_head(parsed[0]):
-            raise ServiceError(f"entry id {entry_id!r} names entries of several sessions: "
-                               "give more of its session id")
+            raise ServiceError(
+                f"entry id {entry_id!r} names entries of several sessions: "
+                "give more of its session id"
+            )
         if not hits:
             raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
         doc = searcher.doc(hits[0][1])
@@ -196,8 +206,9 @@ class ReadbackMixin(ServiceBase):
             raise ServiceError(f"unknown entry id {entry_id!r}: ids come from search hits")
         return doc
 
-    def entries(self, ids: Sequence[str], *, max_chars: int = 20_000,
-                char_offset: int = 0) -> list[M.Entry]:
+    def entries(
+        self, ids: Sequence[str], *, max_chars: int = 20_000, char_offset: int = 0
+    ) -> list[M.Entry]:
         """Full details of chosen entries (read back from the archive), each capped.
 
         A page is `max_chars` from `char_offset`, both counted in characters of the text
@@ -209,11 +220,11 @@ class ReadbackMixin(ServiceBase):
             raise ServiceError("ids must name at least one entry")
         check_limit(len(ids), "number of ids", 100)
         check_limit(max_chars, "max_chars", 200_000)
-        return [self._entry(self._doc_by_id(i), max_chars, char_offset, full=True)
-                for i in ids]
+        return [self._entry(self._doc_by_id(i), max_chars, char_offset, full=True) for i in ids]
 
-    def context(self, entry_id: str, *, before: int = 3, after: int = 3,
-                max_chars: int = 1_000) -> M.ContextResult:
+    def context(
+        self, entry_id: str, *, before: int = 3, after: int = 3, max_chars: int = 1_000
+    ) -> M.ContextResult:
         """The entries around one entry, in conversation order."""
         check_limit(before + 1, "before", 51)
         check_limit(after + 1, "after", 51)
@@ -225,8 +236,10 @@ class ReadbackMixin(ServiceBase):
         def around(lo: int, hi: int, n: int, order: tantivy.Order) -> list[M.Entry]:
             if n == 0:
                 return []
-            q = self._all(same, tantivy.Query.range_query(
-                self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi))
+            q = self._all(
+                same,
+                tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned, lo, hi),
+            )
             rows = searcher.search(q, n, count=False, order_by_field=S.SEQ, order=order).hits
             return [self._entry(searcher.doc(a), max_chars) for _, a in rows]
 
@@ -235,10 +248,17 @@ class ReadbackMixin(ServiceBase):
         nxt = around(seq + 1, 2**63, after, tantivy.Order.Asc)
         return M.ContextResult(target=self._entry(doc, max_chars * 4), before=prev, after=nxt)
 
-    def transcript(self, session_id: str, *, agent_id: str | None = None,
-                   cursor: str | None = None, limit: int = 100, start: int | None = None,
-                   max_chars: int = ENTRY_CHARS,
-                   kinds: Sequence[str] | None = None) -> M.TranscriptPage:
+    def transcript(
+        self,
+        session_id: str,
+        *,
+        agent_id: str | None = None,
+        cursor: str | None = None,
+        limit: int = 100,
+        start: int | None = None,
+        max_chars: int = ENTRY_CHARS,
+        kinds: Sequence[str] | None = None,
+    ) -> M.TranscriptPage:
         """A session's (or one of its subagents') entries in conversation order, in pages.
 
         Order is the order of the source file, which is the order Claude Code appended in;
@@ -250,25 +270,37 @@ class ReadbackMixin(ServiceBase):
         state = decode_cursor(cursor)
         offset = int(state.get("o", 0)) if start is None else max(0, start)
         searcher = self._searcher()
-        res = searcher.search(q, limit, count=True, order_by_field=S.SEQ,
-                              order=tantivy.Order.Asc, offset=offset)
+        res = searcher.search(
+            q, limit, count=True, order_by_field=S.SEQ, order=tantivy.Order.Asc, offset=offset
+        )
         entries = [self._entry(searcher.doc(a), max_chars) for _, a in res.hits]
         total = res.count or 0
         nxt = encode_cursor({"o": offset + limit}) if offset + limit < total else None
-        return M.TranscriptPage(session_id=session_id, agent_id=agent_id or "",
-                                title=info.title, project=info.project, total=total,
-                                start=offset, entries=entries, next_cursor=nxt,
-                                subagents=info.subagents, on_disk=info.on_disk)
+        return M.TranscriptPage(
+            session_id=session_id,
+            agent_id=agent_id or "",
+            title=info.title,
+            project=info.project,
+            total=total,
+            start=offset,
+            entries=entries,
+            next_cursor=nxt,
+            subagents=info.subagents,
+            on_disk=info.on_disk,
+        )
 
-    def _transcript_query(self, info: M.SessionInfo, agent_id: str | None,
-                          kinds: Sequence[str] | None) -> tantivy.Query:
+    def _transcript_query(
+        self, info: M.SessionInfo, agent_id: str | None, kinds: Sequence[str] | None
+    ) -> tantivy.Query:
         kinds = [k for k in kinds or ENTRY_KINDS if k in ENTRY_KINDS]
         if agent_id:
             sub = next((a for a in info.subagents if a.agent_id == agent_id), None)
             if sub is not None and sub.path:
                 return self._with_kinds(self._term(S.PATH, self._raw_path(sub.path)), kinds)
-            return self._with_kinds(self._all(self._term(S.SESSION, info.session_id),
-                                              self._term(S.AGENT, agent_id)), kinds)
+            return self._with_kinds(
+                self._all(self._term(S.SESSION, info.session_id), self._term(S.AGENT, agent_id)),
+                kinds,
+            )
         if not info.path:
             raise ServiceError(f"session {info.session_id} has no main transcript indexed")
         return self._with_kinds(self._term(S.PATH, self._raw_path(info.path)), kinds)
@@ -280,40 +312,70 @@ class ReadbackMixin(ServiceBase):
         if first_value(doc, S.KIND) not in ENTRY_KINDS:
             raise ServiceError(f"{entry_id!r} is not a transcript entry")
         seq = int(first_value(doc, S.SEQ, 0))
-        q = self._with_kinds(self._all(
-            self._term(S.PATH, first_value(doc, S.PATH)),
-            tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                      0, max(0, seq - 1))), ENTRY_KINDS)
+        q = self._with_kinds(
+            self._all(
+                self._term(S.PATH, first_value(doc, S.PATH)),
+                tantivy.Query.range_query(
+                    self.schema, S.SEQ, tantivy.FieldType.Unsigned, 0, max(0, seq - 1)
+                ),
+            ),
+            ENTRY_KINDS,
+        )
         n = self._searcher().search(q, 1, count=True).count if seq else 0
         return sid, agent if agent != "sidechain" else "", int(n or 0)
 
-    def turns(self, session_id: str, *, agent_id: str | None = None,
-              limit: int = 1000, max_chars: int = 300) -> list[tuple[int, M.Entry]]:
+    def turns(
+        self,
+        session_id: str,
+        *,
+        agent_id: str | None = None,
+        limit: int = 1000,
+        max_chars: int = 300,
+    ) -> list[tuple[int, M.Entry]]:
         """The prompts of a transcript, each with its index in it (as `transcript`
         counts): an outline of its turns to jump to, without reading every entry."""
-        page = self.transcript(session_id, agent_id=agent_id, limit=limit,
-                               max_chars=max_chars, kinds=[S.PROMPT])
+        page = self.transcript(
+            session_id, agent_id=agent_id, limit=limit, max_chars=max_chars, kinds=[S.PROMPT]
+        )
         return [(self.entry_position(e.id)[2], e) for e in page.entries]
 
-    def tail(self, session_id: str, *, after_seq: int = -1, agent_id: str | None = None,
-             limit: int = 200, max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:
+    def tail(
+        self,
+        session_id: str,
+        *,
+        after_seq: int = -1,
+        agent_id: str | None = None,
+        limit: int = 200,
+        max_chars: int = ENTRY_CHARS,
+    ) -> tuple[list[M.Entry], int]:
         """Entries of a session's transcript after a position: (entries, last seq).
 
         The live pane calls this on every commit with the last seq it has shown.
         """
         info = self.session(session_id)
         q = self._transcript_query(info, agent_id, None)
-        q = self._all(q, tantivy.Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                                   after_seq + 1, 2**63))
+        q = self._all(
+            q,
+            tantivy.Query.range_query(
+                self.schema, S.SEQ, tantivy.FieldType.Unsigned, after_seq + 1, 2**63
+            ),
+        )
         searcher = self._searcher()
-        rows = searcher.search(q, limit, count=False, order_by_field=S.SEQ,
-                               order=tantivy.Order.Asc).hits
+        rows = searcher.search(
+            q, limit, count=False, order_by_field=S.SEQ, order=tantivy.Order.Asc
+        ).hits
         docs = [searcher.doc(a) for _, a in rows]
         last = max([after_seq] + [int(first_value(d, S.SEQ, 0)) for d in docs])
         return [self._entry(d, max_chars) for d in docs], last
 
-    def tail_last(self, session_id: str, *, count: int = 100, agent_id: str | None = None,
-                  max_chars: int = ENTRY_CHARS) -> tuple[list[M.Entry], int]:
+    def tail_last(
+        self,
+        session_id: str,
+        *,
+        count: int = 100,
+        agent_id: str | None = None,
+        max_chars: int = ENTRY_CHARS,
+    ) -> tuple[list[M.Entry], int]:
         """The last `count` entries of a session, in order, and the last seq.
 
         Where a live view starts; it then follows with `tail(after_seq=last)`.
@@ -322,8 +384,9 @@ class ReadbackMixin(ServiceBase):
         info = self.session(session_id)
         q = self._transcript_query(info, agent_id, None)
         searcher = self._searcher()
-        rows = searcher.search(q, count, count=False, order_by_field=S.SEQ,
-                               order=tantivy.Order.Desc).hits
+        rows = searcher.search(
+            q, count, count=False, order_by_field=S.SEQ, order=tantivy.Order.Desc
+        ).hits
         docs = [searcher.doc(a) for _, a in reversed(rows)]
         last = max([-1] + [int(first_value(d, S.SEQ, 0)) for d in docs])
         return [self._entry(d, max_chars) for d in docs], last

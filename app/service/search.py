@@ -35,15 +35,28 @@ inside the query; the ranking was tuned (and its snapshots taken) with it."""
 
 class SearchMixin(ServiceBase):
     """`search()` and the steps it takes: kinds, filters, ranking, hits, groups, facets."""
-    def search(self, query: str, *, project: str | None = None,
-               kind: str | Sequence[str] | None = None, since: str | datetime | None = None,
-               until: str | datetime | None = None, session_id: str | None = None,
-               limit: int = 20, cursor: str | None = None, group_by_session: bool = False,
-               include_tool_results: bool = False, include_thinking: bool = False,
-               recency: bool = False, facets: bool = False,
-               exclude_sessions: Iterable[str] = (), hits_per_group: int = 3,
-               snippet_chars: int = SNIPPET_CHARS,
-               passage_chars: int = PASSAGE_CHARS) -> M.SearchPage:
+
+    def search(
+        self,
+        query: str,
+        *,
+        project: str | None = None,
+        kind: str | Sequence[str] | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        session_id: str | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+        group_by_session: bool = False,
+        include_tool_results: bool = False,
+        include_thinking: bool = False,
+        recency: bool = False,
+        facets: bool = False,
+        exclude_sessions: Iterable[str] = (),
+        hits_per_group: int = 3,
+        snippet_chars: int = SNIPPET_CHARS,
+        passage_chars: int = PASSAGE_CHARS,
+    ) -> M.SearchPage:
         """Full-text search over every session, plan, memory file and prompt.
 
         Hits are ranked by relevance, with human prompts, plans and memory above assistant
@@ -63,36 +76,66 @@ class SearchMixin(ServiceBase):
         cq = compile_query(query, self.schema, self.analyzer, now=datetime.now(UTC))
         warnings = list(cq.warnings)
         kinds = self._kinds(cq, kind, include_tool_results, include_thinking, warnings)
-        base = self._filters(cq, project=project, since=since, until=until,
-                             session_id=session_id, exclude_sessions=exclude_sessions,
-                             gen_max=gen_max)
+        base = self._filters(
+            cq,
+            project=project,
+            since=since,
+            until=until,
+            session_id=session_id,
+            exclude_sessions=exclude_sessions,
+            gen_max=gen_max,
+        )
         searcher = self._searcher()
         full = self._with_kinds(base, kinds)
         scored = cq.text_query is not None
-        page = M.SearchPage(query=query, warnings=warnings,
-                            ignored=bool(query.strip()) and cq.is_empty())
+        page = M.SearchPage(
+            query=query, warnings=warnings, ignored=bool(query.strip()) and cq.is_empty()
+        )
         # one hit more a session than asked for: a history line that repeats the
         # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
-            self._find_sessions(searcher, cq, full, offset, limit, hits_per_group + 1,
-                                snippet_chars, page, gen_max, passage_chars)
+            self._find_sessions(
+                searcher,
+                cq,
+                full,
+                offset,
+                limit,
+                hits_per_group + 1,
+                snippet_chars,
+                page,
+                gen_max,
+                passage_chars,
+            )
             drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
         elif group_by_session:
-            self._grouped(searcher, cq, full, scored, recency, offset, limit,
-                          hits_per_group + 1, snippet_chars, page, gen_max)
+            self._grouped(
+                searcher,
+                cq,
+                full,
+                scored,
+                recency,
+                offset,
+                limit,
+                hits_per_group + 1,
+                snippet_chars,
+                page,
+                gen_max,
+            )
             drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
         else:
             fetch = limit + offset
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
             page.total = ranked[0]
-            rows = ranked[1][offset:offset + limit]
+            rows = ranked[1][offset : offset + limit]
             snip = self._snippets(searcher, cq)
             docs = [searcher.doc(addr) for _score, addr in rows]
             self._prefetch_titles(first_value(d, S.SESSION) for d in docs)
-            page.hits = [self._hit(doc, score, snip, snippet_chars)
-                         for (score, _addr), doc in zip(rows, docs, strict=True)]
+            page.hits = [
+                self._hit(doc, score, snip, snippet_chars)
+                for (score, _addr), doc in zip(rows, docs, strict=True)
+            ]
             if cq.rank_terms and page.hits:  # each hit's passage, as in session results
                 words = [t for t, _q, _r in cq.rank_terms]
                 evidence = Terms.of(words, self._term_weights(searcher, cq.rank_terms))
@@ -100,7 +143,8 @@ class SearchMixin(ServiceBase):
                     hit.passage = self._passage(doc, evidence, passage_chars)
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
-                    {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)})
+                    {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)}
+                )
         if facets:  # kinds counted over every kind (to pick from); the rest as filtered
             every = self._with_kinds(base, self._kinds(cq, None, True, True, []))
             page.facets = self._facets(searcher, every, full if kind else None)
@@ -114,14 +158,21 @@ class SearchMixin(ServiceBase):
             return
         searcher = self._searcher()
         q = self._all(self._terms(S.ID, ids), self._term(S.STATE, "gone"))
-        gone = {first_value(searcher.doc(a), S.ID)[len("session:"):]
-                for _s, a in searcher.search(q, len(ids), count=False).hits}
+        gone = {
+            first_value(searcher.doc(a), S.ID)[len("session:") :]
+            for _s, a in searcher.search(q, len(ids), count=False).hits
+        }
         for g in groups or ():
             g.on_disk = g.session_id not in gone
 
-    def _kinds(self, cq: CompiledQuery, kind: str | Sequence[str] | None,
-               include_tool_results: bool, include_thinking: bool,
-               warnings: list[str]) -> list[str]:
+    def _kinds(
+        self,
+        cq: CompiledQuery,
+        kind: str | Sequence[str] | None,
+        include_tool_results: bool,
+        include_thinking: bool,
+        warnings: list[str],
+    ) -> list[str]:
         asked: set[str] = set()
         if kind:
             for k in [kind] if isinstance(kind, str) else kind:
@@ -131,12 +182,15 @@ class SearchMixin(ServiceBase):
                         asked.add(part)
                     elif part:
                         raise ServiceError(
-                            f"unknown kind {part!r}; kinds are: {', '.join(S.SEARCHABLE_KINDS)}")
+                            f"unknown kind {part!r}; kinds are: {', '.join(S.SEARCHABLE_KINDS)}"
+                        )
         if cq.kinds:
             asked = (asked & set(cq.kinds)) if asked else set(cq.kinds)
             if not asked:
-                warnings.append("the kind option and the kind: filter exclude each other; "
-                                "nothing can match both")
+                warnings.append(
+                    "the kind option and the kind: filter exclude each other; "
+                    "nothing can match both"
+                )
                 return []
         if asked:
             return sorted(asked)
@@ -147,9 +201,17 @@ class SearchMixin(ServiceBase):
             excluded.discard(S.THINKING)
         return [k for k in S.SEARCHABLE_KINDS if k not in excluded]
 
-    def _filters(self, cq: CompiledQuery, *, project: str | None, since: Any, until: Any,
-                 session_id: str | None, exclude_sessions: Iterable[str],
-                 gen_max: int | None) -> tantivy.Query:
+    def _filters(
+        self,
+        cq: CompiledQuery,
+        *,
+        project: str | None,
+        since: Any,
+        until: Any,
+        session_id: str | None,
+        exclude_sessions: Iterable[str],
+        gen_max: int | None,
+    ) -> tantivy.Query:
         text = self._matching(cq)
         must: list[tantivy.Query | None] = [text, self._project_query(project)]
         lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
@@ -159,14 +221,22 @@ class SearchMixin(ServiceBase):
         # filters select, they do not rank: scored, they would add to each hit a constant
         # that the kind weights then scale differently, and page 2 (gen filter) would
         # rank otherwise than page 1
-        must = [must[0]] + [tantivy.Query.const_score_query(q, 0.0) for q in must[1:]
-                            if q is not None]
+        must = [must[0]] + [
+            tantivy.Query.const_score_query(q, 0.0) for q in must[1:] if q is not None
+        ]
         excl = [s for s in exclude_sessions if s]
         not_ = [self._terms(S.SESSION, excl)] if excl else []
         if gen_max:  # leave out what is newer (few documents: cheaper than keeping the rest)
-            not_.append(tantivy.Query.range_query(
-                self.schema, S.GEN, tantivy.FieldType.Unsigned, gen_max + 1, None,
-                use_inverted_index=True))
+            not_.append(
+                tantivy.Query.range_query(
+                    self.schema,
+                    S.GEN,
+                    tantivy.FieldType.Unsigned,
+                    gen_max + 1,
+                    None,
+                    use_inverted_index=True,
+                )
+            )
         return self._all(*must, must_not=not_)
 
     def _visible_gen(self, searcher: tantivy.Searcher) -> int:
@@ -180,15 +250,28 @@ class SearchMixin(ServiceBase):
             g = searcher.doc(hits[0][1]).get_first(S.GEN)
             if g:
                 return int(g)
-        top = searcher.search(tantivy.Query.all_query(), 1, count=False, order_by_field=S.GEN,
-                              order=tantivy.Order.Desc).hits
+        top = searcher.search(
+            tantivy.Query.all_query(),
+            1,
+            count=False,
+            order_by_field=S.GEN,
+            order=tantivy.Order.Desc,
+        ).hits
         return int(top[0][0]) if top else 1
 
-    def _ranked(self, searcher: tantivy.Searcher, q: tantivy.Query, scored: bool,
-                recency: bool, fetch: int, count: bool) -> tuple[int, list[tuple[float, Any]]]:
+    def _ranked(
+        self,
+        searcher: tantivy.Searcher,
+        q: tantivy.Query,
+        scored: bool,
+        recency: bool,
+        fetch: int,
+        count: bool,
+    ) -> tuple[int, list[tuple[float, Any]]]:
         if not scored:
-            res = searcher.search(q, fetch, count=count, order_by_field=S.TS,
-                                  order=tantivy.Order.Desc)
+            res = searcher.search(
+                q, fetch, count=count, order_by_field=S.TS, order=tantivy.Order.Desc
+            )
             return (res.count or 0), [(0.0, addr) for _v, addr in res.hits]
         # One evaluation of the query, then the pool re-ranked by kind (and recency):
         # weighting inside the query meant evaluating it once per kind group (5x).
@@ -196,41 +279,72 @@ class SearchMixin(ServiceBase):
         res = searcher.search(q, pool, count=count)
         addrs = [a for _s, a in res.hits]
         ranks = searcher.fast_field_values(S.RANK, addrs) if addrs else []
-        rows = [((float(sc) + BASE_SCORE) * (r or 10) / 10, a)
-                for (sc, a), r in zip(res.hits, ranks, strict=True)]
+        rows = [
+            ((float(sc) + BASE_SCORE) * (r or 10) / 10, a)
+            for (sc, a), r in zip(res.hits, ranks, strict=True)
+        ]
         if recency and rows:
             now = time.time()
             secs = searcher.fast_field_values(S.TSEC, [a for _s, a in rows])
-            rows = [(score * (1 + 0.5 * math.exp(-max(0.0, now - t) / 86400 / 30)) if t
-                     else score, a) for (score, a), t in zip(rows, secs, strict=True)]
+            rows = [
+                (score * (1 + 0.5 * math.exp(-max(0.0, now - t) / 86400 / 30)) if t else score, a)
+                for (score, a), t in zip(rows, secs, strict=True)
+            ]
         # ties in index order: tantivy's segment threads return equal scores in any
         # order, so the same query could list two sessions either way round
         rows.sort(key=lambda r: (-r[0], r[1].segment_ord, r[1].doc))
         rows = rows[:fetch]
         return (res.count or 0), rows
 
-    def _hit(self, doc: tantivy.Document, score: float,
-             gens: dict[str, tantivy.SnippetGenerator] | None, chars: int) -> M.Hit:
+    def _hit(
+        self,
+        doc: tantivy.Document,
+        score: float,
+        gens: dict[str, tantivy.SnippetGenerator] | None,
+        chars: int,
+    ) -> M.Hit:
         kind = first_value(doc, S.KIND)
         sid = first_value(doc, S.SESSION)
-        title, _ = self.session_title(sid) if sid and kind not in (S.PLAN, S.MEMORY) else \
-            (self._red_title(first_value(doc, S.TITLE)), "")
+        title, _ = (
+            self.session_title(sid)
+            if sid and kind not in (S.PLAN, S.MEMORY)
+            else (self._red_title(first_value(doc, S.TITLE)), "")
+        )
         snippet, spans = self._snippet(doc, gens, chars)
         return M.Hit(
-            id=self._name(S.doc_id(doc)), kind=kind, role=first_value(doc, S.ROLE), session_id=sid,
-            agent_id=first_value(doc, S.AGENT), uuid=first_value(doc, S.UUID),
-            project=first_value(doc, S.PROJECT), timestamp=as_datetime(doc.get_first(S.TS)),
-            title=title or self._red_title(first_value(doc, S.TITLE)), snippet=snippet,
+            id=self._name(S.doc_id(doc)),
+            kind=kind,
+            role=first_value(doc, S.ROLE),
+            session_id=sid,
+            agent_id=first_value(doc, S.AGENT),
+            uuid=first_value(doc, S.UUID),
+            project=first_value(doc, S.PROJECT),
+            timestamp=as_datetime(doc.get_first(S.TS)),
+            title=title or self._red_title(first_value(doc, S.TITLE)),
+            snippet=snippet,
             highlights=spans,
-            score=round(score, 4), path=self._name(first_value(doc, S.PATH)),
+            score=round(score, 4),
+            path=self._name(first_value(doc, S.PATH)),
             tool=first_value(doc, S.TOOL),
-            model=first_value(doc, S.MODEL), branch=first_value(doc, S.BRANCH),
+            model=first_value(doc, S.MODEL),
+            branch=first_value(doc, S.BRANCH),
             flags=stored_strs(doc, S.FLAGS),
         )
 
-    def _grouped(self, searcher: tantivy.Searcher, cq: CompiledQuery, q: tantivy.Query,
-                 scored: bool, recency: bool, offset: int, limit: int, per_group: int,
-                 chars: int, page: M.SearchPage, gen: int | None = None) -> None:
+    def _grouped(
+        self,
+        searcher: tantivy.Searcher,
+        cq: CompiledQuery,
+        q: tantivy.Query,
+        scored: bool,
+        recency: bool,
+        offset: int,
+        limit: int,
+        per_group: int,
+        chars: int,
+        page: M.SearchPage,
+        gen: int | None = None,
+    ) -> None:
         want = offset + limit
         fetch = min(1000, max(100, want * 5))
         total, rows = self._ranked(searcher, q, scored, recency, fetch, count=True)
@@ -246,8 +360,10 @@ class SearchMixin(ServiceBase):
                 groups[key] = []
                 order.append(key)
             groups[key].append((score, addr))
-        shown = {key: [(sc, searcher.doc(a)) for sc, a in groups[key][:per_group]]
-                 for key in order[offset:want]}
+        shown = {
+            key: [(sc, searcher.doc(a)) for sc, a in groups[key][:per_group]]
+            for key in order[offset:want]
+        }
         snip = self._snippets(searcher, cq)
         self._prefetch_titles(first_value(docs[0][1], S.SESSION) for docs in shown.values())
         out = []
@@ -258,22 +374,33 @@ class SearchMixin(ServiceBase):
             sid = first.session_id
             # named after its session, not its best hit (which may be a plan)
             title = (self.session_title(sid)[0] if sid else "") or first.title
-            out.append(M.SessionGroup(session_id=sid, title=title, project=first.project,
-                                      timestamp=max((h.timestamp for h in hits if h.timestamp),
-                                                    default=None),
-                                      score=members[0][0], hit_count=len(members), hits=hits))
+            out.append(
+                M.SessionGroup(
+                    session_id=sid,
+                    title=title,
+                    project=first.project,
+                    timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
+                    score=members[0][0],
+                    hit_count=len(members),
+                    hits=hits,
+                )
+            )
         page.groups = out
         page.hits = [g.hits[0] for g in out]
         if want < len(order):
             page.next_cursor = encode_cursor({"o": want, "g": gen or self._visible_gen(searcher)})
 
-    def _facets(self, searcher: tantivy.Searcher, q: tantivy.Query,
-                narrowed: tantivy.Query | None = None) -> M.Facets:
+    def _facets(
+        self, searcher: tantivy.Searcher, q: tantivy.Query, narrowed: tantivy.Query | None = None
+    ) -> M.Facets:
         """Counts for a filter sidebar. `q` matches every kind; `narrowed`, when kinds are
         chosen, what they keep: projects and dates count that, so a project's count
         agrees with the results shown."""
-        aggs = {"projects": {"terms": {"field": S.PROJECT, "size": 30}},
-                "first": {"min": {"field": S.TS}}, "last": {"max": {"field": S.TS}}}
+        aggs = {
+            "projects": {"terms": {"field": S.PROJECT, "size": 30}},
+            "first": {"min": {"field": S.TS}},
+            "last": {"max": {"field": S.TS}},
+        }
         kinds = {"kinds": {"terms": {"field": S.KIND, "size": 20}}}
         if narrowed is None:
             agg = searcher.aggregate(q, {**aggs, **kinds})
@@ -281,16 +408,20 @@ class SearchMixin(ServiceBase):
             agg = {**searcher.aggregate(narrowed, aggs), **searcher.aggregate(q, kinds)}
 
         def counts(name: str) -> list[M.FacetCount]:
-            return [M.FacetCount(value=b["key"], count=b["doc_count"])
-                    for b in agg.get(name, {}).get("buckets", []) if b.get("key")]
+            return [
+                M.FacetCount(value=b["key"], count=b["doc_count"])
+                for b in agg.get(name, {}).get("buckets", [])
+                if b.get("key")
+            ]
 
         def when(name: str) -> datetime | None:
             v = agg.get(name, {}).get("value")
             return datetime.fromtimestamp(v / 1e9, tz=UTC) if v else None
 
         by_kind = sorted(counts("kinds"), key=lambda f: KIND_ORDER.get(f.value, 99))
-        return M.Facets(projects=counts("projects"), kinds=by_kind, first=when("first"),
-                        last=when("last"))
+        return M.Facets(
+            projects=counts("projects"), kinds=by_kind, first=when("first"), last=when("last")
+        )
 
 
 def narrows_to_entries(query: str, kind: object = None) -> bool:
@@ -315,11 +446,10 @@ def drop_echoes(groups: list[M.SessionGroup], keep: int) -> None:
         prompts += [_said(h.prompt) for h in g.hits if h.prompt]
         prompts = [p for p in prompts if p]
 
-        g.hits = [h for h in g.hits if not _echoes(h, prompts)][:max(1, keep)]
+        g.hits = [h for h in g.hits if not _echoes(h, prompts)][: max(1, keep)]
 
 
 def _echoes(hit: M.Hit, prompts: list[str]) -> bool:
     """A history line with the words of one of `prompts` (or a piece of them)."""
     said = _said(hit.snippet)
-    return hit.kind == S.HISTORY and bool(said) and any(
-        said in p or p in said for p in prompts)
+    return hit.kind == S.HISTORY and bool(said) and any(said in p or p in said for p in prompts)

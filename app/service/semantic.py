@@ -66,8 +66,7 @@ DENSE_TERM = -2
 QUERY_CACHE = 64
 """Query vectors kept (the app asks again for each page and each refresh)."""
 
-_BARE_FILTERS: ContextVar[tantivy.Query | None] = ContextVar("ccarchive_bare_filters",
-                                                            default=None)
+_BARE_FILTERS: ContextVar[tantivy.Query | None] = ContextVar("ccarchive_bare_filters", default=None)
 """The running search's filters without its words (see the module)."""
 
 _CODE = re.compile(r"[_/\\.:=#@<>(){}\[\]$]|[a-z][A-Z]|^-|\d|^[A-Z0-9_]+$")
@@ -188,8 +187,11 @@ class SemanticMixin(ServiceBase):
         from ccarchive.semantic import missing_dependencies
 
         self._semantic_settings = settings
-        self._dense = DenseSearch(self.store, settings) if settings.semantic and \
-            not missing_dependencies() else None
+        self._dense = (
+            DenseSearch(self.store, settings)
+            if settings.semantic and not missing_dependencies()
+            else None
+        )
         self._dense_decided = True
 
     @property
@@ -212,13 +214,15 @@ class SemanticMixin(ServiceBase):
 
             from ccarchive.index.query.compiler import compile_query
 
-            only = compile_query(" ".join(cq.filters), self.schema, self.analyzer,
-                                 now=datetime.now(UTC))
+            only = compile_query(
+                " ".join(cq.filters), self.schema, self.analyzer, now=datetime.now(UTC)
+            )
             _BARE_FILTERS.set(super()._filters(only, **options))  # type: ignore[misc]
         return out
 
-    def _dense_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
-                        base: tantivy.Query, keys: set[Any]) -> Dense | None:
+    def _dense_evidence(
+        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, keys: set[Any]
+    ) -> Dense | None:
         """Each session's best cosine with the query, and the sessions that enter by
         meaning alone (see the module); None when semantic search is off or has no
         vectors yet."""
@@ -230,12 +234,13 @@ class SemanticMixin(ServiceBase):
             return None
         code = is_code_query(cq.terms)
         filters = _BARE_FILTERS.get() or base
-        out = Dense(found.as_dict(), CODE_WEIGHT if code else DENSE_WEIGHT, found=found,
-                    filters=filters)
+        out = Dense(
+            found.as_dict(), CODE_WEIGHT if code else DENSE_WEIGHT, found=found, filters=filters
+        )
         if code:
             return out
         order = found.best.argsort()[::-1]
-        for i in order[:ENTRANTS + len(keys)].tolist():
+        for i in order[: ENTRANTS + len(keys)].tolist():
             if len(out.entrants) >= ENTRANTS or found.best[i] < ENTRANT_FLOOR:
                 break
             skey = int(found.skeys[i])
@@ -246,8 +251,9 @@ class SemanticMixin(ServiceBase):
                 out.entrants.append(entrant)
         return out
 
-    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[Any], dense: Dense,
-                     new_turn: Any) -> None:
+    def _dense_turns(
+        self, searcher: tantivy.Searcher, shown: list[Any], dense: Dense, new_turn: Any
+    ) -> None:
         """Each session shown also shows its turn closest in meaning, when its words found
         another: that turn's evidence is its cosine times the session's best turn's score
         times the search's semantic share (`DENSE_TERM`), so it comes after a turn the
@@ -269,19 +275,25 @@ class SemanticMixin(ServiceBase):
             lift = top * best[2] * dense.weight
             turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), lift)
 
-    def _entrant(self, searcher: tantivy.Searcher, filters: tantivy.Query,
-                 found: SessionScores, skey: int) -> tuple[int, int, tantivy.DocAddress] | None:
+    def _entrant(
+        self, searcher: tantivy.Searcher, filters: tantivy.Query, found: SessionScores, skey: int
+    ) -> tuple[int, int, tantivy.DocAddress] | None:
         """A session found by meaning: its best turn's prompt, if it passes `filters`."""
         best = found.best_turn(skey)
         if best is None:
             return None
         seq, path, _cos = best
-        prompt = Query.boolean_query([
-            (Occur.Must, filters),
-            (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
-            (Occur.Must, Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                           seq, seq)),
-            (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT))])
+        prompt = Query.boolean_query(
+            [
+                (Occur.Must, filters),
+                (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
+                (
+                    Occur.Must,
+                    Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq),
+                ),
+                (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
+            ]
+        )
         hits = searcher.search(prompt, 1, count=False).hits
         if not hits:
             return None
@@ -318,13 +330,13 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
     parts = [f"on: {n:,} turns and sessions embedded" if n else "on: no vectors yet"]
     state = getattr(builder, "state", None)
     if state is not None and state.running and state.todo:
-        parts.append(f"embedding {state.done:,} of {state.todo:,} "
-                     f"({100 * state.progress:.0f}%)")
+        parts.append(f"embedding {state.done:,} of {state.todo:,} ({100 * state.progress:.0f}%)")
     elif manifest.pending:
         parts.append(f"{manifest.pending:,} texts left to embed")
     elif not n and state is None:
-        parts.append("built by the process that indexes (the app, serve, "
-                     "`ccarchive index --semantic`)")
+        parts.append(
+            "built by the process that indexes (the app, serve, `ccarchive index --semantic`)"
+        )
     try:
         found = find_model(dense.settings.model_dir, dense.settings.data_dir)
     except Exception as exc:  # a bad --semantic-model folder: say so

@@ -89,10 +89,19 @@ class _Session:
 class FindingMixin(ServiceBase):
     """Sessions ranked by their best turn and their own evidence (see the module)."""
 
-    def _find_sessions(self, searcher: tantivy.Searcher, cq: CompiledQuery,
-                       base: tantivy.Query, offset: int, limit: int, per_group: int,
-                       chars: int, page: M.SearchPage, gen: int | None,
-                       passage_chars: int = PASSAGE_CHARS) -> None:
+    def _find_sessions(
+        self,
+        searcher: tantivy.Searcher,
+        cq: CompiledQuery,
+        base: tantivy.Query,
+        offset: int,
+        limit: int,
+        per_group: int,
+        chars: int,
+        page: M.SearchPage,
+        gen: int | None,
+        passage_chars: int = PASSAGE_CHARS,
+    ) -> None:
         terms = cq.rank_terms
         filt = Query.const_score_query(base, 0.0)
         weights = self._term_weights(searcher, terms)
@@ -140,45 +149,59 @@ class FindingMixin(ServiceBase):
         if dense is not None:
             dense.weight = dense_weight(dense.weight, word_coverage(sessions, weights))
         ranked = _rank(sessions, dense)
-        shown = ranked[offset:offset + limit]
+        shown = ranked[offset : offset + limit]
         if dense is not None:  # each session shown also shows its turn closest in meaning
             self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
         snip = self._snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
         keep = max(1, per_group)
         evidence = Terms.of(words, weights)
-        picked = [(score, s, [(t, *self._answer_doc(searcher, t, evidence, passage_chars))
-                              for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))
-                              [:keep + SPARE_TURNS] if t.best[1] is not None])
-                  for score, s in shown]
-        prompts = self._turn_prompts(searcher, [(doc, S.turn_prompt_seq(t.turn))
-                                                for _sc, _s, rows in picked
-                                                for t, doc, _w in rows])
-        picked = [(score, s, _answering_first(rows, prompts)[:keep])
-                  for score, s, rows in picked]
-        self._prefetch_titles(first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked
-                              if rows)
-        page.groups = [self._group(s, score, rows, prompts, snip, chars, weights, words,
-                                   evidence)
-                       for score, s, rows in picked]
+        picked = [
+            (
+                score,
+                s,
+                [
+                    (t, *self._answer_doc(searcher, t, evidence, passage_chars))
+                    for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))[: keep + SPARE_TURNS]
+                    if t.best[1] is not None
+                ],
+            )
+            for score, s in shown
+        ]
+        prompts = self._turn_prompts(
+            searcher,
+            [(doc, S.turn_prompt_seq(t.turn)) for _sc, _s, rows in picked for t, doc, _w in rows],
+        )
+        picked = [(score, s, _answering_first(rows, prompts)[:keep]) for score, s, rows in picked]
+        self._prefetch_titles(
+            first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
+        )
+        page.groups = [
+            self._group(s, score, rows, prompts, snip, chars, weights, words, evidence)
+            for score, s, rows in picked
+        ]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
             page.next_cursor = encode_cursor(
-                {"o": offset + limit, "g": gen or self._visible_gen(searcher)})
+                {"o": offset + limit, "g": gen or self._visible_gen(searcher)}
+            )
 
-    def _dense_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
-                        base: tantivy.Query, keys: set[Any]) -> Dense | None:
+    def _dense_evidence(
+        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, keys: set[Any]
+    ) -> Dense | None:
         """Semantic evidence, when semantic search is on: `ccarchive.service.semantic`,
         whose mixin overrides this."""
         return None
 
-    def _dense_turns(self, searcher: tantivy.Searcher, shown: list[_Session], dense: Dense,
-                     new_turn: type[_Turn]) -> None:
+    def _dense_turns(
+        self, searcher: tantivy.Searcher, shown: list[_Session], dense: Dense, new_turn: type[_Turn]
+    ) -> None:
         """Add each shown session's turn closest in meaning (`ccarchive.service.semantic`)."""
 
     # -- evidence ------------------------------------------------------------------------
-    def _term_weights(self, searcher: tantivy.Searcher,
-                      terms: list[tuple[str, Query, bool]]) -> list[float]:
+    def _term_weights(
+        self, searcher: tantivy.Searcher, terms: list[tuple[str, Query, bool]]
+    ) -> list[float]:
         """An idf per term (of its rarest word), for how much of the query a turn covers."""
         n = max(1, searcher.num_docs)
         out = []
@@ -188,22 +211,26 @@ class FindingMixin(ServiceBase):
             out.append(math.log(1 + n / (df + 1)))
         return out
 
-    def _title_evidence(self, searcher: tantivy.Searcher, cq: CompiledQuery,
-                        sessions: dict[Any, _Session]) -> None:
+    def _title_evidence(
+        self, searcher: tantivy.Searcher, cq: CompiledQuery, sessions: dict[Any, _Session]
+    ) -> None:
         """Session titles (custom, AI, summary) matched by the query's words."""
         words = [q for _t, q, _r in cq.rank_terms]
         if not words or not sessions:
             return
-        q = Query.boolean_query([
-            (Occur.Must, Query.term_query(self.schema, S.KIND, S.SESSION_DOC)),
-            (Occur.Must, Query.boolean_query([(Occur.Should, w) for w in words])),
-        ])
+        q = Query.boolean_query(
+            [
+                (Occur.Must, Query.term_query(self.schema, S.KIND, S.SESSION_DOC)),
+                (Occur.Must, Query.boolean_query([(Occur.Should, w) for w in words])),
+            ]
+        )
         hits = searcher.search(q, 200, count=False).hits
         if not hits:
             return
         top = max(float(sc) for sc, _a in hits) or 1.0
-        best_term = max((max(s.per_term.values(), default=0.0) for s in sessions.values()),
-                        default=0.0)
+        best_term = max(
+            (max(s.per_term.values(), default=0.0) for s in sessions.values()), default=0.0
+        )
         skeys = searcher.fast_field_values(S.SKEY, [a for _s, a in hits])
         for (score, _addr), sk in zip(hits, skeys, strict=True):
             s = sessions.get(sk) if sk else None
@@ -211,20 +238,32 @@ class FindingMixin(ServiceBase):
                 s.title = TITLE_WEIGHT * best_term * float(score) / top
 
     # -- results -------------------------------------------------------------------------
-    def _group(self, s: _Session, score: float,
-               rows: list[tuple[_Turn, tantivy.Document, Window]],
-               prompts: dict[tuple[str, int], tantivy.Document],
-               snip: dict[str, tantivy.SnippetGenerator] | None, chars: int,
-               weights: list[float], terms: list[str], evidence: Terms) -> M.SessionGroup:
+    def _group(
+        self,
+        s: _Session,
+        score: float,
+        rows: list[tuple[_Turn, tantivy.Document, Window]],
+        prompts: dict[tuple[str, int], tantivy.Document],
+        snip: dict[str, tantivy.SnippetGenerator] | None,
+        chars: int,
+        weights: list[float],
+        terms: list[str],
+        evidence: Terms,
+    ) -> M.SessionGroup:
         hits = []
         for t, doc, window in rows:
             hit = self._hit(doc, t.score, snip, chars)
             hit.passage = self._passage(doc, evidence, window=window)
-            pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
-                prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+            pdoc = (
+                doc
+                if first_value(doc, S.KIND) == S.PROMPT
+                else prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+            )
             if pdoc is not None:
-                hit.prompt, hit.turn_id = self._clip_prompt(first_value(pdoc, S.TEXT)), \
-                    S.doc_id(pdoc)
+                hit.prompt, hit.turn_id = (
+                    self._clip_prompt(first_value(pdoc, S.TEXT)),
+                    S.doc_id(pdoc),
+                )
             hits.append(hit)
         first = hits[0]
         sid = first.session_id
@@ -234,20 +273,30 @@ class FindingMixin(ServiceBase):
         total_w = sum(weights) or 1.0
         relevance = sum(w for i, w in enumerate(weights) if i in covered) / total_w
         return M.SessionGroup(
-            session_id=sid, title=title, project=first.project,
+            session_id=sid,
+            title=title,
+            project=first.project,
             timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
-            score=round(score, 4), hit_count=s.hits, hits=hits,
-            relevance=round(relevance, 3))
+            score=round(score, 4),
+            hit_count=s.hits,
+            hits=hits,
+            relevance=round(relevance, 3),
+        )
 
     def _in_title(self, title: str, terms: list[str]) -> set[int]:
         """Which terms a session's title holds (a title is part of its evidence)."""
         have = set(self.analyzer.analyze(title)) if title else set()
-        return {i for i, t in enumerate(terms)
-                if have and (toks := self.analyzer.analyze(t.rstrip("*")))
-                and all(k in have for k in toks)}
+        return {
+            i
+            for i, t in enumerate(terms)
+            if have
+            and (toks := self.analyzer.analyze(t.rstrip("*")))
+            and all(k in have for k in toks)
+        }
 
-    def _answer_doc(self, searcher: tantivy.Searcher, t: _Turn, evidence: Terms,
-                    width: int) -> tuple[tantivy.Document, Window]:
+    def _answer_doc(
+        self, searcher: tantivy.Searcher, t: _Turn, evidence: Terms, width: int
+    ) -> tuple[tantivy.Document, Window]:
         """The entry a turn is shown by, and its passage's window: of the turn's best
         entries by evidence, the one whose densest window holds most of the query
         (`passages`); the turn's own prompt only when no other entry holds evidence
@@ -267,8 +316,12 @@ class FindingMixin(ServiceBase):
             kind = first_value(doc, S.KIND)
             # a file beside the transcript (a session's memory summary, a subplan) shows
             # the turn only when it is the turn's best: the turn is the conversation
-            key = (kind != S.PROMPT, i == 0 or kind not in (S.MEMORY, S.PLAN),
-                   round(window.score, 6), ev)
+            key = (
+                kind != S.PROMPT,
+                i == 0 or kind not in (S.MEMORY, S.PLAN),
+                round(window.score, 6),
+                ev,
+            )
             if best is None or key > best[0]:
                 best = (key, doc, window)
         assert best is not None
@@ -279,16 +332,19 @@ class FindingMixin(ServiceBase):
                 return reply, self._passage_window(reply, evidence, width)
         return doc, window
 
-    def _reply_to(self, searcher: tantivy.Searcher,
-                  prompt: tantivy.Document) -> tantivy.Document | None:
+    def _reply_to(
+        self, searcher: tantivy.Searcher, prompt: tantivy.Document
+    ) -> tantivy.Document | None:
         """The first assistant reply of a prompt's turn, if it has one."""
         seq = int(first_value(prompt, S.SEQ, 0))
-        q = self._all(self._term(S.PATH, first_value(prompt, S.PATH)),
-                      self._term(S.KIND, S.ASSISTANT),
-                      Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned,
-                                        seq + 1, None))
-        hits = searcher.search(q, 1, count=False, order_by_field=S.SEQ,
-                               order=tantivy.Order.Asc).hits
+        q = self._all(
+            self._term(S.PATH, first_value(prompt, S.PATH)),
+            self._term(S.KIND, S.ASSISTANT),
+            Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq + 1, None),
+        )
+        hits = searcher.search(
+            q, 1, count=False, order_by_field=S.SEQ, order=tantivy.Order.Asc
+        ).hits
         if not hits:
             return None
         turn = searcher.fast_field_values(S.TURN, [hits[0][1]])[0]
@@ -296,21 +352,26 @@ class FindingMixin(ServiceBase):
             return None  # the prompt got no reply before the next one
         return searcher.doc(hits[0][1])
 
-    def _turn_prompts(self, searcher: tantivy.Searcher, wanted: list[tuple[tantivy.Document,
-                                                                           int]]
-                      ) -> dict[tuple[str, int], tantivy.Document]:
+    def _turn_prompts(
+        self, searcher: tantivy.Searcher, wanted: list[tuple[tantivy.Document, int]]
+    ) -> dict[tuple[str, int], tantivy.Document]:
         """The prompts that opened the turns shown, by (path, seq): one search for all."""
-        keys = {(first_value(doc, S.PATH), turn) for doc, turn in wanted
-                if turn and first_value(doc, S.KIND) != S.PROMPT}
+        keys = {
+            (first_value(doc, S.PATH), turn)
+            for doc, turn in wanted
+            if turn and first_value(doc, S.KIND) != S.PROMPT
+        }
         if not keys:
             return {}
         # by the files' prompts, then the seq column: a range clause per turn made the
         # query a scan of the seq column per clause (2 ms a page at 400 MB)
         paths = sorted({path for path, _seq in keys})
-        q = Query.boolean_query([
-            (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
-            (Occur.Must, Query.term_set_query(self.schema, S.PATH, paths)),
-        ])
+        q = Query.boolean_query(
+            [
+                (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
+                (Occur.Must, Query.term_set_query(self.schema, S.PATH, paths)),
+            ]
+        )
         hits = searcher.search(q, 10_000, count=False).hits
         seqs = searcher.fast_field_values(S.SEQ, [a for _s, a in hits]) if hits else []
         want_seqs = {seq for _path, seq in keys}
@@ -328,39 +389,49 @@ class FindingMixin(ServiceBase):
         return clip(flat, PROMPT_CHARS)
 
 
-def _answering_first(rows: list[tuple[_Turn, tantivy.Document, Window]],
-                     prompts: dict[tuple[str, int], tantivy.Document]
-                     ) -> list[tuple[_Turn, tantivy.Document, Window]]:
+def _answering_first(
+    rows: list[tuple[_Turn, tantivy.Document, Window]],
+    prompts: dict[tuple[str, int], tantivy.Document],
+) -> list[tuple[_Turn, tantivy.Document, Window]]:
     """A session's turns in the order shown: by score, but a turn shown by something
     outside the conversation (a history line, a plan, a summary) or opened by a command's
     output (bash mode, a local command: no question, nothing answered) after the turns
     that asked and were answered, when there are such turns."""
+
     def aside(row: tuple[_Turn, tantivy.Document, Window]) -> bool:
         t, doc, _window = row
         if first_value(doc, S.KIND) in ASIDE_KINDS:
             return True
-        pdoc = doc if first_value(doc, S.KIND) == S.PROMPT else \
-            prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+        pdoc = (
+            doc
+            if first_value(doc, S.KIND) == S.PROMPT
+            else prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+        )
         text = first_value(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
         return text.startswith(COMMAND_OUTPUT)
 
     marks = [aside(r) for r in rows]
     if all(marks):
         return rows
-    return [r for r, m in zip(rows, marks, strict=True) if not m] + \
-        [r for r, m in zip(rows, marks, strict=True) if m]
+    return [r for r, m in zip(rows, marks, strict=True) if not m] + [
+        r for r, m in zip(rows, marks, strict=True) if m
+    ]
 
 
-def _term_hits(searcher: tantivy.Searcher, q: Query,
-               filt: Query) -> tuple[list, list, list, list]:
+def _term_hits(searcher: tantivy.Searcher, q: Query, filt: Query) -> tuple[list, list, list, list]:
     """One term's best hits and the columns the ranking reads: session, turn, weight."""
-    hits = searcher.search(Query.boolean_query([(Occur.Must, q), (Occur.Must, filt)]),
-                           TERM_POOL, count=False).hits
+    hits = searcher.search(
+        Query.boolean_query([(Occur.Must, q), (Occur.Must, filt)]), TERM_POOL, count=False
+    ).hits
     if not hits:
         return [], [], [], []
     addrs = [a for _s, a in hits]
-    return (hits, searcher.fast_field_values(S.SKEY, addrs),
-            searcher.fast_field_values(S.TURN, addrs), searcher.fast_field_values(S.RANK, addrs))
+    return (
+        hits,
+        searcher.fast_field_values(S.SKEY, addrs),
+        searcher.fast_field_values(S.TURN, addrs),
+        searcher.fast_field_values(S.RANK, addrs),
+    )
 
 
 def word_coverage(sessions: dict[Any, _Session], weights: list[float]) -> float:
@@ -378,8 +449,9 @@ def word_coverage(sessions: dict[Any, _Session], weights: list[float]) -> float:
     return best / total
 
 
-def _rank(sessions: dict[Any, _Session],
-          dense: Dense | None = None) -> list[tuple[float, _Session]]:
+def _rank(
+    sessions: dict[Any, _Session], dense: Dense | None = None
+) -> list[tuple[float, _Session]]:
     """Sessions by `TURN_WEIGHT` x best turn + the rest x session evidence, each divided
     by its best over the candidates (with semantic evidence, that mixed with each
     session's best cosine: `semantic.mix`); ties in a stable order."""
@@ -388,8 +460,10 @@ def _rank(sessions: dict[Any, _Session],
     best_turn = {k: max(t.score for t in s.turns) for k, s in sessions.items()}
     top_t = max(best_turn.values()) or 1.0
     top_s = max(s.score for s in sessions.values()) or 1.0
-    rows = [(TURN_WEIGHT * best_turn[k] / top_t + (1 - TURN_WEIGHT) * s.score / top_s, s)
-            for k, s in sessions.items()]
+    rows = [
+        (TURN_WEIGHT * best_turn[k] / top_t + (1 - TURN_WEIGHT) * s.score / top_s, s)
+        for k, s in sessions.items()
+    ]
     if dense is not None:
         rows = mix(rows, dense)
     rows.sort(key=lambda r: (-r[0], str(r[1].key)))

@@ -72,8 +72,11 @@ class SessionsMixin(ServiceBase):
             return None
         now = datetime.now(UTC)
         last = self.last_activity()
-        return self._date_arg(value, "since") if last is None or last >= now \
+        return (
+            self._date_arg(value, "since")
+            if last is None or last >= now
             else self._date_bound_at(value, last)
+        )
 
     def _date_bound_at(self, value: str, now: datetime) -> datetime:
         try:
@@ -106,7 +109,7 @@ class SessionsMixin(ServiceBase):
         found = {}
         for _score, addr in searcher.search(q, len(todo), count=False).hits:
             doc = searcher.doc(addr)
-            found[first_value(doc, S.ID)[len("session:"):]] = self._title_of(doc)
+            found[first_value(doc, S.ID)[len("session:") :]] = self._title_of(doc)
         with self._lock:
             cache = self._title_cache()
             for sid in todo:
@@ -114,27 +117,42 @@ class SessionsMixin(ServiceBase):
 
     def _session_info(self, doc: tantivy.Document) -> M.SessionInfo:
         b = orjson.loads(first_value(doc, S.BLOB, b"{}"))
-        subs = [M.SubagentInfo(agent_id=r.get("agent_id", ""), agent_type=r.get("agent_type", ""),
-                               description=self._red_title(r.get("description", "")),
-                               tool_use_id=r.get("tool_use_id", ""), entries=r.get("entries", 0),
-                               tokens=r.get("tokens", 0), path=self._name(r.get("path", "")),
-                               warmup=r.get("warmup", False),
-                               first_ts=as_datetime(r.get("first_ts")))
-                for r in b.get("subagents", [])]
+        subs = [
+            M.SubagentInfo(
+                agent_id=r.get("agent_id", ""),
+                agent_type=r.get("agent_type", ""),
+                description=self._red_title(r.get("description", "")),
+                tool_use_id=r.get("tool_use_id", ""),
+                entries=r.get("entries", 0),
+                tokens=r.get("tokens", 0),
+                path=self._name(r.get("path", "")),
+                warmup=r.get("warmup", False),
+                first_ts=as_datetime(r.get("first_ts")),
+            )
+            for r in b.get("subagents", [])
+        ]
         return M.SessionInfo(
             session_id=b.get("session_id", first_value(doc, S.SESSION)),
-            title=self._red_title(clean_title(b.get("title", ""))) or fallback_title(
-                b.get("slugs", []), b.get("project", ""), b.get("first_ts", "")),
+            title=self._red_title(clean_title(b.get("title", "")))
+            or fallback_title(b.get("slugs", []), b.get("project", ""), b.get("first_ts", "")),
             first_prompt=self._red_title(b.get("first_prompt", "")),
-            project=b.get("project", ""), branches=b.get("branches", []),
-            models=b.get("models", []), slugs=b.get("slugs", []),
-            messages=b.get("messages", 0), prompts=b.get("prompts", 0),
-            tool_calls=b.get("tool_calls", 0), tokens=M.TokenTotals(**b.get("tokens", {})),
+            project=b.get("project", ""),
+            branches=b.get("branches", []),
+            models=b.get("models", []),
+            slugs=b.get("slugs", []),
+            messages=b.get("messages", 0),
+            prompts=b.get("prompts", 0),
+            tool_calls=b.get("tool_calls", 0),
+            tokens=M.TokenTotals(**b.get("tokens", {})),
             first_activity=as_datetime(b.get("first_ts")),
             last_activity=as_datetime(b.get("last_ts")),
-            duration_s=b.get("duration_s", 0.0), subagent_count=b.get("subagent_count", 0),
-            subagents=subs, compactions=b.get("compactions", 0), on_disk=b.get("on_disk", True),
-            path=self._name(b.get("path", "")), archive_bytes=b.get("bytes", 0),
+            duration_s=b.get("duration_s", 0.0),
+            subagent_count=b.get("subagent_count", 0),
+            subagents=subs,
+            compactions=b.get("compactions", 0),
+            on_disk=b.get("on_disk", True),
+            path=self._name(b.get("path", "")),
+            archive_bytes=b.get("bytes", 0),
             version=b.get("version", ""),
             pr_links=b.get("pr_links", []),
         )
@@ -146,11 +164,14 @@ class SessionsMixin(ServiceBase):
         if doc is None:
             matches = self._sessions_with_prefix(session_id, PREFIX_MATCHES_SHOWN + 1)
             if len(matches) > 1:
-                shown = "; ".join(f"{sid} {title!r}" for sid, title in
-                                  matches[:PREFIX_MATCHES_SHOWN])
+                shown = "; ".join(
+                    f"{sid} {title!r}" for sid, title in matches[:PREFIX_MATCHES_SHOWN]
+                )
                 more = "; …" if len(matches) > PREFIX_MATCHES_SHOWN else ""
-                raise ServiceError(f"{session_id!r} is the start of several session ids: "
-                                   f"{shown}{more}. Give more of the id.")
+                raise ServiceError(
+                    f"{session_id!r} is the start of several session ids: "
+                    f"{shown}{more}. Give more of the id."
+                )
             if matches:
                 doc = self._session_doc(matches[0][0])
         if doc is None:
@@ -170,21 +191,33 @@ class SessionsMixin(ServiceBase):
 
     def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the sessions whose id starts with `prefix`, newest first."""
-        q = self._all(self._term(S.KIND, S.SESSION_DOC), regex_query(
-            self.schema, S.SESSION, re.escape(prefix) + ".*"))
+        q = self._all(
+            self._term(S.KIND, S.SESSION_DOC),
+            regex_query(self.schema, S.SESSION, re.escape(prefix) + ".*"),
+        )
         searcher = self._searcher()
-        hits = searcher.search(q, limit, count=False, order_by_field=S.TS,
-                               order=tantivy.Order.Desc).hits
+        hits = searcher.search(
+            q, limit, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
+        ).hits
         out = []
         for _, addr in hits:
             doc = searcher.doc(addr)
             out.append((first_value(doc, S.SESSION), self._title_of(doc)[0]))
         return out
 
-    def sessions(self, *, project: str | None = None, since: str | datetime | None = None,
-                 until: str | datetime | None = None, model: str | None = None,
-                 branch: str | None = None, limit: int = 50, cursor: str | None = None,
-                 include_gone: bool = True, include_empty: bool = False) -> M.SessionPage:
+    def sessions(
+        self,
+        *,
+        project: str | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        model: str | None = None,
+        branch: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        include_gone: bool = True,
+        include_empty: bool = False,
+    ) -> M.SessionPage:
         """Sessions, most recent first, filtered by project, date, model or branch.
 
         Sessions with no message at all (0-byte files, files of bookkeeping records
@@ -193,32 +226,49 @@ class SessionsMixin(ServiceBase):
         check_limit(limit)
         offset = int(decode_cursor(cursor).get("o", 0))
         searcher = self._searcher()
-        q = self._sessions_query(project, since, until, model, branch, include_gone,
-                                 include_empty)
-        res = searcher.search(q, limit, count=True, order_by_field=S.TS,
-                              order=tantivy.Order.Desc, offset=offset)
+        q = self._sessions_query(project, since, until, model, branch, include_gone, include_empty)
+        res = searcher.search(
+            q, limit, count=True, order_by_field=S.TS, order=tantivy.Order.Desc, offset=offset
+        )
         total = res.count or 0
         return M.SessionPage(
-            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits], total=total,
-            next_cursor=encode_cursor({"o": offset + limit}) if offset + limit < total else None)
+            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
+            total=total,
+            next_cursor=encode_cursor({"o": offset + limit}) if offset + limit < total else None,
+        )
 
-    def _sessions_query(self, project: str | None, since: str | datetime | None,
-                        until: str | datetime | None, model: str | None = None,
-                        branch: str | None = None, include_gone: bool = True,
-                        include_empty: bool = False) -> tantivy.Query:
+    def _sessions_query(
+        self,
+        project: str | None,
+        since: str | datetime | None,
+        until: str | datetime | None,
+        model: str | None = None,
+        branch: str | None = None,
+        include_gone: bool = True,
+        include_empty: bool = False,
+    ) -> tantivy.Query:
         """The session documents `sessions()` lists (see its arguments)."""
-        must = [self._term(S.KIND, S.SESSION_DOC), self._project_query(project),
-                self._date_range(self._date_arg(since, "since"),
-                                 self._date_arg(until, "until"))]
+        must = [
+            self._term(S.KIND, S.SESSION_DOC),
+            self._project_query(project),
+            self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until")),
+        ]
         if model:
             must.append(contains_query(self.schema, S.MODEL, model))
         if branch:
             must.append(contains_query(self.schema, S.BRANCH, branch))
         not_ = [] if include_gone else [self._term(S.STATE, "gone")]
         if not include_empty:
-            must.append(tantivy.Query.range_query(self.schema, S.MESSAGES,
-                                                  tantivy.FieldType.Unsigned, 1, 2**63,
-                                                  use_inverted_index=True))
+            must.append(
+                tantivy.Query.range_query(
+                    self.schema,
+                    S.MESSAGES,
+                    tantivy.FieldType.Unsigned,
+                    1,
+                    2**63,
+                    use_inverted_index=True,
+                )
+            )
         return self._all(*must, must_not=not_)
 
     def active_sessions(self, *, minutes: float = 10, limit: int = 20) -> list[M.SessionInfo]:
@@ -228,26 +278,37 @@ class SessionsMixin(ServiceBase):
 
     def projects(self) -> list[M.ProjectInfo]:
         """Every project (real working directory) with its figures, most recent first."""
-        agg = self._searcher().aggregate(self._term(S.KIND, S.SESSION_DOC), {
-            "p": {"terms": {"field": S.PROJECT, "size": 10_000}, "aggs": {
-                "messages": {"sum": {"field": S.MESSAGES}},
-                "tokens": {"sum": {"field": S.TOKENS}},
-                "bytes": {"sum": {"field": S.BYTES}},
-                "first": {"min": {"field": S.TS_START}},
-                "last": {"max": {"field": S.TS}},
-            }}})
+        agg = self._searcher().aggregate(
+            self._term(S.KIND, S.SESSION_DOC),
+            {
+                "p": {
+                    "terms": {"field": S.PROJECT, "size": 10_000},
+                    "aggs": {
+                        "messages": {"sum": {"field": S.MESSAGES}},
+                        "tokens": {"sum": {"field": S.TOKENS}},
+                        "bytes": {"sum": {"field": S.BYTES}},
+                        "first": {"min": {"field": S.TS_START}},
+                        "last": {"max": {"field": S.TS}},
+                    },
+                }
+            },
+        )
         out = []
         for b in agg.get("p", {}).get("buckets", []):
             if not b.get("key"):
                 continue
-            out.append(M.ProjectInfo(
-                path=b["key"], sessions=b["doc_count"],
-                messages=int(b["messages"]["value"] or 0), tokens=int(b["tokens"]["value"] or 0),
-                archive_bytes=int(b["bytes"]["value"] or 0),
-                first_activity=_ns(b["first"].get("value")),
-                last_activity=_ns(b["last"].get("value"))))
-        out.sort(key=lambda p: p.last_activity or datetime.min.replace(tzinfo=UTC),
-                 reverse=True)
+            out.append(
+                M.ProjectInfo(
+                    path=b["key"],
+                    sessions=b["doc_count"],
+                    messages=int(b["messages"]["value"] or 0),
+                    tokens=int(b["tokens"]["value"] or 0),
+                    archive_bytes=int(b["bytes"]["value"] or 0),
+                    first_activity=_ns(b["first"].get("value")),
+                    last_activity=_ns(b["last"].get("value")),
+                )
+            )
+        out.sort(key=lambda p: p.last_activity or datetime.min.replace(tzinfo=UTC), reverse=True)
         return out
 
     def project_names(self) -> dict[str, str]:
@@ -275,11 +336,18 @@ class SessionsMixin(ServiceBase):
                 names[path] = name
         return name
 
-    def recent_activity(self, *, project: str | None = None,
-                        kind: str | Sequence[str] | None = None,
-                        since: str | datetime | None = None, limit: int = 40,
-                        hits_per_group: int = 3, include_tool_results: bool = False,
-                        include_thinking: bool = False, facets: bool = False) -> M.SearchPage:
+    def recent_activity(
+        self,
+        *,
+        project: str | None = None,
+        kind: str | Sequence[str] | None = None,
+        since: str | datetime | None = None,
+        limit: int = 40,
+        hits_per_group: int = 3,
+        include_tool_results: bool = False,
+        include_thinking: bool = False,
+        facets: bool = False,
+    ) -> M.SearchPage:
         """The latest entries of each recently active session, one group per session.
 
         What the empty query shows. `search("", group_by_session=True)` groups the
@@ -290,11 +358,19 @@ class SessionsMixin(ServiceBase):
         t0 = time.perf_counter()
         check_limit(limit)
         searcher = self._searcher()
-        recent = searcher.search(self._sessions_query(project, since, None), limit,
-                                 order_by_field=S.TS, order=tantivy.Order.Desc).hits
-        args: dict[str, Any] = {"project": project, "kind": kind, "since": since,
-                                "include_tool_results": include_tool_results,
-                                "include_thinking": include_thinking}
+        recent = searcher.search(
+            self._sessions_query(project, since, None),
+            limit,
+            order_by_field=S.TS,
+            order=tantivy.Order.Desc,
+        ).hits
+        args: dict[str, Any] = {
+            "project": project,
+            "kind": kind,
+            "since": since,
+            "include_tool_results": include_tool_results,
+            "include_thinking": include_thinking,
+        }
         groups: list[M.SessionGroup] = []
         total = 0
         for _, addr in recent:  # titles from the documents at hand (and cached)
@@ -331,8 +407,8 @@ class SessionsMixin(ServiceBase):
         if self._doc_count[0] != gen:
             try:
                 agg = self._searcher().aggregate(
-                    tantivy.Query.all_query(),
-                    {"kinds": {"terms": {"field": S.KIND, "size": 50}}})
+                    tantivy.Query.all_query(), {"kinds": {"terms": {"field": S.KIND, "size": 50}}}
+                )
                 n = sum(S.searchable_counts(agg["kinds"]["buckets"]).values())
             except Exception:  # an index being created has no searcher yet
                 n = 0
@@ -342,9 +418,10 @@ class SessionsMixin(ServiceBase):
     def status(self) -> M.Status:
         """Archive and index figures: what is indexed, what was skipped and why."""
         searcher = self._searcher()
-        agg = searcher.aggregate(tantivy.Query.all_query(), {
-            "kinds": {"terms": {"field": S.KIND, "size": 50}},
-            "last": {"max": {"field": S.GEN}}})
+        agg = searcher.aggregate(
+            tantivy.Query.all_query(),
+            {"kinds": {"terms": {"field": S.KIND, "size": 50}}, "last": {"max": {"field": S.GEN}}},
+        )
         by_kind = {b["key"]: b["doc_count"] for b in agg["kinds"]["buckets"]}
         skipped: dict[str, int] = {}
         repaired: dict[str, int] = {}
@@ -353,8 +430,7 @@ class SessionsMixin(ServiceBase):
         archive_bytes = 0
         n_state = by_kind.get(S.STATE_DOC, 0)
         if n_state:
-            for _, a in searcher.search(self._term(S.KIND, S.STATE_DOC), n_state,
-                                        count=False).hits:
+            for _, a in searcher.search(self._term(S.KIND, S.STATE_DOC), n_state, count=False).hits:
                 blob = searcher.doc(a).get_first(S.BLOB)
                 st = orjson.loads(blob) if blob else {}
                 if "rel" not in st:
@@ -369,20 +445,30 @@ class SessionsMixin(ServiceBase):
                     repaired[k] = repaired.get(k, 0) + v
                 if st.get("pending"):
                     skipped["incomplete_last_line"] = skipped.get("incomplete_last_line", 0) + 1
-        gone = searcher.search(self._all(self._term(S.KIND, S.SESSION_DOC),
-                                         self._term(S.STATE, "gone")), 1, count=True).count
+        gone = searcher.search(
+            self._all(self._term(S.KIND, S.SESSION_DOC), self._term(S.STATE, "gone")), 1, count=True
+        ).count
         last = agg.get("last", {}).get("value")
         docs = S.searchable_counts(agg["kinds"]["buckets"])
         return M.Status(
-            archive=str(self.root), index_path=str(self.store.path), role=self.role,
-            projects=len(self.projects()), sessions=by_kind.get(S.SESSION_DOC, 0),
-            sessions_gone=gone or 0, documents=sum(docs.values()),
+            archive=str(self.root),
+            index_path=str(self.store.path),
+            role=self.role,
+            projects=len(self.projects()),
+            sessions=by_kind.get(S.SESSION_DOC, 0),
+            sessions_gone=gone or 0,
+            documents=sum(docs.values()),
             documents_by_kind=dict(sorted(docs.items(), key=lambda kv: KIND_ORDER[kv[0]])),
-            files=files, skipped_by_reason=skipped, repaired_by_reason=repaired,
-            unreadable_by_reason=unreadable, refused_reads_by_reason=dict(self.refused_reads),
-            index_bytes=self.store.size_bytes(), archive_bytes=archive_bytes,
+            files=files,
+            skipped_by_reason=skipped,
+            repaired_by_reason=repaired,
+            unreadable_by_reason=unreadable,
+            refused_reads_by_reason=dict(self.refused_reads),
+            index_bytes=self.store.size_bytes(),
+            archive_bytes=archive_bytes,
             last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
-            message=self.message)
+            message=self.message,
+        )
 
     def indexing_note(self) -> str | None:
         """While the index is first being built, what every answer must say: how far it
@@ -393,36 +479,58 @@ class SessionsMixin(ServiceBase):
         live = self.live
         if live is not None and live.is_writer:
             pct = int(live.state.progress * 100) if live.state.indexing else 0
-            return (f"indexing: {pct} % of the archive searched so far; results are "
-                    "partial, ask again in a moment")
-        return ("indexing: another ccarchive process is building the index; results are "
-                "partial, ask again in a moment")
+            return (
+                f"indexing: {pct} % of the archive searched so far; results are "
+                "partial, ask again in a moment"
+            )
+        return (
+            "indexing: another ccarchive process is building the index; results are "
+            "partial, ask again in a moment"
+        )
 
-    def sessions_started(self, *, since: str | datetime | None = None,
-                         until: str | datetime | None = None, project: str | None = None,
-                         limit: int = 200) -> M.SessionPage:
+    def sessions_started(
+        self,
+        *,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        project: str | None = None,
+        limit: int = 200,
+    ) -> M.SessionPage:
         """Sessions that started in [since, until), newest first: a timeline bucket's list.
 
         `timeline()` counts a session on the day it started; this lists the same sessions
         (where `sessions()` filters on last activity).
         """
         check_limit(limit)
-        must = [self._term(S.KIND, S.SESSION_DOC), self._project_query(project),
-                self._date_range(self._date_arg(since, "since"),
-                                 self._date_arg(until, "until"), S.TS_START),
-                tantivy.Query.range_query(self.schema, S.MESSAGES,
-                                          tantivy.FieldType.Unsigned, 1, 2**63)]
+        must = [
+            self._term(S.KIND, S.SESSION_DOC),
+            self._project_query(project),
+            self._date_range(
+                self._date_arg(since, "since"), self._date_arg(until, "until"), S.TS_START
+            ),
+            tantivy.Query.range_query(
+                self.schema, S.MESSAGES, tantivy.FieldType.Unsigned, 1, 2**63
+            ),
+        ]
         searcher = self._searcher()
-        res = searcher.search(self._all(*must), limit, count=True, order_by_field=S.TS_START,
-                              order=tantivy.Order.Desc)
-        return M.SessionPage(sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
-                             total=res.count or 0)
+        res = searcher.search(
+            self._all(*must), limit, count=True, order_by_field=S.TS_START, order=tantivy.Order.Desc
+        )
+        return M.SessionPage(
+            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
+            total=res.count or 0,
+        )
 
 
 def _group(hits: list[M.Hit], count: int, sid: str, title: str) -> M.SessionGroup:
-    return M.SessionGroup(session_id=sid, title=title or hits[0].title, project=hits[0].project,
-                          timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
-                          hit_count=count, hits=hits)
+    return M.SessionGroup(
+        session_id=sid,
+        title=title or hits[0].title,
+        project=hits[0].project,
+        timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
+        hit_count=count,
+        hits=hits,
+    )
 
 
 def _ns(v: Any) -> datetime | None:

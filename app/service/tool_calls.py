@@ -37,8 +37,22 @@ from ccarchive.redact import redact_value
 if TYPE_CHECKING:
     from ccarchive.service.models import Entry
 
-INPUT_TOOLS = frozenset({"Edit", "MultiEdit", "Grep", "Glob", "TodoWrite", "Bash", "Task",
-                         "Agent", "WebFetch", "WebSearch", "NotebookEdit", "Read"})
+INPUT_TOOLS = frozenset(
+    {
+        "Edit",
+        "MultiEdit",
+        "Grep",
+        "Glob",
+        "TodoWrite",
+        "Bash",
+        "Task",
+        "Agent",
+        "WebFetch",
+        "WebSearch",
+        "NotebookEdit",
+        "Read",
+    }
+)
 """Tools whose one-line summary or unfolded body is drawn from their input."""
 MAX_LINE_BYTES = 4 << 20
 """Longer source lines are not read back (a call's input is rarely more than a few kB)."""
@@ -55,16 +69,23 @@ def _tool_use(obj: dict[str, Any], tool_use_id: str) -> dict[str, Any] | None:
     if not isinstance(content, list):
         return None
     for block in content:
-        if isinstance(block, dict) and block.get("type") == "tool_use" \
-                and block.get("id") == tool_use_id:
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "tool_use"
+            and block.get("id") == tool_use_id
+        ):
             data = block.get("input")
             return data if isinstance(data, dict) else None
     return None
 
 
-def read_tool_inputs(root: Path, entries: list[Entry], *, redact: bool = True,
-                     identity: Callable[[str], tuple[int, int] | None] | None = None
-                     ) -> dict[str, dict[str, Any]]:
+def read_tool_inputs(
+    root: Path,
+    entries: list[Entry],
+    *,
+    redact: bool = True,
+    identity: Callable[[str], tuple[int, int] | None] | None = None,
+) -> dict[str, dict[str, Any]]:
     """Entry id -> the `input` object of each tool call among `entries` that needs one.
 
     Args:
@@ -79,8 +100,13 @@ def read_tool_inputs(root: Path, entries: list[Entry], *, redact: bool = True,
     fds: dict[str, int] = {}  # one open file per transcript, not one per call
     try:
         for e in entries:
-            if e.kind != "tool_call" or e.tool not in INPUT_TOOLS or not e.tool_use_id \
-                    or not e.path or not 0 < e.length <= MAX_LINE_BYTES:
+            if (
+                e.kind != "tool_call"
+                or e.tool not in INPUT_TOOLS
+                or not e.tool_use_id
+                or not e.path
+                or not 0 < e.length <= MAX_LINE_BYTES
+            ):
                 continue
             key = (e.path, e.offset, e.length)
             objs = lines.get(key)
@@ -98,9 +124,12 @@ def read_tool_inputs(root: Path, entries: list[Entry], *, redact: bool = True,
     return out
 
 
-def _read_line(root: Path, e: Entry, fds: dict[str, int],
-               identity: Callable[[str], tuple[int, int] | None] | None
-               ) -> list[dict[str, Any]]:
+def _read_line(
+    root: Path,
+    e: Entry,
+    fds: dict[str, int],
+    identity: Callable[[str], tuple[int, int] | None] | None,
+) -> list[dict[str, Any]]:
     """The objects of an entry's source line, opened and checked as every read back is
     (`archive.safe_read`: never out of the archive, the file indexed, the span still a
     line); [] if not."""
@@ -119,8 +148,7 @@ def _read_line(root: Path, e: Entry, fds: dict[str, int],
         return []
 
 
-def tool_summaries(entries: list[Entry],
-                   inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
+def tool_summaries(entries: list[Entry], inputs: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Entry id -> the one-line summary of each tool call among `entries`, as replay shows
     it (`inputs`: what `read_tool_inputs` read back for them)."""
     out = {}
@@ -161,7 +189,7 @@ def fit_path(path: str, width: int) -> str:
         if len(name) <= width:
             return name
         back = (width - 1) * 2 // 3
-        return name[: width - 1 - back] + "…" + name[len(name) - back:]
+        return name[: width - 1 - back] + "…" + name[len(name) - back :]
     tail = name
     for part in reversed(head.split("/") if sep else []):
         if len(part) + 1 + len(tail) + 2 > width:
@@ -189,8 +217,11 @@ def edit_pairs(inp: dict[str, Any]) -> list[tuple[str, str]]:
     """(old, new) texts of an Edit or of each edit of a MultiEdit."""
     edits = inp.get("edits")
     if isinstance(edits, list):
-        return [(str(e.get("old_string") or ""), str(e.get("new_string") or ""))
-                for e in edits if isinstance(e, dict)]
+        return [
+            (str(e.get("old_string") or ""), str(e.get("new_string") or ""))
+            for e in edits
+            if isinstance(e, dict)
+        ]
     if "old_string" in inp or "new_string" in inp:
         return [(str(inp.get("old_string") or ""), str(inp.get("new_string") or ""))]
     return []
@@ -239,8 +270,11 @@ def _from_input(name: str, inp: dict[str, Any]) -> ToolLine | None:
         detail = ""
         if s("offset") or s("limit"):
             start = int(inp.get("offset") or 1)
-            detail = f"lines {start}–{start + int(inp['limit']) - 1}" if s("limit") \
+            detail = (
+                f"lines {start}–{start + int(inp['limit']) - 1}"
+                if s("limit")
                 else f"from line {start}"
+            )
         return ToolLine(name, s("file_path"), detail, main_is_path=True)
     if name == "NotebookEdit":
         return ToolLine(name, s("notebook_path"), s("edit_mode"), main_is_path=True)

@@ -56,8 +56,7 @@ def _styles_dir() -> Path:
 
 
 STYLES = _styles_dir()
-STYLE_FILES = ("base", "search", "replay", "timeline", "plans", "projects", "prompts",
-               "live")
+STYLE_FILES = ("base", "search", "replay", "timeline", "plans", "projects", "prompts", "live")
 
 FREEZE_AFTER = 0.3
 """Seconds after the first paint to move the startup heap out of the collector's way."""
@@ -90,8 +89,9 @@ class ArchiveApp(App[None]):
     """Browse, search and replay a Claude Code archive."""
 
     TITLE = "ccarchive"
-    CSS_PATH = [STYLES / f"{name}.tcss" for name in STYLE_FILES
-                if (STYLES / f"{name}.tcss").exists()]
+    CSS_PATH = [
+        STYLES / f"{name}.tcss" for name in STYLE_FILES if (STYLES / f"{name}.tcss").exists()
+    ]
     MODES = {
         "search": SearchScreen,
         "replay": ReplayScreen,
@@ -105,18 +105,24 @@ class ArchiveApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL, "-tall")]
     BINDINGS = [
-        *(Binding(f"f{n}", f"switch_mode('{mode}')", title, tooltip=help_, priority=True)
-          for n, (mode, _k, title, help_) in enumerate(PANES, start=1)),
-        *(Binding(key, f"switch_mode('{mode}')", title, show=False, tooltip=help_)
-          for mode, key, title, help_ in PANES),
-        Binding("ctrl+p", "command_palette", "Commands", show=False,
-                tooltip="Every action, searchable."),
+        *(
+            Binding(f"f{n}", f"switch_mode('{mode}')", title, tooltip=help_, priority=True)
+            for n, (mode, _k, title, help_) in enumerate(PANES, start=1)
+        ),
+        *(
+            Binding(key, f"switch_mode('{mode}')", title, show=False, tooltip=help_)
+            for mode, key, title, help_ in PANES
+        ),
+        Binding(
+            "ctrl+p", "command_palette", "Commands", show=False, tooltip="Every action, searchable."
+        ),
         Binding("question_mark", "keys", "Keys", tooltip="Every key of this pane."),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="Quit."),
     ]
 
-    def __init__(self, settings: Settings, *, live: LiveArchive | None = None,
-                 start_live: bool = True) -> None:
+    def __init__(
+        self, settings: Settings, *, live: LiveArchive | None = None, start_live: bool = True
+    ) -> None:
         super().__init__()
         self.settings = settings
         """The archive and the data dir."""
@@ -148,7 +154,8 @@ class ArchiveApp(App[None]):
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
         self.theme_changed_signal.subscribe(
-            self, lambda t: preferences.save(self.settings.data_dir, theme=t.name))
+            self, lambda t: preferences.save(self.settings.data_dir, theme=t.name)
+        )
 
     def on_ready(self) -> None:
         # Once the first screen is up, the objects built so far (Textual, rich, the
@@ -205,9 +212,14 @@ class ArchiveApp(App[None]):
         holds its data (`first_frame_complete`), has nothing to hide: holding it back
         only drew its first screen twice (~20 ms a full frame on the 1 GB archive)."""
         mode = getattr(self, "_switching_to", None)
-        if tuning.ENABLED and mode is not None and (
+        if (
+            tuning.ENABLED
+            and mode is not None
+            and (
                 tuning.mode_opened(self, mode)
-                or getattr(self.MODES.get(mode), "first_frame_complete", False)):
+                or getattr(self.MODES.get(mode), "first_frame_complete", False)
+            )
+        ):
             return
         super().delay_update(delay)
 
@@ -239,8 +251,12 @@ class ArchiveApp(App[None]):
         await self.switch_mode("replay")
         screen = self.screen
         if isinstance(screen, ReplayScreen):
-            screen.open_session(message.session_id, entry_id=message.entry_id,
-                                agent_id=message.agent_id, query=message.query)
+            screen.open_session(
+                message.session_id,
+                entry_id=message.entry_id,
+                agent_id=message.agent_id,
+                query=message.query,
+            )
 
     @on(OpenItem)
     async def _open_item(self, message: OpenItem) -> None:
@@ -272,8 +288,9 @@ class ArchiveApp(App[None]):
             return
         self._reported.add(id(worker))
         what = worker.description or worker.name or "background work"
-        self.notify(f"{what}: {worker.error}", title="Something went wrong",
-                    severity="error", timeout=8)
+        self.notify(
+            f"{what}: {worker.error}", title="Something went wrong", severity="error", timeout=8
+        )
 
     # ---- commands ------------------------------------------------------------------
     def action_keys(self) -> None:
@@ -289,8 +306,9 @@ class ArchiveApp(App[None]):
         not the editing keys of Textual's widgets (an Input brings twenty)."""
         for mode, key, title, help_ in PANES:
             n = [p[0] for p in PANES].index(mode) + 1
-            yield SystemCommand(f"Go to {title} (F{n} or {key})", help_,
-                                partial(self.switch_mode, mode))
+            yield SystemCommand(
+                f"Go to {title} (F{n} or {key})", help_, partial(self.switch_mode, mode)
+            )
         seen = {f"switch_mode('{p[0]}')" for p in PANES} | {"command_palette", "quit", "keys"}
         titles: set[str] = set()
         own: dict[int, set[str]] = {}
@@ -298,17 +316,25 @@ class ArchiveApp(App[None]):
             binding, node = binding_info.binding, binding_info.node
             if id(node) not in own:  # what the node's own classes bind (not Textual's)
                 own[id(node)] = {b.action for b in own_bindings(node)}
-            if binding.action in seen or binding.description in titles \
-                    or not binding.description or node is self \
-                    or not (binding.tooltip or binding.show) \
-                    or binding.action not in own[id(node)]:
+            if (
+                binding.action in seen
+                or binding.description in titles
+                or not binding.description
+                or node is self
+                or not (binding.tooltip or binding.show)
+                or binding.action not in own[id(node)]
+            ):
                 continue
             seen.add(binding.action)
             titles.add(binding.description)
-            yield SystemCommand(binding.description, binding.tooltip or binding.description,
-                                partial(self.run_action, binding.action, node))
-        yield SystemCommand("Keys (?)", "Every key of this pane, with what it does.",
-                            self.action_keys)
+            yield SystemCommand(
+                binding.description,
+                binding.tooltip or binding.description,
+                partial(self.run_action, binding.action, node),
+            )
+        yield SystemCommand(
+            "Keys (?)", "Every key of this pane, with what it does.", self.action_keys
+        )
         for command in super().get_system_commands(screen):
             if command.title in PALETTE_EXTRAS and command.title not in titles:
                 yield command
@@ -318,8 +344,9 @@ if TYPE_CHECKING:
     _panes_host: type[PaneHost] = ArchiveApp  # what the panes use of the app, it has
 
 
-def make_app(settings: Settings, *, live: LiveArchive | None = None,
-             start_live: bool = True) -> ArchiveApp:
+def make_app(
+    settings: Settings, *, live: LiveArchive | None = None, start_live: bool = True
+) -> ArchiveApp:
     """The app for an archive (shared by the CLI, the tests and the screenshots).
 
     Args:

@@ -129,7 +129,7 @@ def fit_name(name: str, width: int) -> str:
         keep = width - len(last) - 2  # the `…` and the `/` before the last folder
         if keep >= 1:
             return f"{name[:keep]}…/{last}"
-    return "…" + name[-(width - 1):] if width > 1 else "…"
+    return "…" + name[-(width - 1) :] if width > 1 else "…"
 
 
 def name_width(names: list[str], cap: int, floor: int = 7) -> int:

@@ -37,13 +37,16 @@ def inside(path: Path, root: Path) -> bool:
     return real == top or top in real.parents
 
 
-def default_export_dir(root: Path, *, cwd: Path | None = None,
-                       home: Path | None = None) -> Path:
+def default_export_dir(root: Path, *, cwd: Path | None = None, home: Path | None = None) -> Path:
     """Where an export goes by default: the first of cwd, ~/Downloads, ~ and the temp
     directory that is a directory outside the archive."""
     home = home if home is not None else Path.home()
-    for cand in (cwd if cwd is not None else Path.cwd(), home / "Downloads", home,
-                 Path(tempfile.gettempdir())):
+    for cand in (
+        cwd if cwd is not None else Path.cwd(),
+        home / "Downloads",
+        home,
+        Path(tempfile.gettempdir()),
+    ):
         if cand.is_dir() and not inside(cand, root):
             return cand
     return Path(tempfile.gettempdir())
@@ -74,14 +77,23 @@ def export_target(answer: str, root: Path, name: str) -> Path:
         except (OSError, RuntimeError):
             real = path
         how = f" (through a symlink: {real})" if real != path else ""
-        raise ExportRefused(f"Not exported: {path} is inside the archive {root}{how}, and "
-                            "ccarchive never writes there. Choose a path outside it.")
+        raise ExportRefused(
+            f"Not exported: {path} is inside the archive {root}{how}, and "
+            "ccarchive never writes there. Choose a path outside it."
+        )
     return path
 
 
-def export_markdown(service: object, info: SessionInfo, agent_id: str, title: str,
-                    path: Path, *, archive_root: Path | None = None,
-                    span: tuple[int, int] | None = None) -> int:
+def export_markdown(
+    service: object,
+    info: SessionInfo,
+    agent_id: str,
+    title: str,
+    path: Path,
+    *,
+    archive_root: Path | None = None,
+    span: tuple[int, int] | None = None,
+) -> int:
     """Write a transcript as Markdown, full texts included; returns the entries written.
 
     Args:
@@ -93,13 +105,15 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
         span: only the entries [first, stop) of the transcript (one turn), else all.
     """
     if archive_root is not None and inside(path, archive_root):
-        raise ExportRefused(f"{path} is inside the archive {archive_root}; ccarchive "
-                            "never writes there.")
+        raise ExportRefused(
+            f"{path} is inside the archive {archive_root}; ccarchive never writes there."
+        )
     svc = service
-    lines = [f"# {info.title or info.session_id}" + (f" › subagent: {title}" if agent_id
-                                                        else ""), ""]
-    lines.append(f"- session: `{info.session_id}`" + (f", agent `{agent_id}`" if agent_id
-                                                       else ""))
+    lines = [
+        f"# {info.title or info.session_id}" + (f" › subagent: {title}" if agent_id else ""),
+        "",
+    ]
+    lines.append(f"- session: `{info.session_id}`" + (f", agent `{agent_id}`" if agent_id else ""))
     lines.append(f"- project: `{info.project}`")
     if info.branches:
         lines.append(f"- branch: `{', '.join(info.branches)}`")
@@ -126,8 +140,14 @@ def export_markdown(service: object, info: SessionInfo, agent_id: str, title: st
     return n
 
 
-def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
-           fd: int, span: tuple[int, int] | None = None) -> int:
+def _write(
+    svc: object,
+    info: SessionInfo,
+    agent_id: str,
+    lines: list[str],
+    fd: int,
+    span: tuple[int, int] | None = None,
+) -> int:
     n = 0
     first, stop = span if span is not None else (0, None)
     with open(fd, "w", encoding="utf-8") as out:
@@ -135,14 +155,19 @@ def _write(svc: object, info: SessionInfo, agent_id: str, lines: list[str],
         start = first
         while True:
             limit = 500 if stop is None else max(1, min(500, stop - start))
-            page = svc.transcript(info.session_id, agent_id=agent_id or None,  # type: ignore
-                                  start=start, limit=limit, max_chars=200_000)
+            page = svc.transcript(
+                info.session_id,
+                agent_id=agent_id or None,  # type: ignore
+                start=start,
+                limit=limit,
+                max_chars=200_000,
+            )
             entries: list[Entry] = page.entries
             inputs = svc.tool_inputs(entries)  # type: ignore[attr-defined]
             full_ids = [e.id for e in entries if e.truncated]
             full = {}
             for i in range(0, len(full_ids), 100):
-                for e in svc.entries(full_ids[i:i + 100], max_chars=200_000):  # type: ignore
+                for e in svc.entries(full_ids[i : i + 100], max_chars=200_000):  # type: ignore
                     full[e.id] = e
             for e in entries:
                 out.write(entry_markdown(full.get(e.id, e), inputs.get(e.id)) + "\n")

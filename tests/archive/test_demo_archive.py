@@ -171,8 +171,10 @@ def test_subagent_files_link_to_a_parent_tool_call(demo: tuple[Path, dict]) -> N
         parent = _jsonl(project_dir / f"{sid}.jsonl")
         calls = {
             b["id"]: b
-            for e in parent if e["type"] == "assistant"
-            for b in e["message"]["content"] if b["type"] == "tool_use"
+            for e in parent
+            if e["type"] == "assistant"
+            for b in e["message"]["content"]
+            if b["type"] == "tool_use"
         }
         links = [
             e["message"]["content"][0]["tool_use_id"]
@@ -188,9 +190,13 @@ def test_subagent_files_link_to_a_parent_tool_call(demo: tuple[Path, dict]) -> N
             assert meta["toolUseId"] == links[0]
             assert meta["agentType"] == call["input"]["subagent_type"]
     assert warmups == 1
-    inline = [p for p in _transcripts(root) if p.parent.parent.name == "projects"
-              and not p.name.startswith("agent-")
-              and any(e.get("isSidechain") for e in _jsonl(p))]
+    inline = [
+        p
+        for p in _transcripts(root)
+        if p.parent.parent.name == "projects"
+        and not p.name.startswith("agent-")
+        and any(e.get("isSidechain") for e in _jsonl(p))
+    ]
     assert len(inline) == 1, "one 1.0.x session keeps its subagent inline"
 
 
@@ -235,8 +241,9 @@ def test_timestamps_are_recent_and_two_sessions_are_live(demo: tuple[Path, dict]
     root, _ = demo
     oldest, live = NOW - dt.timedelta(days=22), 0
     for path in _transcripts(root):
-        stamps = [dt.datetime.fromisoformat(e["timestamp"]) for e in _jsonl(path)
-                  if "timestamp" in e]
+        stamps = [
+            dt.datetime.fromisoformat(e["timestamp"]) for e in _jsonl(path) if "timestamp" in e
+        ]
         assert all(oldest < t <= NOW for t in stamps), path
         if stamps:
             last = max(stamps)
@@ -289,18 +296,51 @@ def test_record_types_and_quirks_are_covered(demo: tuple[Path, dict]) -> None:
         if _has_rewind(entries):
             seen.add("rewind")
     required = {
-        "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name",
-        "last-prompt", "permission-mode", "pr-link", "file-history-snapshot",
-        "queue-operation", "progress", "attachment",
-        "system/compact_boundary", "system/api_error", "system/turn_duration",
-        "system/local_command", "system/away_summary",
-        "progress/hook_progress", "progress/bash_progress", "progress/agent_progress",
-        "attachment/queued_command", "attachment/hook_success",
-        "block/text", "block/thinking", "block/tool_use", "empty-thinking",
-        "tool/Bash", "tool/Read", "tool/Edit", "tool/Write", "tool/Grep", "tool/Glob",
-        "tool/TodoWrite", "tool/mcp", "tool/Task", "tool/Agent",
-        "compact-summary", "tool-error", "persisted-output", "fake-credentials", "rewind",
-        "empty-file", "multi-version",
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "last-prompt",
+        "permission-mode",
+        "pr-link",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "system/compact_boundary",
+        "system/api_error",
+        "system/turn_duration",
+        "system/local_command",
+        "system/away_summary",
+        "progress/hook_progress",
+        "progress/bash_progress",
+        "progress/agent_progress",
+        "attachment/queued_command",
+        "attachment/hook_success",
+        "block/text",
+        "block/thinking",
+        "block/tool_use",
+        "empty-thinking",
+        "tool/Bash",
+        "tool/Read",
+        "tool/Edit",
+        "tool/Write",
+        "tool/Grep",
+        "tool/Glob",
+        "tool/TodoWrite",
+        "tool/mcp",
+        "tool/Task",
+        "tool/Agent",
+        "compact-summary",
+        "tool-error",
+        "persisted-output",
+        "fake-credentials",
+        "rewind",
+        "empty-file",
+        "multi-version",
     }
     assert required <= seen, sorted(required - seen)
     # summary records title a branch that ends in *another* session file
@@ -326,6 +366,7 @@ def _has_rewind(entries: list[dict]) -> bool:
 
 # ---- the stories as package data ----------------------------------------------------------
 
+
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     """Every file's bytes and modification time, by relative path."""
     return {rel: (p.read_bytes(), os.stat(p).st_mtime_ns) for rel, p in _files(root).items()}
@@ -348,10 +389,20 @@ def _write_from(installed: Path, root: Path) -> dict:
     """Write the demo with the package at `installed` (a zip or a wheel), in a fresh
     interpreter: no site-packages (so not the editable install) and another hash seed."""
     out = subprocess.run(
-        [sys.executable, "-S", "-c", _WRITE_FROM_INSTALLED, str(installed), str(root),
-         NOW.isoformat()],
-        capture_output=True, text=True, cwd=root.parent,
-        env={"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "12345"})
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            _WRITE_FROM_INSTALLED,
+            str(installed),
+            str(root),
+            NOW.isoformat(),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root.parent,
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "12345"},
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -368,7 +419,7 @@ def _package_files() -> dict[str, Path]:
     out: dict[str, Path] = {}
     for package in tool["packages"]:
         top = max((k for k in roots if package == k or package.startswith(k + ".")), key=len)
-        folder = REPO / roots[top] / package[len(top):].lstrip(".").replace(".", "/")
+        folder = REPO / roots[top] / package[len(top) :].lstrip(".").replace(".", "/")
         arc = package.replace(".", "/")
         for path in sorted(folder.glob("*.py")):
             out[f"{arc}/{path.name}"] = path
@@ -383,11 +434,17 @@ def test_every_story_file_is_packaged() -> None:
     """A data file or folder left out of pyproject.toml works in a checkout and breaks in a
     wheel; a data folder that is not listed makes setuptools warn at every build."""
     data = REPO / "app" / "demo" / "data"
-    files = {f"ccarchive/demo/data/{p.relative_to(data).as_posix()}"
-             for p in data.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    files = {
+        f"ccarchive/demo/data/{p.relative_to(data).as_posix()}"
+        for p in data.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert files and files <= set(_package_files()), sorted(files - set(_package_files()))
-    folders = {"ccarchive.demo.data." + p.relative_to(data).as_posix().replace("/", ".")
-               for p in data.rglob("*") if p.is_dir()} | {"ccarchive.demo.data"}
+    folders = {
+        "ccarchive.demo.data." + p.relative_to(data).as_posix().replace("/", ".")
+        for p in data.rglob("*")
+        if p.is_dir()
+    } | {"ccarchive.demo.data"}
     packages = set(_pyproject()["tool"]["setuptools"]["packages"])
     assert folders <= packages, sorted(folders - packages)
 
@@ -414,12 +471,24 @@ def test_built_wheel_writes_the_same_archive(tmp_path: Path, demo: tuple[Path, d
     """The real thing: `pip wheel` from a copy of the sources, imported from the .whl."""
     src = tmp_path / "src"  # a copy: an in-tree build leaves build/ behind, stale next time
     for folder in ("app", "styles"):
-        shutil.copytree(REPO / folder, src / folder,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, src / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
-                    str(tmp_path / "dist"), str(src)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(tmp_path / "dist"),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = (tmp_path / "dist").glob("ccarchive-*.whl")
     root = tmp_path / "claude"
     result = _write_from(wheel, root)
@@ -429,21 +498,26 @@ def test_built_wheel_writes_the_same_archive(tmp_path: Path, demo: tuple[Path, d
 
 # ---- the script format ----------------------------------------------------------------------
 
+
 def _story(tmp_path: Path, steps: str, header: str = "") -> Path:
     """A one-project, one-session story folder in the format of app/demo/data/README.md."""
     data = tmp_path / "stories"
     (data / "demo").mkdir(parents=True)
     (data / "archive.toml").write_text('projects = ["demo"]\n')
     (data / "demo" / "project.toml").write_text(
-        'path = "/home/demo/src/demo"\nsessions = ["only"]\n[files]\n"a.txt" = "one\\n"\n')
+        'path = "/home/demo/src/demo"\nsessions = ["only"]\n[files]\n"a.txt" = "one\\n"\n'
+    )
     (data / "demo" / "only.toml").write_text(
         'version = "2.1.119"\nbranch = "main"\nmodel = "claude-opus-4-6"\n'
-        f'start = {{days_ago = 1, time = "10:00"}}\n{header}\n{steps}')
+        f'start = {{days_ago = 1, time = "10:00"}}\n{header}\n{steps}'
+    )
     return data
 
 
 def test_a_story_of_its_own_is_played(tmp_path: Path) -> None:
-    data = _story(tmp_path, """
+    data = _story(
+        tmp_path,
+        """
 [[step]]
 let = {greeting = "hello from {{sid}}"}
 [[step]]
@@ -457,37 +531,60 @@ say = "{{greeting}}"
 [[step]]
 finish = true
 last_prompt = "edit a.txt"
-""")
+""",
+    )
     summary = write_demo_archive(tmp_path / "claude", now=NOW, stories=data)
     assert summary["projects"] == 1 and summary["sessions"] == 1
     (path,) = (tmp_path / "claude" / "projects").glob("*/*.jsonl")
     entries = _jsonl(path)
-    said = [e["message"]["content"][0]["text"] for e in entries if e["type"] == "assistant"
-            and e["message"]["content"][0]["type"] == "text"]
+    said = [
+        e["message"]["content"][0]["text"]
+        for e in entries
+        if e["type"] == "assistant" and e["message"]["content"][0]["type"] == "text"
+    ]
     assert said == [f"hello from {path.stem}"]
-    edit = next(e for e in entries if isinstance(e.get("toolUseResult"), dict)
-                and "structuredPatch" in e["toolUseResult"])
+    edit = next(
+        e
+        for e in entries
+        if isinstance(e.get("toolUseResult"), dict) and "structuredPatch" in e["toolUseResult"]
+    )
     assert edit["toolUseResult"]["originalFile"] == "one\n"
 
 
-@pytest.mark.parametrize(("steps", "header", "error"), [
-    ('[[step]]\nshout = "hi"\n', "", "unknown step 'shout'"),
-    ('[[step]]\nsay = "hi"\nloud = true\n', "", "unknown keys ['loud']"),
-    ('[[step]]\nsay = "{{nobody}}"\n', "", "unknown placeholder {{nobody}}"),
-    ('[[step]]\nedit = "a.txt"\nold = "zero"\nnew = "two"\n', "", "must occur exactly once"),
-    ('[[step]]\nprompt = "hi"\n', 'must_end_before = {days_ago = 1, time = "09:00"}',
-     "must end before"),
-    # a value of the wrong TOML type names the step and the key
-    ('[[step]]\nsay = 3\n', "", "step 'say': its value is a text, not 3"),
-    ('[[step]]\nwait = true\n', "", "step 'wait': its value is a number, not True"),
-    ('[[step]]\nbash = "ls"\nstdout = ["a"]\n', "", "step 'bash': 'stdout' is a text, not ['a']"),
-    ('[[step]]\nbash = "ls"\n', "", "step 'bash' needs 'stdout'"),
-    ('[[step]]\nmemory = "notes.md"\ntext = "x"\nat = "yesterday"\n', "",
-     "step 'memory': 'at' is a table, not 'yesterday'"),
-    ('[[step]]\nexit_plan = "# Plan"\nsave = "yes"\n', "",
-     "step 'exit_plan': 'save' is true or false, not 'yes'"),
-    ('[[step]]\ntodo = "write tests"\n', "", "step 'todo': its value is an array"),
-])
+@pytest.mark.parametrize(
+    ("steps", "header", "error"),
+    [
+        ('[[step]]\nshout = "hi"\n', "", "unknown step 'shout'"),
+        ('[[step]]\nsay = "hi"\nloud = true\n', "", "unknown keys ['loud']"),
+        ('[[step]]\nsay = "{{nobody}}"\n', "", "unknown placeholder {{nobody}}"),
+        ('[[step]]\nedit = "a.txt"\nold = "zero"\nnew = "two"\n', "", "must occur exactly once"),
+        (
+            '[[step]]\nprompt = "hi"\n',
+            'must_end_before = {days_ago = 1, time = "09:00"}',
+            "must end before",
+        ),
+        # a value of the wrong TOML type names the step and the key
+        ("[[step]]\nsay = 3\n", "", "step 'say': its value is a text, not 3"),
+        ("[[step]]\nwait = true\n", "", "step 'wait': its value is a number, not True"),
+        (
+            '[[step]]\nbash = "ls"\nstdout = ["a"]\n',
+            "",
+            "step 'bash': 'stdout' is a text, not ['a']",
+        ),
+        ('[[step]]\nbash = "ls"\n', "", "step 'bash' needs 'stdout'"),
+        (
+            '[[step]]\nmemory = "notes.md"\ntext = "x"\nat = "yesterday"\n',
+            "",
+            "step 'memory': 'at' is a table, not 'yesterday'",
+        ),
+        (
+            '[[step]]\nexit_plan = "# Plan"\nsave = "yes"\n',
+            "",
+            "step 'exit_plan': 'save' is true or false, not 'yes'",
+        ),
+        ('[[step]]\ntodo = "write tests"\n', "", "step 'todo': its value is an array"),
+    ],
+)
 def test_a_script_error_is_refused(tmp_path: Path, steps: str, header: str, error: str) -> None:
     """A typo in a script fails loudly, instead of silently writing another archive."""
     data = _story(tmp_path, steps, header)

@@ -20,7 +20,7 @@ def test_offsets_point_at_each_line() -> None:
     rows = read_all(data)
     assert [o for o, _ in rows] == [0, 8, 16, 17]
     for offset, line in rows:
-        assert data[offset:offset + len(line)] == line
+        assert data[offset : offset + len(line)] == line
 
 
 def test_a_last_line_without_newline_is_not_yielded() -> None:
@@ -83,16 +83,23 @@ def test_arbitrary_bytes_never_raise_and_offsets_stay_true(data: bytes) -> None:
     rows = read_all(data)
     for offset, line in rows:
         assert isinstance(line, bytes)
-        assert data[offset:offset + len(line)] == line
-        assert data[offset + len(line):offset + len(line) + 1] == b"\n"
+        assert data[offset : offset + len(line)] == line
+        assert data[offset + len(line) : offset + len(line) + 1] == b"\n"
         for obj in L.decode_line(line, stats):
             assert isinstance(obj, dict)
     assert stats.lines == len(rows)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.dictionaries(st.text(max_size=5), st.text(max_size=20), max_size=3),
-                min_size=1, max_size=5), st.integers(0, 40), st.binary(max_size=8))
+@given(
+    st.lists(
+        st.dictionaries(st.text(max_size=5), st.text(max_size=20), max_size=3),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(0, 40),
+    st.binary(max_size=8),
+)
 def test_mutated_real_looking_lines_keep_every_good_line(objs, cut: int, junk: bytes) -> None:
     """Good lines survive any damage done to a neighbouring line."""
     good = [json.dumps(o).encode() for o in objs]
@@ -108,15 +115,22 @@ def test_what_the_fast_parser_refuses_the_slow_one_refuses_or_repairs() -> None:
     """orjson refuses NaN, numbers beyond a float, lone surrogates and 1,025 levels; the
     fallback parser (for glued lines and invalid UTF-8) must not let them through."""
     stats = L.LineStats()
-    for line in (b'{"a":NaN}', b'{"a":-Infinity}', b'{"a":1e400}',
-                 b'{"a":1' + b"0" * 400 + b"}", b'{"a":1}{"b":NaN}'):
+    for line in (
+        b'{"a":NaN}',
+        b'{"a":-Infinity}',
+        b'{"a":1e400}',
+        b'{"a":1' + b"0" * 400 + b"}",
+        b'{"a":1}{"b":NaN}',
+    ):
         assert L.decode_line(line, stats) == [], line
     assert stats.skipped == {"number_out_of_range": 5}
     assert L.decode_line(b'{"a":18446744073709551616}{"b":1}', stats)[0]["a"] == 2.0**64
-    for line, reason in ((b"[" * 1025 + b"]" * 1025, "nested_too_deep"),
-                         (b'{"a":' * 100_000, "nested_too_deep"),
-                         (b'{"a":1}' + b"[" * 50_000 + b"]" * 50_000, "nested_too_deep"),
-                         (b"{" * 100_000, "invalid_json")):
+    for line, reason in (
+        (b"[" * 1025 + b"]" * 1025, "nested_too_deep"),
+        (b'{"a":' * 100_000, "nested_too_deep"),
+        (b'{"a":1}' + b"[" * 50_000 + b"]" * 50_000, "nested_too_deep"),
+        (b"{" * 100_000, "invalid_json"),
+    ):
         stats = L.LineStats()
         assert L.decode_line(line, stats) == [] and stats.skipped == {reason: 1}, line[:20]
 

@@ -50,15 +50,28 @@ def test_finding_latency() -> None:
                 t = time.perf_counter()
                 svc.search(q, limit=10, group_by_session=grouped)
                 out.append((time.perf_counter() - t) * 1000)
-    exe = [sys.executable, "-m", "ccarchive", "search", "--archive", str(root), "--data-dir",
-           str(base / "data"), "--json", "--limit", "10"]
+    exe = [
+        sys.executable,
+        "-m",
+        "ccarchive",
+        "search",
+        "--archive",
+        str(root),
+        "--data-dir",
+        str(base / "data"),
+        "--json",
+        "--limit",
+        "10",
+    ]
     cli = []
     for q in queries[:15]:
         t = time.perf_counter()
         subprocess.run([*exe, q], check=True, capture_output=True)
         cli.append((time.perf_counter() - t) * 1000)
     report = {
-        "archive_mb": size, "queries": len(queries), "index_build_s": round(build_s, 1),
+        "archive_mb": size,
+        "queries": len(queries),
+        "index_build_s": round(build_s, 1),
         "sessions_p50_ms": round(statistics.median(sessions), 2),
         "sessions_p99_ms": round(_pct(sessions, 0.99), 2),
         "entries_p50_ms": round(statistics.median(entries), 2),

@@ -36,10 +36,24 @@ BENCH_DIR = Path(os.environ.get("CCARCHIVE_BENCH_DIR", "/tmp/ccarchive-bench"))
 SIZE_MB = int(os.environ.get("CCARCHIVE_BENCH_MB", "1024"))
 
 QUERIES = [
-    "migration", "timeout", "error", "parseHttpResponse", '"background worker"', "test*",
-    "fix the failing tests", "kind:plan", "tool:Bash npm", "project:mobile refactor",
-    "after:7d error", "database OR postgres", "NOT tests migration", "README.md",
-    "session memory", "E0432", "auth token refresh", "why is it slow",
+    "migration",
+    "timeout",
+    "error",
+    "parseHttpResponse",
+    '"background worker"',
+    "test*",
+    "fix the failing tests",
+    "kind:plan",
+    "tool:Bash npm",
+    "project:mobile refactor",
+    "after:7d error",
+    "database OR postgres",
+    "NOT tests migration",
+    "README.md",
+    "session memory",
+    "E0432",
+    "auth token refresh",
+    "why is it slow",
 ]
 
 
@@ -50,9 +64,23 @@ def _archive() -> tuple[Path, Path]:
         if not MAKE_ARCHIVE.exists():
             pytest.skip("../shared/corpus/make_archive.py is not present")
         shutil.rmtree(root.parent, ignore_errors=True)
-        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb",
-                        str(SIZE_MB), "--needles", "40", "--faults", "--answers",
-                        str(answers)], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(MAKE_ARCHIVE),
+                "--out",
+                str(root),
+                "--size-mb",
+                str(SIZE_MB),
+                "--needles",
+                "40",
+                "--faults",
+                "--answers",
+                str(answers),
+            ],
+            check=True,
+            capture_output=True,
+        )
     return root, answers
 
 
@@ -63,8 +91,9 @@ def _du(path: Path) -> int:
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     """Wall seconds, peak RSS (kB) and stdout of a command."""
     t0 = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True,
-                          env=env, check=True)
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True, env=env, check=True
+    )
     wall = time.perf_counter() - t0
     rss = int(proc.stderr.strip().splitlines()[-1])
     return wall, rss, proc.stdout
@@ -88,9 +117,16 @@ def test_index_and_search_a_1gb_archive() -> None:
     docs = cold["documents_added"]
     rerun, _, _ = _timed([*exe, "index", "--archive", str(root), "--json"], env)
     index_bytes = _du(data)
-    ceiling = json.loads(subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks.index_ceiling", str(root)], env=env, check=True,
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2]).stdout)
+    ceiling = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tests.benchmarks.index_ceiling", str(root)],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+        ).stdout
+    )
 
     from ccarchive.config import Settings
     from ccarchive.index.store import IndexStore
@@ -117,16 +153,24 @@ def test_index_and_search_a_1gb_archive() -> None:
     script = Path(sys.executable).with_name("ccarchive")
     cli = [str(script)] if script.exists() else exe
     cli_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([*cli, "search", "--archive", str(root), "--json", "warm"], env=cli_env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*cli, "search", "--archive", str(root), "--json", "warm"],
+        env=cli_env,
+        check=True,
+        capture_output=True,
+    )
     cli_ms, rg_ms, py_ms = [], [], []
     for word in [*words, needle] * 3:
         t0 = time.perf_counter()  # the floor: an interpreter that does nothing
         subprocess.run([sys.executable, "-c", "pass"], env=cli_env, check=True)
         py_ms.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
-        subprocess.run([*cli, "search", "--archive", str(root), "--json", word], env=cli_env,
-                       check=True, capture_output=True)
+        subprocess.run(
+            [*cli, "search", "--archive", str(root), "--json", word],
+            env=cli_env,
+            check=True,
+            capture_output=True,
+        )
         cli_ms.append((time.perf_counter() - t0) * 1000)
         if shutil.which("rg"):
             t0 = time.perf_counter()
@@ -150,12 +194,15 @@ def test_index_and_search_a_1gb_archive() -> None:
         "python_startup_median_ms": round(statistics.median(py_ms), 1),
         "rg_median_ms": round(statistics.median(rg_ms), 1) if rg_ms else None,
         "cli_vs_rg": round(statistics.median(rg_ms) / statistics.median(cli_ms), 1)
-        if rg_ms else None,
+        if rg_ms
+        else None,
         "ceiling": ceiling,
         "cold_share_of_ceiling": round(mb / wall / ceiling["ceiling_MB_per_s"], 2),
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }
     print("\n" + json.dumps(report, indent=1))
-    print("slowest queries (p99 ms):", sorted(
-        ((round(_pct(v, 99), 2), q) for q, v in per_query.items()), reverse=True)[:5])
+    print(
+        "slowest queries (p99 ms):",
+        sorted(((round(_pct(v, 99), 2), q) for q, v in per_query.items()), reverse=True)[:5],
+    )
     assert docs > 100_000

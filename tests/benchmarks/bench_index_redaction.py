@@ -72,16 +72,23 @@ def test_indexing_cost_of_redaction(tmp_path: Path) -> None:
     if not MAKE_ARCHIVE.exists():
         pytest.skip("../shared/corpus/make_archive.py is not present")
     root = tmp_path / "claude"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb",
-                    str(SIZE_MB)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb", str(SIZE_MB)],
+        check=True,
+        capture_output=True,
+    )
     runs: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     for _ in range(ROUNDS):
         for redacted in (False, True):
             runs[redacted].append(_index_once(root, redacted))
-    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
-           for k, v in runs.items()}
+    med = {
+        k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+        for k, v in runs.items()
+    }
     print(f"\narchive {SIZE_MB} MB, cold index, median of {ROUNDS}:")
     print(f"  without redaction: wall {med[False][0]:.2f} s, cpu {med[False][1]:.2f} s")
     print(f"  with redaction:    wall {med[True][0]:.2f} s, cpu {med[True][1]:.2f} s")
-    print(f"  ratio: wall x{med[True][0] / med[False][0]:.2f}, "
-          f"cpu x{med[True][1] / med[False][1]:.2f}")
+    print(
+        f"  ratio: wall x{med[True][0] / med[False][0]:.2f}, "
+        f"cpu x{med[True][1] / med[False][1]:.2f}"
+    )

@@ -82,9 +82,19 @@ def big() -> Settings:
         pytest.skip("../shared/corpus/make_archive.py is not present")
     root = BENCH / "1g" / "claude"
     if not (root / "projects").is_dir():
-        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root),
-                        "--size-mb", str(SIZE_MB), "--force"], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                str(MAKE_ARCHIVE),
+                "--out",
+                str(root),
+                "--size-mb",
+                str(SIZE_MB),
+                "--force",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     settings = Settings(root.resolve(), (BENCH / "1g" / "data").resolve())
     live = LiveArchive(settings, watch=False)
     assert live._try_become_writer(), "another process indexes the benchmark archive"
@@ -93,10 +103,16 @@ def big() -> Settings:
     live.stop()
     assert report is not None
     if report.bytes_read > 100e6:
-        _save("initial_index", {"mb": round(report.bytes_read / 1e6), "seconds":
-                                round(time.perf_counter() - t0, 1),
-                                "documents": report.docs_added, "files": report.files_seen,
-                                "load": _loadavg()})
+        _save(
+            "initial_index",
+            {
+                "mb": round(report.bytes_read / 1e6),
+                "seconds": round(time.perf_counter() - t0, 1),
+                "documents": report.docs_added,
+                "files": report.files_seen,
+                "load": _loadavg(),
+            },
+        )
     return settings
 
 
@@ -119,9 +135,14 @@ def _types_of(root: Path, files: set[str], uuids: set[str]) -> dict[str, int]:
                     if kind in ("user", "assistant"):
                         content = (obj.get("message") or {}).get("content")
                         blocks = content if isinstance(content, list) else []
-                        kind += ":" + ",".join(sorted({str(b.get("type")) for b in blocks
-                                                       if isinstance(b, dict)})) \
-                            if blocks else ":text"
+                        kind += (
+                            ":"
+                            + ",".join(
+                                sorted({str(b.get("type")) for b in blocks if isinstance(b, dict)})
+                            )
+                            if blocks
+                            else ":text"
+                        )
                     out[kind] = out.get(kind, 0) + 1
     if left:
         out["not in the files"] = len(left)
@@ -146,9 +167,22 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
     load0 = _loadavg()
 
     proc = subprocess.Popen(
-        [sys.executable, str(MAKE_ARCHIVE), "--append-live", str(settings.archive_root),
-         "--rate", str(rate), "--duration", str(duration), "--live-sessions", "3"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [
+            sys.executable,
+            str(MAKE_ARCHIVE),
+            "--append-live",
+            str(settings.archive_root),
+            "--rate",
+            str(rate),
+            "--duration",
+            str(duration),
+            "--live-sessions",
+            "3",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
 
     def read() -> None:
         assert proc.stdout is not None
@@ -170,8 +204,7 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
             if not todo:
                 continue
             # uuids are stored, not indexed (schema v7+): found through their key
-            q = tantivy.Query.term_set_query(schema, S.UKEY,
-                                             sorted({S.uuid_key(u) for u in todo}))
+            q = tantivy.Query.term_set_query(schema, S.UKEY, sorted({S.uuid_key(u) for u in todo}))
             searcher = searcher_of()
             res = searcher.search(q, len(todo) * 64, count=False)
             now = time.time()
@@ -198,10 +231,15 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
         time.sleep(0.2)
     done.set()
     checker.join(5)
-    caught_up = all(
-        st.offset + st.pending == (settings.archive_root / r).stat().st_size
-        for r, st in list(live.indexer.states.items())
-        if not st.gone and (settings.archive_root / r).exists()) if live.indexer else False
+    caught_up = (
+        all(
+            st.offset + st.pending == (settings.archive_root / r).stat().st_size
+            for r, st in list(live.indexer.states.items())
+            if not st.gone and (settings.archive_root / r).exists()
+        )
+        if live.indexer
+        else False
+    )
     live.stop()
 
     lat = [found_at[u] - t for u, t in appended.items() if u in found_at]
@@ -212,12 +250,17 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
     backlog = []
     for sec in range(int(duration)):
         t = t_start + sec + 1
-        backlog.append(sum(1 for u, ta in appended.items()
-                           if ta <= t and found_at.get(u, float("inf")) > t))
+        backlog.append(
+            sum(1 for u, ta in appended.items() if ta <= t and found_at.get(u, float("inf")) > t)
+        )
     q = max(1, len(backlog) // 4)
     return {
-        "rate": rate, "seconds": duration, "lines": len(appended), "found": len(lat),
-        "no_document": len(never), "no_document_entry_types": never_types,
+        "rate": rate,
+        "seconds": duration,
+        "lines": len(appended),
+        "found": len(lat),
+        "no_document": len(never),
+        "no_document_entry_types": never_types,
         "index_caught_up_to_file_sizes": caught_up,
         "p50_ms": round(statistics.median(lat) * 1000) if lat else None,
         "p95_ms": round(_pct(lat, 0.95) * 1000) if lat else None,
@@ -228,8 +271,10 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
         "batches": len(batches),
         "docs_per_batch_median": statistics.median([d for d, _ in batches]) if batches else 0,
         "batch_ms_median": round(statistics.median([s for _, s in batches]) * 1000)
-        if batches else None,
-        "load_before": load0, "load_after": _loadavg(),
+        if batches
+        else None,
+        "load_before": load0,
+        "load_after": _loadavg(),
     }
 
 
@@ -252,10 +297,19 @@ def test_latency_and_backlog_at_500_lines_per_second(big: Settings) -> None:
 
 
 def _line(sid: str, cwd: str, text: str) -> bytes:
-    obj = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd,
-           "sessionId": sid, "version": "2.0.50", "gitBranch": "main", "type": "user",
-           "message": {"role": "user", "content": text}, "uuid": str(uuidlib.uuid4()),
-           "timestamp": "2026-11-01T10:00:00.000Z"}
+    obj = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": sid,
+        "version": "2.0.50",
+        "gitBranch": "main",
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "uuid": str(uuidlib.uuid4()),
+        "timestamp": "2026-11-01T10:00:00.000Z",
+    }
     return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
@@ -274,7 +328,8 @@ def _many_files(root: Path, projects: int = 50, sessions: int = 20, agents: int 
             sub.mkdir(parents=True, exist_ok=True)
             for a in range(agents):
                 (sub / f"agent-a{p:02d}{s:02d}{a:02d}.jsonl").write_bytes(
-                    _line(sid, cwd, f"agent task {p} {s} {a}"))
+                    _line(sid, cwd, f"agent task {p} {s} {a}")
+                )
                 n += 1
     return n
 
@@ -282,9 +337,21 @@ def _many_files(root: Path, projects: int = 50, sessions: int = 20, agents: int 
 def _idle_cpu(settings: Settings, seconds: float, extra_env: dict[str, str]) -> dict[str, object]:
     exe = Path(sys.executable).with_name("ccarchive")
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **extra_env}
-    p = subprocess.Popen([str(exe), "index", "--watch", "--archive", str(settings.archive_root),
-                          "--data-dir", str(settings.data_dir)], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, env=env)
+    p = subprocess.Popen(
+        [
+            str(exe),
+            "index",
+            "--watch",
+            "--archive",
+            str(settings.archive_root),
+            "--data-dir",
+            str(settings.data_dir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     assert p.stdout is not None
     lines = []
     t0 = time.monotonic()
@@ -294,19 +361,24 @@ def _idle_cpu(settings: Settings, seconds: float, extra_env: dict[str, str]) -> 
             break
         assert time.monotonic() - t0 < 900, lines
     first_pass = time.monotonic() - t0
-    threading.Thread(target=lambda: [lines.append(x.rstrip()) for x in p.stdout],  # type: ignore[union-attr]
-                     daemon=True).start()
+    threading.Thread(
+        target=lambda: [lines.append(x.rstrip()) for x in p.stdout],  # type: ignore[union-attr]
+        daemon=True,
+    ).start()
     time.sleep(2)
     c0, w0 = _cpu_seconds(p.pid), time.monotonic()
     time.sleep(seconds)
     c1, w1 = _cpu_seconds(p.pid), time.monotonic()
     p.terminate()
     p.wait(30)
-    return {"cpu_percent_of_a_core": round(100 * (c1 - c0) / (w1 - w0), 3),
-            "cpu_seconds": round(c1 - c0, 3), "wall_seconds": round(w1 - w0, 1),
-            "startup_to_first_pass_s": round(first_pass, 1),
-            "watching": next((x for x in lines if "watching with" in x), ""),
-            "load": _loadavg()}
+    return {
+        "cpu_percent_of_a_core": round(100 * (c1 - c0) / (w1 - w0), 3),
+        "cpu_seconds": round(c1 - c0, 3),
+        "wall_seconds": round(w1 - w0, 1),
+        "startup_to_first_pass_s": round(first_pass, 1),
+        "watching": next((x for x in lines if "watching with" in x), ""),
+        "load": _loadavg(),
+    }
 
 
 def test_idle_watcher_cpu_on_20000_files() -> None:

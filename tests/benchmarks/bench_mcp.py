@@ -42,11 +42,31 @@ LOAD_SECONDS = float(os.environ.get("CCARCHIVE_BENCH_SECONDS", "60"))
 CLIENTS = 50
 
 QUERIES = [
-    "error", "test", "migration", "database", "the build fails", "fix the bug", "refactor*",
-    "migra*", "useEffect", "snake_case_name", "README.md", "test AND NOT error",
-    "(docker OR kubernetes) deploy", '"npm test"', "tool:Bash npm", "kind:plan",
-    "kind:prompt api", "after:30d deploy", "role:user -tests", "branch:main",
-    "file:config", "before:2026-11-01 login", "kind:memory", "timeout retry", "",
+    "error",
+    "test",
+    "migration",
+    "database",
+    "the build fails",
+    "fix the bug",
+    "refactor*",
+    "migra*",
+    "useEffect",
+    "snake_case_name",
+    "README.md",
+    "test AND NOT error",
+    "(docker OR kubernetes) deploy",
+    '"npm test"',
+    "tool:Bash npm",
+    "kind:plan",
+    "kind:prompt api",
+    "after:30d deploy",
+    "role:user -tests",
+    "branch:main",
+    "file:config",
+    "before:2026-11-01 login",
+    "kind:memory",
+    "timeout retry",
+    "",
 ]
 
 
@@ -62,17 +82,34 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
             pytest.skip("../shared/corpus/make_archive.py is not present")
         out = tmp_path_factory.mktemp("bench")
         root_p, data = out / "claude", out / "data"
-        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root_p),
-                        "--size-mb", "1024", "--needles", "40"], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(MAKE_ARCHIVE),
+                "--out",
+                str(root_p),
+                "--size-mb",
+                "1024",
+                "--needles",
+                "40",
+            ],
+            check=True,
+            capture_output=True,
+        )
     t0 = time.perf_counter()
-    if not list((Settings(root_p.resolve(), data.resolve()).archive_data_dir).glob(
-            "index-v*/complete")):
-        subprocess.run([CCARCHIVE, "index", "--archive", str(root_p), "--data-dir",
-                        str(data), "--json"], check=True, capture_output=True)
+    if not list(
+        (Settings(root_p.resolve(), data.resolve()).archive_data_dir).glob("index-v*/complete")
+    ):
+        subprocess.run(
+            [CCARCHIVE, "index", "--archive", str(root_p), "--data-dir", str(data), "--json"],
+            check=True,
+            capture_output=True,
+        )
     size = sum(p.stat().st_size for p in root_p.rglob("*") if p.is_file()) / 1e6
-    print(f"\narchive {root_p} ({size:,.0f} MB); index (if none yet): "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"\narchive {root_p} ({size:,.0f} MB); index (if none yet): "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     return ["--archive", str(root_p), "--data-dir", str(data)]
 
 
@@ -82,8 +119,10 @@ def _pct(xs: list[float], p: float) -> float:
 
 
 def _report(label: str, xs: list[float]) -> str:
-    return (f"{label:<28} n={len(xs):<5} p50 {_pct(xs, 50):6.2f} ms   p99 {_pct(xs, 99):6.2f} ms"
-            f"   max {max(xs):7.2f} ms")
+    return (
+        f"{label:<28} n={len(xs):<5} p50 {_pct(xs, 50):6.2f} ms   p99 {_pct(xs, 99):6.2f} ms"
+        f"   max {max(xs):7.2f} ms"
+    )
 
 
 async def _calls(c: Client) -> dict[str, list[tuple[str, dict[str, Any]]]]:
@@ -99,7 +138,7 @@ async def _calls(c: Client) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         "search": [("search", {"query": q}) for q in QUERIES],
         "search (limit 50)": [("search", {"query": q, "limit": 50}) for q in QUERIES[:10]],
         "context": [("context", {"id": i}) for i in entry_ids],
-        "get_entries": [("get_entries", {"ids": entry_ids[i:i + 3]}) for i in range(0, 12, 3)],
+        "get_entries": [("get_entries", {"ids": entry_ids[i : i + 3]}) for i in range(0, 12, 3)],
         "get_session": [("get_session", {"session_id": s}) for s in sids],
         "list_sessions": [("list_sessions", {"project": p}) for p in ("", "a", "e")],
         "timeline": [("timeline", {"days": 30})],
@@ -134,13 +173,15 @@ def _print(transport: str, lat: dict[str, list[float]]) -> None:
         print("  " + _report(label, xs))
 
 
-
 @pytest.fixture(scope="module")
 def http_url(big: list[str]) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port),
-                             "--read-only", *big], env=serve_env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only", *big],
+        env=serve_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     wait_for_port(proc, port, timeout=60)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
@@ -154,8 +195,9 @@ def _http(url: str) -> Client:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
-        headers=SERVE_AUTH, timeout=60)))
+    return Client(
+        streamable_http_client(url, http_client=httpx2.AsyncClient(headers=SERVE_AUTH, timeout=60))
+    )
 
 
 @pytest.mark.benchmark
@@ -190,8 +232,9 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
         nonlocal ready
         try:
             async with _http(http_url) as c:
-                hits = (await c.call_tool("search", {"query": "test", "limit": 5})
-                        ).structured_content["hits"]
+                hits = (
+                    await c.call_tool("search", {"query": "test", "limit": 5})
+                ).structured_content["hits"]
                 ids = [h["id"] for h in hits if h["session_id"]] or [hits[0]["id"]]
                 ready += 1
                 if ready == CLIENTS:  # the clock starts once every session is open
@@ -219,8 +262,10 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
 
     await asyncio.gather(*(one(k) for k in range(CLIENTS)))
     wall = time.monotonic() - (deadline[0] - LOAD_SECONDS) if deadline[0] else 1.0
-    print(f"\nHTTP, {CLIENTS} concurrent clients for {LOAD_SECONDS:.0f} s: {len(times):,} calls "
-          f"({len(times) / wall:,.0f}/s), {len(errors)} errors")
+    print(
+        f"\nHTTP, {CLIENTS} concurrent clients for {LOAD_SECONDS:.0f} s: {len(times):,} calls "
+        f"({len(times) / wall:,.0f}/s), {len(errors)} errors"
+    )
     print("  " + _report("mixed calls under load", times))
     assert not errors, errors[:5]
     assert times
@@ -229,26 +274,44 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
 @pytest.mark.benchmark
 def test_hook_wall_time(big: list[str]) -> None:
     """Each hook run is a whole process: start, read the index, search, print."""
-    listed = subprocess.run([CCARCHIVE, "sessions", "--json", "--limit", "1", *big],
-                            capture_output=True, check=True)
+    listed = subprocess.run(
+        [CCARCHIVE, "sessions", "--json", "--limit", "1", *big], capture_output=True, check=True
+    )
     cwd = json.loads(listed.stdout)["sessions"][0]["project"]
     events = [
-        ("user-prompt-submit", {"session_id": "x", "cwd": cwd,
-                                "prompt": "why does the deploy fail with a timeout again"}),
-        ("user-prompt-submit", {"session_id": "x", "cwd": "/elsewhere",
-                                "prompt": "refactor the database migration tests"}),
+        (
+            "user-prompt-submit",
+            {
+                "session_id": "x",
+                "cwd": cwd,
+                "prompt": "why does the deploy fail with a timeout again",
+            },
+        ),
+        (
+            "user-prompt-submit",
+            {
+                "session_id": "x",
+                "cwd": "/elsewhere",
+                "prompt": "refactor the database migration tests",
+            },
+        ),
         ("session-start", {"session_id": "x", "cwd": cwd, "source": "startup"}),
     ]
     for name, event in events:
         times = []
         for _ in range(5):
             t = time.perf_counter()
-            proc = subprocess.run([CCARCHIVE, "hook", name, *big],
-                                  input=json.dumps(event).encode(), capture_output=True)
+            proc = subprocess.run(
+                [CCARCHIVE, "hook", name, *big],
+                input=json.dumps(event).encode(),
+                capture_output=True,
+            )
             times.append((time.perf_counter() - t) * 1000)
             assert proc.returncode == 0
-        print(f"\n  hook {name:<20} wall p50 {_pct(times, 50):6.0f} ms   max "
-              f"{max(times):6.0f} ms   ({len(proc.stdout)} bytes out)")
+        print(
+            f"\n  hook {name:<20} wall p50 {_pct(times, 50):6.0f} ms   max "
+            f"{max(times):6.0f} ms   ({len(proc.stdout)} bytes out)"
+        )
         assert _pct(times, 50) < 1000
 
 
@@ -261,8 +324,9 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
     from ccarchive.service import ArchiveService
 
     root, data = Path(big[1]), Path(big[3])
-    service = ArchiveService(IndexStore(Settings(root.resolve(), data.resolve())
-                                        .archive_data_dir), root)
+    service = ArchiveService(
+        IndexStore(Settings(root.resolve(), data.resolve()).archive_data_dir), root
+    )
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *big])
     times: dict[str, list[float]] = {"service": [], "stdio": [], "http": []}
     async with Client(params) as stdio, _http(http_url) as http:

@@ -115,16 +115,23 @@ async def test_first_screen_of_each_pane(monkeypatch: pytest.MonkeyPatch) -> Non
     for pane, ms in results.items():
         walls = [w for w, _c in painted[pane]]
         cpus = [c for _w, c in painted[pane]]
-        print(f"  {pane:9} painted: wall {p50(walls):6.1f} (cold {walls[0]:6.1f}, max "
-              f"{max(walls[1:]):6.1f})  cpu {p50(cpus):6.1f}   idle: wall {p50(ms):6.1f} "
-              f"cpu {p50(cpu[pane]):6.1f}   gc {p50(gcs[pane]):5.1f}   "
-              f"{'ok' if p50(walls) <= TARGET_MS else 'over target'}")
+        print(
+            f"  {pane:9} painted: wall {p50(walls):6.1f} (cold {walls[0]:6.1f}, max "
+            f"{max(walls[1:]):6.1f})  cpu {p50(cpus):6.1f}   idle: wall {p50(ms):6.1f} "
+            f"cpu {p50(cpu[pane]):6.1f}   gc {p50(gcs[pane]):5.1f}   "
+            f"{'ok' if p50(walls) <= TARGET_MS else 'over target'}"
+        )
 
 
-async def _run(settings: Settings, results: dict[str, list[float]],
-               cpu: dict[str, list[float]], gcs: dict[str, list[float]],
-               painted: dict[str, list[tuple[float, float]]], clock: _GcClock,
-               monkeypatch: pytest.MonkeyPatch) -> None:
+async def _run(
+    settings: Settings,
+    results: dict[str, list[float]],
+    cpu: dict[str, list[float]],
+    gcs: dict[str, list[float]],
+    painted: dict[str, list[tuple[float, float]]],
+    clock: _GcClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service import open_service
     from ccarchive.tui import format as tf

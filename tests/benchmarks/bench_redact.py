@@ -65,8 +65,7 @@ def corpus_texts(root: Path = REAL_CORPUS) -> list[str]:
 
     texts = []
     for path in sorted(root.rglob("*.jsonl")):
-        ex = Extractor(FileSummary(), is_agent_file=path.name.startswith("agent-"),
-                       full_text=True)
+        ex = Extractor(FileSummary(), is_agent_file=path.name.startswith("agent-"), full_text=True)
         for line in path.read_bytes().split(b"\n"):
             if line.strip():
                 for obj in decode_line(line, LineStats()):
@@ -94,12 +93,14 @@ def measure(texts: list[str], name: str, show: int) -> dict:
     t_snip = _cpu(lambda: [redact_window(t, len(t) // 3, len(t) // 3 + 180) for t in stored])
     found = [(i, s, e, k) for i, t in enumerate(texts) for s, e, k in find_secrets(t)]
     print(f"\n{name}: {len(texts)} texts, {mb:.1f} MB")
-    print(f"  find_secrets {mb / t_find:6.1f} MB/s   redact {mb / t_red:6.1f} MB/s   "
-          f"snippet of a stored text {t_snip / len(texts) * 1e6:5.0f} us")
+    print(
+        f"  find_secrets {mb / t_find:6.1f} MB/s   redact {mb / t_red:6.1f} MB/s   "
+        f"snippet of a stored text {t_snip / len(texts) * 1e6:5.0f} us"
+    )
     print(f"  {len(found)} redactions: {dict(Counter(k for *_, k in found))}")
     for i, s, e, k in found[:show]:
         t = texts[i]
-        print(f"    [{k}] {t[max(0, s - 50):s]!r} << {t[s:e][:60]!r} >> {t[e:e + 20]!r}")
+        print(f"    [{k}] {t[max(0, s - 50) : s]!r} << {t[s:e][:60]!r} >> {t[e : e + 20]!r}")
     return {"mb_s_find": mb / t_find, "mb_s_redact": mb / t_red, "redactions": len(found)}
 
 
@@ -123,13 +124,16 @@ def detect_secrets(texts: list[str], python: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "texts.json"
         data.write_text(json.dumps(texts))
-        r = subprocess.run([python, "-c", _DS_SCRIPT, str(data)], capture_output=True,
-                           text=True, check=True)
+        r = subprocess.run(
+            [python, "-c", _DS_SCRIPT, str(data)], capture_output=True, text=True, check=True
+        )
     out = json.loads(r.stdout)
     mb = sum(len(t) for t in texts) / 1e6
     kinds = Counter(k for k, _ in out["found"])
-    print(f"  detect-secrets: {mb / out['seconds']:.2f} MB/s, {len(out['found'])} findings: "
-          f"{dict(kinds)}")
+    print(
+        f"  detect-secrets: {mb / out['seconds']:.2f} MB/s, {len(out['found'])} findings: "
+        f"{dict(kinds)}"
+    )
 
 
 def cut_edges(texts: list[str]) -> None:
@@ -143,14 +147,28 @@ def cut_edges(texts: list[str]) -> None:
     for c in capped:
         limit = len(c) - 3
         head = limit - limit // 5
-        pieces += [c[s:e] for s, e, k in find_secrets(c, cuts=(head, head + 3))
-                   if k == "partial" or (s <= head + 3 and e >= head and k == "private-key")]
-    print(f"  {len(capped)} texts cut by the index, {len(pieces)} pieces redacted at the cut: "
-          f"{pieces[:8]}")
+        pieces += [
+            c[s:e]
+            for s, e, k in find_secrets(c, cuts=(head, head + 3))
+            if k == "partial" or (s <= head + 3 and e >= head and k == "private-key")
+        ]
+    print(
+        f"  {len(capped)} texts cut by the index, {len(pieces)} pieces redacted at the cut: "
+        f"{pieces[:8]}"
+    )
 
 
-def search_cost(queries: tuple[str, ...] = ("test", "error", "migration", "token", "walk",
-                                            "kind:tool_result build", "password")) -> None:
+def search_cost(
+    queries: tuple[str, ...] = (
+        "test",
+        "error",
+        "migration",
+        "token",
+        "walk",
+        "kind:tool_result build",
+        "password",
+    ),
+) -> None:
     """p50 of a search page (20 hits with snippets) on the demo archive, redaction on/off."""
     import statistics
 
@@ -173,9 +191,11 @@ def search_cost(queries: tuple[str, ...] = ("test", "error", "migration", "token
                     t0 = time.perf_counter()
                     svc.search(q, include_tool_results=True, limit=20)
                     times.append(time.perf_counter() - t0)
-            print(f"  search p50 (20 hits), redaction {'on' if on else 'off'}"
-                  f"{', texts seen before' if cached else ''}: "
-                  f"{statistics.median(times) * 1000:.2f} ms")
+            print(
+                f"  search p50 (20 hits), redaction {'on' if on else 'off'}"
+                f"{', texts seen before' if cached else ''}: "
+                f"{statistics.median(times) * 1000:.2f} ms"
+            )
 
 
 def test_redaction_cost_and_false_positives() -> None:
@@ -187,7 +207,7 @@ def test_redaction_cost_and_false_positives() -> None:
     from tests.support.corpus import mixed_corpus
 
     mixed = mixed_corpus(5_000_000)
-    measure([mixed[i:i + 2000] for i in range(0, len(mixed), 2000)], "mixed, 2 kB texts", 50)
+    measure([mixed[i : i + 2000] for i in range(0, len(mixed), 2000)], "mixed, 2 kB texts", 50)
     search_cost()
     assert real["redactions"] < 50  # a real archive is not redacted wholesale
 
@@ -195,8 +215,11 @@ def test_redaction_cost_and_false_positives() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--show", type=int, default=50, help="redactions listed per corpus")
-    ap.add_argument("--detect-secrets", metavar="PYTHON",
-                    help="an interpreter with detect-secrets installed, for comparison")
+    ap.add_argument(
+        "--detect-secrets",
+        metavar="PYTHON",
+        help="an interpreter with detect-secrets installed, for comparison",
+    )
     args = ap.parse_args()
     texts = corpus_texts()
     measure(texts, "real transcripts", args.show)
@@ -206,8 +229,9 @@ def main() -> None:
     from tests.support.corpus import mixed_corpus
 
     mixed = mixed_corpus(5_000_000)
-    measure([mixed[i:i + 2000] for i in range(0, len(mixed), 2000)], "mixed, 2 kB texts",
-            args.show)
+    measure(
+        [mixed[i : i + 2000] for i in range(0, len(mixed), 2000)], "mixed, 2 kB texts", args.show
+    )
     print("\ndemo archive:")
     search_cost()
 

@@ -49,13 +49,29 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[ArchiveService, dict]
             pytest.skip("../shared/corpus/make_archive.py is not present")
         out = tmp_path_factory.mktemp("bench")
         root_p, data, answers_p = out / "claude", out / "data", out / "answers.json"
-        subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root_p),
-                        "--size-mb", "1024", "--needles", "40", "--answers", str(answers_p)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(MAKE_ARCHIVE),
+                "--out",
+                str(root_p),
+                "--size-mb",
+                "1024",
+                "--needles",
+                "40",
+                "--answers",
+                str(answers_p),
+            ],
+            check=True,
+            capture_output=True,
+        )
     exe = Path(sys.executable).with_name("ccarchive")
     t0 = time.perf_counter()
-    subprocess.run([str(exe), "index", "--archive", str(root_p), "--data-dir", str(data),
-                    "--json"], check=True, capture_output=True)
+    subprocess.run(
+        [str(exe), "index", "--archive", str(root_p), "--data-dir", str(data), "--json"],
+        check=True,
+        capture_output=True,
+    )
     print(f"\nindex (or check) of {root_p}: {time.perf_counter() - t0:.1f} s")
     answers = json.loads(answers_p.read_text()) if answers_p.exists() else {"needles": []}
     store = IndexStore(Settings.resolve(root_p, data).archive_data_dir)  # as the CLI does
@@ -69,12 +85,34 @@ def _queries(answers: dict) -> list[str]:
     for n in answers.get("needles", [])[:20]:
         qs.append(n["query"])
         qs.append('"' + n["phrase"].strip("`") + '"')
-    qs += ["error", "test", "migration", "database", "the build fails", "fix the bug",
-           "refactor*", "migra*", "useEffect", "snake_case_name", "E0432", "README.md",
-           "test AND NOT error", "(docker OR kubernetes) deploy", '"npm test"',
-           "tool:Bash npm", "kind:plan", "kind:prompt api", "project:mobile after:30d",
-           "role:user -tests", "model:opus refactor", "branch:main", "file:config",
-           "before:2026-11-01 login", "kind:memory", "session:0 test"]
+    qs += [
+        "error",
+        "test",
+        "migration",
+        "database",
+        "the build fails",
+        "fix the bug",
+        "refactor*",
+        "migra*",
+        "useEffect",
+        "snake_case_name",
+        "E0432",
+        "README.md",
+        "test AND NOT error",
+        "(docker OR kubernetes) deploy",
+        '"npm test"',
+        "tool:Bash npm",
+        "kind:plan",
+        "kind:prompt api",
+        "project:mobile after:30d",
+        "role:user -tests",
+        "model:opus refactor",
+        "branch:main",
+        "file:config",
+        "before:2026-11-01 login",
+        "kind:memory",
+        "session:0 test",
+    ]
     return qs
 
 
@@ -100,32 +138,43 @@ def test_service_latency(big) -> None:
     queries = _queries(answers)
     sessions = [s.session_id for s in svc.sessions(limit=200).sessions]
     plans = [p.codename for p in svc.plans(limit=200).plans]
-    hit_ids = [h.id for q in queries[:20] for h in svc.search(q, limit=3).hits
-               if h.kind not in ("plan", "memory", "history")]
+    hit_ids = [
+        h.id
+        for q in queries[:20]
+        for h in svc.search(q, limit=3).hits
+        if h.kind not in ("plan", "memory", "history")
+    ]
     projects = [p.path.rsplit("/", 1)[-1] for p in svc.projects()]
     calls: dict[str, list[Callable[[], object]]] = {
         "search": [lambda q=q: svc.search(q) for q in queries],
-        "search grouped": [lambda q=q: svc.search(q, group_by_session=True)
-                           for q in queries[::3]],
+        "search grouped": [lambda q=q: svc.search(q, group_by_session=True) for q in queries[::3]],
         "search +facets": [lambda q=q: svc.search(q, facets=True) for q in queries[::3]],
-        "search page 2": [lambda q=q: svc.search(q, cursor=svc.search(q).next_cursor)
-                          for q in ("error", "test", "the build fails")],
-        "sessions": [lambda: svc.sessions()] + [lambda p=p: svc.sessions(project=p)
-                                                for p in projects[:4]]
-                    + [lambda: svc.sessions(since="14d"), lambda: svc.sessions(model="opus")],
+        "search page 2": [
+            lambda q=q: svc.search(q, cursor=svc.search(q).next_cursor)
+            for q in ("error", "test", "the build fails")
+        ],
+        "sessions": [lambda: svc.sessions()]
+        + [lambda p=p: svc.sessions(project=p) for p in projects[:4]]
+        + [lambda: svc.sessions(since="14d"), lambda: svc.sessions(model="opus")],
         "session": [lambda s=s: svc.session(s) for s in rnd.sample(sessions, 10)],
         "projects": [lambda: svc.projects()],
-        "timeline": [lambda: svc.timeline(days=30), lambda: svc.timeline(days=90,
-                                                                          bucket="week"),
-                     lambda p=projects[0]: svc.timeline(days=30, project=p)],
+        "timeline": [
+            lambda: svc.timeline(days=30),
+            lambda: svc.timeline(days=90, bucket="week"),
+            lambda p=projects[0]: svc.timeline(days=30, project=p),
+        ],
         "plan tree": [lambda c=c: svc.plan(c) for c in rnd.sample(plans, min(10, len(plans)))],
         "plans": [lambda: svc.plans()],
-        "transcript page": [lambda s=s: svc.transcript(s, limit=100)
-                            for s in rnd.sample(sessions, 10)],
+        "transcript page": [
+            lambda s=s: svc.transcript(s, limit=100) for s in rnd.sample(sessions, 10)
+        ],
         "context": [lambda i=i: svc.context(i) for i in hit_ids[:15]],
         "entries": [lambda i=i: svc.entries([i]) for i in hit_ids[:15]],
-        "history": [lambda: svc.history(), lambda: svc.history(query="test"),
-                    lambda p=projects[0]: svc.history(project=p)],
+        "history": [
+            lambda: svc.history(),
+            lambda: svc.history(query="test"),
+            lambda p=projects[0]: svc.history(project=p),
+        ],
         "memory files": [lambda: svc.memory_files()],
     }
     for fns in calls.values():  # warm-up
@@ -149,8 +198,10 @@ def test_service_latency(big) -> None:
             verdict += f" (p50<={target[0]} " if target[0] else " ("
             verdict += f"p99<={target[1]})"
         rows.append((name, len(times), p50, p99, max(times), verdict))
-    print(f"\narchive: {st.archive_bytes / 1e9:.2f} GB, {st.sessions} sessions, "
-          f"{st.documents} documents, index {st.index_bytes / 1e6:.0f} MB")
+    print(
+        f"\narchive: {st.archive_bytes / 1e9:.2f} GB, {st.sessions} sessions, "
+        f"{st.documents} documents, index {st.index_bytes / 1e6:.0f} MB"
+    )
     print(f"{'call':<18}{'n':>6}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}  target")
     for name, n, p50, p99, mx, verdict in rows:
         print(f"{name:<18}{n:>6}{p50:>10.2f}{p99:>10.2f}{mx:>10.2f}  {verdict}")

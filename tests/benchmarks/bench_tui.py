@@ -34,8 +34,10 @@ ARCHIVE = Path(os.environ.get("CCARCHIVE_BENCH_ARCHIVE", "/tmp/b1g/claude"))
 DATA = Path(os.environ.get("CCARCHIVE_BENCH_DATA", "/tmp/b1g/data"))
 QUERIES = ["migration", "error handling", "parser", "test fail", "database", "refactor"]
 
-pytestmark = [pytest.mark.benchmark,
-              pytest.mark.skipif(not ARCHIVE.exists(), reason=f"no archive at {ARCHIVE}")]
+pytestmark = [
+    pytest.mark.benchmark,
+    pytest.mark.skipif(not ARCHIVE.exists(), reason=f"no archive at {ARCHIVE}"),
+]
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -107,9 +109,11 @@ async def test_keystroke_to_results_painted() -> None:
                     await asyncio.sleep(0.0005)
                 times.append((paints[-1] - t0) * 1000)
                 await asyncio.sleep(0.02)  # a little time between keys
-    print(f"\nkeystroke -> results painted over {len(times)} keystrokes: "
-          f"p50 {statistics.median(times):.1f} ms, p95 {pct(times, 95):.1f} ms, "
-          f"max {max(times):.1f} ms")
+    print(
+        f"\nkeystroke -> results painted over {len(times)} keystrokes: "
+        f"p50 {statistics.median(times):.1f} ms, p95 {pct(times, 95):.1f} ms, "
+        f"max {max(times):.1f} ms"
+    )
 
 
 async def test_first_screen_of_the_biggest_session() -> None:
@@ -139,6 +143,8 @@ async def test_first_screen_of_the_biggest_session() -> None:
             await pilot.pause(0.002)
         await pilot.pause()
         end = time.perf_counter() - t2
-    print(f"\nbiggest session {biggest.session_id[:8]}: {biggest.archive_bytes / 1e6:.0f} MB, "
-          f"{view.total:,} entries; first screen {first * 1000:.0f} ms, "
-          f"page down {scroll * 1000:.1f} ms each, jump to the end {end * 1000:.0f} ms")
+    print(
+        f"\nbiggest session {biggest.session_id[:8]}: {biggest.archive_bytes / 1e6:.0f} MB, "
+        f"{view.total:,} entries; first screen {first * 1000:.0f} ms, "
+        f"page down {scroll * 1000:.1f} ms each, jump to the end {end * 1000:.0f} ms"
+    )

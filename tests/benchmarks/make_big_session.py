@@ -37,7 +37,11 @@ def main(source: Path, out_root: Path) -> None:
                 except ValueError:
                     continue
                 if not isinstance(obj, dict) or obj.get("type") not in (
-                        "user", "assistant", "system", "summary"):
+                    "user",
+                    "assistant",
+                    "system",
+                    "summary",
+                ):
                     continue
                 new = str(uuid.uuid4())
                 if obj.get("uuid"):

@@ -33,8 +33,9 @@ def test_the_mcp_commands_are_listed_and_found() -> None:
     """`serve` and `hook` are added on first look-up; help and typos still see them."""
     assert {"serve", "hook"} <= set(main.list_commands(click.Context(main)))
     assert _command("serve") is not None and _command("hook") is not None
-    listed = [line.split()[0] for line in run("--help").output.splitlines()
-              if line.startswith("  ")]
+    listed = [
+        line.split()[0] for line in run("--help").output.splitlines() if line.startswith("  ")
+    ]
     assert {"serve", "hook", "search"} <= set(listed)
     assert "serve" in run("sevre").output
 
@@ -52,16 +53,30 @@ def test_search_leaves_what_it_does_not_need_unimported(demo_service) -> None:
     )
     data_dir = demo_service.store.base.parent
     out = subprocess.run(
-        [sys.executable, "-c", code, "search", "--archive", str(demo_service.root),
-         "--data-dir", str(data_dir), "--json", "migration"],
-        capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-c",
+            code,
+            "search",
+            "--archive",
+            str(demo_service.root),
+            "--data-dir",
+            str(data_dir),
+            "--json",
+            "migration",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(out.stdout)["hits"]
     assert "unneeded: []" in out.stderr, out.stderr
 
 
 def test_no_archive_says_so_and_offers_the_demo(tmp_path: Path) -> None:
-    result = run("search", "x", "--archive", str(tmp_path / "nothing"), "--data-dir",
-                 str(tmp_path / "data"))
+    result = run(
+        "search", "x", "--archive", str(tmp_path / "nothing"), "--data-dir", str(tmp_path / "data")
+    )
     assert result.exit_code == 1
     assert "no Claude Code archive" in result.output and "ccarchive demo" in result.output
 
@@ -77,16 +92,24 @@ def test_index_search_status_show_on_the_demo(demo_archive: Path, tmp_path: Path
     assert again["documents_added"] == 0 and again["files_read"] == 0
 
     hits = json.loads(run("search", *common, "--json", "gitignore walker").output)["hits"]
-    assert hits and {"kind", "session_id", "uuid", "project", "timestamp", "title",
-                     "snippet", "score", "path"} <= set(hits[0])
+    assert hits and {
+        "kind",
+        "session_id",
+        "uuid",
+        "project",
+        "timestamp",
+        "title",
+        "snippet",
+        "score",
+        "path",
+    } <= set(hits[0])
 
     text = run("search", *common, "gitignore").output
     assert "matches" in text and hits[0]["id"].split(":")[0] in text.replace("\n", "")
 
     status = json.loads(run("status", *common, "--json").output)
     assert status["documents"] > 100 and status["sessions"] >= 14
-    assert set(status["documents_by_kind"]) >= {"prompt", "assistant", "plan", "memory",
-                                                 "history"}
+    assert set(status["documents_by_kind"]) >= {"prompt", "assistant", "plan", "memory", "history"}
 
     sid = hits[0]["session_id"]
     shown = run("show", *common, sid[:8])
@@ -104,7 +127,8 @@ def test_index_search_status_show_on_the_demo(demo_archive: Path, tmp_path: Path
 
 
 def test_a_data_dir_inside_the_archive_is_refused(demo_archive: Path) -> None:
-    result = run("status", "--archive", str(demo_archive), "--data-dir",
-                 str(demo_archive / "cache"))
+    result = run(
+        "status", "--archive", str(demo_archive), "--data-dir", str(demo_archive / "cache")
+    )
     assert result.exit_code == 1 and "never writes into the archive" in result.output
     assert not (demo_archive / "cache").exists()

@@ -74,8 +74,11 @@ def test_show_names_each_tool_call_and_each_entry_id(indexed) -> None:
     text = out.stdout
     head = text.splitlines()[0]
     assert head.startswith("Retry backoff for fetch") and "/home/u/work/cli" in head
-    calls = {ln.split(None, 3)[2]: ln.split(None, 3)[3] for ln in text.splitlines()
-             if ln[:4].isdigit() and ln.split(None, 3)[2] in ("Read", "Grep", "Bash")}
+    calls = {
+        ln.split(None, 3)[2]: ln.split(None, 3)[3]
+        for ln in text.splitlines()
+        if ln[:4].isdigit() and ln.split(None, 3)[2] in ("Read", "Grep", "Bash")
+    }
     assert calls["Read"] == "/home/u/work/cli/src/fetch.py"
     assert calls["Grep"] == "def retry · in /home/u/work/cli"
     assert calls["Bash"] == f"{A.COMMAND} · Commit without the hooks"
@@ -101,12 +104,15 @@ def test_show_says_when_entries_are_left_out(indexed) -> None:
     assert "5 of 260 entries shown; --limit N for more" in out.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ["--no-verify", "--json", "--limit", "5"],
-    ["--json", "--limit", "5", "--no-verify"],
-    ["--limit=5", "--no-verify", "--json"],
-    ["--json", "--limit", "5", "--", "--no-verify"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--no-verify", "--json", "--limit", "5"],
+        ["--json", "--limit", "5", "--no-verify"],
+        ["--limit=5", "--no-verify", "--json"],
+        ["--json", "--limit", "5", "--", "--no-verify"],
+    ],
+)
 def test_a_query_that_starts_with_dashes_is_searched(indexed, args: list[str]) -> None:
     common, svc = indexed
     out = run("search", *common, *args)
@@ -119,8 +125,7 @@ def test_a_query_that_starts_with_dashes_is_searched(indexed, args: list[str]) -
 
 def test_minus_words_anywhere_and_options_after_them(indexed) -> None:
     common, svc = indexed
-    out = run("search", "retry", "-flaky", "--json", "--entries", "--limit", "20",
-              *common)
+    out = run("search", "retry", "-flaky", "--json", "--entries", "--limit", "20", *common)
     assert out.exit_code == 0, out.output
     got = [h["id"] for h in json.loads(out.stdout)["hits"]]
     assert got == [h.id for h in svc.search("retry -flaky", limit=20).hits]
@@ -132,6 +137,6 @@ def test_minus_words_anywhere_and_options_after_them(indexed) -> None:
 
 def test_help_lists_the_default_commands_options(tmp_path: Path) -> None:
     out = run("--help").stdout
-    section = out[out.index("Options of the app"):]
+    section = out[out.index("Options of the app") :]
     for option in ("--archive", "--data-dir", "--demo"):
         assert option in section

@@ -34,17 +34,25 @@ def cli(*args: str, pipe_to: list[str] | None = None) -> subprocess.CompletedPro
     if pipe_to is None:
         return subprocess.run(cmd, capture_output=True, text=True, check=False)
     producer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    consumer = subprocess.run(pipe_to, stdin=producer.stdout, capture_output=True,
-                              text=True, check=False)
+    consumer = subprocess.run(
+        pipe_to, stdin=producer.stdout, capture_output=True, text=True, check=False
+    )
     producer.stdout.close()
     err = producer.stderr.read().decode()
     producer.wait(30)
     return subprocess.CompletedProcess(cmd, producer.returncode, consumer.stdout, err)
 
 
-@pytest.mark.parametrize(("typo", "meant"), [("--grup", "--group"), ("--limt", "--limit"),
-                                             ("--jsno", "--json"), ("--projet", "--project"),
-                                             ("--limt=3", "--limit")])
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [
+        ("--grup", "--group"),
+        ("--limt", "--limit"),
+        ("--jsno", "--json"),
+        ("--projet", "--project"),
+        ("--limt=3", "--limit"),
+    ],
+)
 def test_a_misspelled_flag_is_an_error_that_names_the_flag(indexed, typo, meant) -> None:
     result = run("search", "tests", "fail", typo, *indexed)
     assert result.exit_code == 2
@@ -60,8 +68,10 @@ def test_a_flag_searched_for_on_purpose_is_still_searched(indexed) -> None:
     assert result.exit_code == 0, result.output
 
 
-@pytest.mark.parametrize("command", [["search", "walker"], ["show", "f26dbc60"],
-                                     ["sessions"], ["search", "walker", "--json"]])
+@pytest.mark.parametrize(
+    "command",
+    [["search", "walker"], ["show", "f26dbc60"], ["sessions"], ["search", "walker", "--json"]],
+)
 def test_a_closed_pipe_is_success(indexed, command) -> None:
     out = cli(*command, *indexed, pipe_to=["head", "-c", "1"])
     assert out.returncode == 0, out.stderr
@@ -69,11 +79,21 @@ def test_a_closed_pipe_is_success(indexed, command) -> None:
 
 
 def test_search_cursor_reads_the_next_page(indexed) -> None:
-    first = json.loads(run("search", "the", "--entries", "--limit", "3", "--json",
-                           *indexed).output)
+    first = json.loads(run("search", "the", "--entries", "--limit", "3", "--json", *indexed).output)
     assert first["next_cursor"]
-    second = json.loads(run("search", "the", "--entries", "--limit", "3", "--json",
-                            "--cursor", first["next_cursor"], *indexed).output)
+    second = json.loads(
+        run(
+            "search",
+            "the",
+            "--entries",
+            "--limit",
+            "3",
+            "--json",
+            "--cursor",
+            first["next_cursor"],
+            *indexed,
+        ).output
+    )
     ids = [h["id"] for h in first["hits"]]
     assert second["hits"] and not {h["id"] for h in second["hits"]} & set(ids)
 
@@ -89,8 +109,9 @@ def test_show_reads_a_session_whole_in_pages(indexed) -> None:
     assert [e["id"] for e in big["entries"]] == ids
     # a page and the cursor after it give the rest, in order
     head = json.loads(run("show", "f26dbc60", "--limit", "7", "--json", *indexed).output)
-    rest = json.loads(run("show", "f26dbc60", "--all", "--cursor", head["next_cursor"],
-                          "--json", *indexed).output)
+    rest = json.loads(
+        run("show", "f26dbc60", "--all", "--cursor", head["next_cursor"], "--json", *indexed).output
+    )
     assert [e["id"] for e in head["entries"] + rest["entries"]] == ids
 
 

@@ -30,11 +30,15 @@ CASES = [
     (['"release" OR tally'], {}),
     (["kind:plan"], {}),
     (["test", "--kind", "tool_result", "--kind", "prompt"], {"kind": ["tool_result", "prompt"]}),
-    (["the", "--all-kinds", "--limit", "30"], {"include_tool_results": True,
-                                               "include_thinking": True, "limit": 30}),
+    (
+        ["the", "--all-kinds", "--limit", "30"],
+        {"include_tool_results": True, "include_thinking": True, "limit": 30},
+    ),
     (["the", "--project", "tally"], {"project": "tally"}),
-    (["the", "--since", "2026-11-10", "--until", "2026-11-18"],
-     {"since": "2026-11-10", "until": "2026-11-18"}),
+    (
+        ["the", "--since", "2026-11-10", "--until", "2026-11-18"],
+        {"since": "2026-11-10", "until": "2026-11-18"},
+    ),
     (["test", "--group"], {"group_by_session": True}),
     (["test", "--entries"], {"group_by_session": False}),
     (["test", "--recent"], {"recency": True}),
@@ -46,15 +50,21 @@ CASES = [
 def test_cli_json_equals_the_service(indexed, args: list[str], kwargs: dict) -> None:
     root, data, svc = indexed
     assert isinstance(svc, ArchiveService)
-    out = subprocess.run([_ccarchive(), "search", "--archive", str(root), "--data-dir",
-                          str(data), "--json", *args], capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [_ccarchive(), "search", "--archive", str(root), "--data-dir", str(data), "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    query = " ".join(a for a in args if not a.startswith("--")
-                     and a not in [str(v) for v in kwargs.values()
-                                   if not isinstance(v, bool | list)]
-                     and a not in sum([v for v in kwargs.values() if isinstance(v, list)], []))
+    query = " ".join(
+        a
+        for a in args
+        if not a.startswith("--")
+        and a not in [str(v) for v in kwargs.values() if not isinstance(v, bool | list)]
+        and a not in sum([v for v in kwargs.values() if isinstance(v, list)], [])
+    )
     # sessions are the default; --entries or a kind asks for single entries
     kwargs = {"group_by_session": not narrows_to_entries(query, kwargs.get("kind")), **kwargs}
     page = svc.search(query, **kwargs)
@@ -67,8 +77,22 @@ def test_cli_json_equals_the_service(indexed, args: list[str], kwargs: dict) -> 
 
 def test_cli_bad_argument_is_a_clear_error(indexed) -> None:
     root, data, _svc = indexed
-    out = subprocess.run([_ccarchive(), "search", "--archive", str(root), "--data-dir",
-                          str(data), "--json", "test", "--since", "bogus"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            _ccarchive(),
+            "search",
+            "--archive",
+            str(root),
+            "--data-dir",
+            str(data),
+            "--json",
+            "test",
+            "--since",
+            "bogus",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode != 0
     assert "since" in out.stderr and "Traceback" not in out.stderr

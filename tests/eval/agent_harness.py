@@ -63,11 +63,16 @@ class Report:
         every = [p for c in cats for p in self.rows[c]]
         for cat, rows in [*((c, self.rows[c]) for c in cats), ("ALL", every)]:
             t1 = sorted(p.tokens1 for p in rows)
-            out.append({"category": cat, "n": len(rows),
-                        "fact@1": sum(p.at1 for p in rows) / len(rows),
-                        "fact@2": sum(p.at2 for p in rows) / len(rows),
-                        "median_tokens": int(statistics.median(t1)),
-                        "p90_tokens": t1[min(len(t1) - 1, int(0.9 * len(t1)))]})
+            out.append(
+                {
+                    "category": cat,
+                    "n": len(rows),
+                    "fact@1": sum(p.at1 for p in rows) / len(rows),
+                    "fact@2": sum(p.at2 for p in rows) / len(rows),
+                    "median_tokens": int(statistics.median(t1)),
+                    "p90_tokens": t1[min(len(t1) - 1, int(0.9 * len(t1)))],
+                }
+            )
         return out
 
 
@@ -89,16 +94,20 @@ def needle_questions(answers: Path) -> list[Question]:
         if fact:
             out.append(Question(n["id"], f"needle-{n['kind']}", n["query"], [fact]))
             if n["kind"] == "prompt":  # a typed prompt, asked of the history tool too
-                out.append(Question(n["id"], "search_history", n["query"], [fact],
-                                    tool="search_history"))
+                out.append(
+                    Question(n["id"], "search_history", n["query"], [fact], tool="search_history")
+                )
     return out
 
 
 def own_questions() -> list[Question]:
     if not QUESTIONS.exists():
         return []
-    return [Question(q["id"], q["cat"], q["q"], q["facts"])
-            for q in map(json.loads, QUESTIONS.read_text().splitlines()) if q]
+    return [
+        Question(q["id"], q["cat"], q["q"], q["facts"])
+        for q in map(json.loads, QUESTIONS.read_text().splitlines())
+        if q
+    ]
 
 
 def tokens(data: Any) -> int:
@@ -144,19 +153,23 @@ async def play(client: Any, q: Question) -> Played:
             r2 = await client.call_tool(tool, args)
             d2 = r2.structured_content or {"error": r2.content[0].text}
             t2 = tokens(d2)
-            at2 = any(f.lower() in json.dumps(d2, ensure_ascii=False).lower()
-                      for f in q.facts)
+            at2 = any(f.lower() in json.dumps(d2, ensure_ascii=False).lower() for f in q.facts)
     return Played(at1, at2, t1, t2)
 
 
 def tool_list_tokens(tools: list[Any]) -> int:
     """Characters / 4 of the tool definitions as a client sends them to the model."""
-    return tokens([{"name": t.name, "description": t.description,
-                    "input_schema": t.input_schema} for t in tools])
+    return tokens(
+        [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in tools
+        ]
+    )
 
 
-async def evaluate(service: Any, questions: list[Question], *, verbose: bool = False,
-                   now: Any = None) -> tuple[Report, int]:
+async def evaluate(
+    service: Any, questions: list[Question], *, verbose: bool = False, now: Any = None
+) -> tuple[Report, int]:
     from mcp import Client
 
     from ccarchive.mcp_server.server import build_server
@@ -182,10 +195,27 @@ def build(seed: int, workdir: Path, size_mb: int) -> tuple[Any, Path]:
 
     out = workdir / f"s{seed}"
     root, answers = out / "claude", out / "answers.json"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--seed",
-                    str(seed), "--needles", "40", "--answers", str(answers), "--manifest",
-                    str(out / "manifest.jsonl"), "--size-mb", str(size_mb), "--force"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(MAKE_ARCHIVE),
+            "--out",
+            str(root),
+            "--seed",
+            str(seed),
+            "--needles",
+            "40",
+            "--answers",
+            str(answers),
+            "--manifest",
+            str(out / "manifest.jsonl"),
+            "--size-mb",
+            str(size_mb),
+            "--force",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return build_index(root, out / "data"), answers
 
 
@@ -193,7 +223,9 @@ def format_table(table: list[dict], listed: int | None = None) -> str:
     lines = [f"{'category':<18} {'n':>4} {'fact@1':>7} {'fact@2':>7} {'median':>7} {'p90':>6}"]
     lines += [
         f"{r['category']:<18} {r['n']:>4} {r['fact@1']:>7.2f} {r['fact@2']:>7.2f} "
-        f"{r['median_tokens']:>7} {r['p90_tokens']:>6}" for r in table]
+        f"{r['median_tokens']:>7} {r['p90_tokens']:>6}"
+        for r in table
+    ]
     if listed is not None:
         lines.append(f"tool list: {listed} tokens")
     return "\n".join(lines)

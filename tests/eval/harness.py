@@ -94,13 +94,16 @@ class Report:
         everything = [o for c in cats for o in self.rows[c]]
         for cat, rows in [*((c, self.rows[c]) for c in cats), ("ALL", everything)]:
             turns = [o.turn_found for o in rows if o.turn_found is not None]
-            out.append({
-                "category": cat, "n": len(rows),
-                "recall@10": sum(o.rank is not None for o in rows) / len(rows),
-                "mrr@10": sum(1 / o.rank for o in rows if o.rank) / len(rows),
-                "turn@10": (sum(turns) / len(turns)) if turns else None,
-                "turn_n": len(turns),
-            })
+            out.append(
+                {
+                    "category": cat,
+                    "n": len(rows),
+                    "recall@10": sum(o.rank is not None for o in rows) / len(rows),
+                    "mrr@10": sum(1 / o.rank for o in rows if o.rank) / len(rows),
+                    "turn@10": (sum(turns) / len(turns)) if turns else None,
+                    "turn_n": len(turns),
+                }
+            )
         return out
 
 
@@ -110,12 +113,33 @@ def build_archive(seed: int, out: Path, size_mb: int = 50) -> tuple[Path, Path, 
     planted facts; returns archive, manifest, answers."""
     root = out / "claude"
     manifest, answers = out / "manifest.jsonl", out / "answers.json"
-    if manifest.is_file() and answers.is_file() and json.loads(
-            manifest.read_text().split("\n", 1)[0]).get("seed") == str(seed):
+    if (
+        manifest.is_file()
+        and answers.is_file()
+        and json.loads(manifest.read_text().split("\n", 1)[0]).get("seed") == str(seed)
+    ):
         return root, manifest, answers  # made by an earlier run (the seed fixes it)
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--seed", str(seed),
-                    "--needles", "40", "--answers", str(answers), "--manifest", str(manifest),
-                    "--size-mb", str(size_mb), "--force"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(MAKE_ARCHIVE),
+            "--out",
+            str(root),
+            "--seed",
+            str(seed),
+            "--needles",
+            "40",
+            "--answers",
+            str(answers),
+            "--manifest",
+            str(manifest),
+            "--size-mb",
+            str(size_mb),
+            "--force",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return root, manifest, answers
 
 
@@ -135,10 +159,11 @@ def load_queries(manifest: Path, answers: Path) -> list[Query]:
         if not rel:
             raise ValueError(f"query {q['id']}: no session of this archive comes from {q['src']}")
         queries.append(Query(q["id"], q["cat"], q["q"], rel, q.get("turn", "")))
-    queries.extend(Query(n["id"], "needle", n["query"], {n["sessionId"]},
-                         n.get("prompt", "")[:40])
-                   for n in json.loads(answers.read_text())["needles"]
-                   if n.get("kind") == "transcript" and n.get("sessionId"))
+    queries.extend(
+        Query(n["id"], "needle", n["query"], {n["sessionId"]}, n.get("prompt", "")[:40])
+        for n in json.loads(answers.read_text())["needles"]
+        if n.get("kind") == "transcript" and n.get("sessionId")
+    )
     return queries
 
 
@@ -169,13 +194,15 @@ def format_table(table: list[dict]) -> str:
     lines = [f"{'category':<20} {'n':>4} {'R@10':>6} {'MRR@10':>7} {'Turn@10':>8}"]
     for r in table:
         turn = f"{r['turn@10']:.2f} ({r['turn_n']})" if r["turn@10"] is not None else "-"
-        lines.append(f"{r['category']:<20} {r['n']:>4} {r['recall@10']:>6.2f} "
-                     f"{r['mrr@10']:>7.2f} {turn:>8}")
+        lines.append(
+            f"{r['category']:<20} {r['n']:>4} {r['recall@10']:>6.2f} {r['mrr@10']:>7.2f} {turn:>8}"
+        )
     return "\n".join(lines)
 
 
-def evaluate_seed(seed: int, workdir: Path, verbose: bool = False, size_mb: int = 50,
-                  semantic: bool = False) -> tuple[Report, Report | None, dict]:
+def evaluate_seed(
+    seed: int, workdir: Path, verbose: bool = False, size_mb: int = 50, semantic: bool = False
+) -> tuple[Report, Report | None, dict]:
     """The seed's report, and with `semantic` its report with semantic search on and
     what that cost."""
     from tests.conftest import build_index
@@ -223,8 +250,13 @@ def enable_semantic(service, root: Path, data: Path) -> dict:
     service.semantic.matrix.refresh()
     matrix_bytes = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    words = ["why did the nightly export time out", "retry with backoff", "parser crash",
-             "how do I make the tests less flaky", "deploy to production"]
+    words = [
+        "why did the nightly export time out",
+        "retry with backoff",
+        "parser crash",
+        "how do I make the tests less flaky",
+        "deploy to production",
+    ]
     encoder.encode(["warm up"])
     t0 = time.perf_counter()
     for w in words:
@@ -232,21 +264,30 @@ def enable_semantic(service, root: Path, data: Path) -> dict:
     encode_ms = (time.perf_counter() - t0) * 1000 / len(words)
     store = service.semantic.vectors.path
     layers = getattr(encoder, "layers", None)  # the numpy encoder's; else the graph file
-    weights = sum(a.nbytes for layer in layers for a in vars(layer).values()
-                  if hasattr(a, "nbytes")) + encoder.word.nbytes + encoder.pos.nbytes \
-        if layers is not None else encoder.path.stat().st_size
-    return {"texts": texts, "vectors": len(service.semantic.matrix),
-            "embed_s": round(embed_s, 1), "model_load_s": round(load_s, 2),
-            "per_text_ms": round(embed_s * 1000 / max(1, texts), 1),
-            "query_encode_ms": round(encode_ms, 1),
-            "matrix_mb": round(matrix_bytes / 1e6, 2),
-            "encoder_weights_mb": round(weights / 1e6, 1),
-            "encoder": type(encoder).__name__,
-            "store_mb": round(sum(p.stat().st_size for p in store.iterdir()) / 1e6, 2)}
+    weights = (
+        sum(a.nbytes for layer in layers for a in vars(layer).values() if hasattr(a, "nbytes"))
+        + encoder.word.nbytes
+        + encoder.pos.nbytes
+        if layers is not None
+        else encoder.path.stat().st_size
+    )
+    return {
+        "texts": texts,
+        "vectors": len(service.semantic.matrix),
+        "embed_s": round(embed_s, 1),
+        "model_load_s": round(load_s, 2),
+        "per_text_ms": round(embed_s * 1000 / max(1, texts), 1),
+        "query_encode_ms": round(encode_ms, 1),
+        "matrix_mb": round(matrix_bytes / 1e6, 2),
+        "encoder_weights_mb": round(weights / 1e6, 1),
+        "encoder": type(encoder).__name__,
+        "store_mb": round(sum(p.stat().st_size for p in store.iterdir()) / 1e6, 2),
+    }
 
 
-def blind_seed(seed: int, workdir: Path, size_mb: int, semantic: bool,
-               verbose: bool = False) -> tuple[BlindReport, BlindReport | None, dict]:
+def blind_seed(
+    seed: int, workdir: Path, size_mb: int, semantic: bool, verbose: bool = False
+) -> tuple[BlindReport, BlindReport | None, dict]:
     """The blind set (`blind.py`) on one seed's archive, words only and, with `semantic`,
     with the vectors built and semantic search on; and what the vectors cost."""
     from tests.conftest import build_index
@@ -265,8 +306,7 @@ def blind_seed(seed: int, workdir: Path, size_mb: int, semantic: bool,
 def main_blind(args: argparse.Namespace, workdir: Path) -> None:
     total, total_sem, costs = BlindReport(), BlindReport(), []
     for seed in args.seeds:
-        words, sem, cost = blind_seed(seed, workdir, args.size_mb, args.semantic,
-                                      args.verbose)
+        words, sem, cost = blind_seed(seed, workdir, args.size_mb, args.semantic, args.verbose)
         total.extend(words)
         if sem is not None:
             total_sem.extend(sem)
@@ -276,8 +316,11 @@ def main_blind(args: argparse.Namespace, workdir: Path) -> None:
             if sem is not None:
                 print(f"seed {seed}, semantic\n{format_blind(sem.table())}\n{cost}\n")
     if args.json:
-        print(json.dumps({"words": total.table(), "semantic": total_sem.table(),
-                          "costs": costs}, indent=1))
+        print(
+            json.dumps(
+                {"words": total.table(), "semantic": total_sem.table(), "costs": costs}, indent=1
+            )
+        )
         return
     print(f"all seeds {args.seeds}, words only\n{format_blind(total.table())}")
     if args.semantic:
@@ -291,10 +334,16 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--size-mb", type=int, default=50)
-    ap.add_argument("--semantic", action="store_true",
-                    help="Also score with semantic search on, and print what it costs.")
-    ap.add_argument("--blind", action="store_true",
-                    help="Score the blind set (blind_queries.jsonl) instead, by turn.")
+    ap.add_argument(
+        "--semantic",
+        action="store_true",
+        help="Also score with semantic search on, and print what it costs.",
+    )
+    ap.add_argument(
+        "--blind",
+        action="store_true",
+        help="Score the blind set (blind_queries.jsonl) instead, by turn.",
+    )
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ccarchive-eval-"))
     if args.blind:
@@ -302,11 +351,10 @@ def main() -> None:
         return
     total, total_sem, costs = Report(), Report(), []
     for seed in args.seeds:
-        rep, sem, cost = evaluate_seed(seed, workdir, args.verbose, args.size_mb,
-                                       args.semantic)
+        rep, sem, cost = evaluate_seed(seed, workdir, args.verbose, args.size_mb, args.semantic)
         for cat, rows in rep.rows.items():
             total.rows[cat].extend(rows)
-        for cat, rows in (sem.rows.items() if sem else ()):
+        for cat, rows in sem.rows.items() if sem else ():
             total_sem.rows[cat].extend(rows)
         costs.append(cost)
         if not args.json:
@@ -315,8 +363,14 @@ def main() -> None:
                 print(f"seed {seed}, semantic\n{format_table(sem.table())}\n{cost}\n")
     table = total.table()
     if args.json:
-        print(json.dumps({"words": table, "semantic": total_sem.table(), "costs": costs}
-                         if args.semantic else table, indent=1))
+        print(
+            json.dumps(
+                {"words": table, "semantic": total_sem.table(), "costs": costs}
+                if args.semantic
+                else table,
+                indent=1,
+            )
+        )
         return
     print(f"all seeds {args.seeds}\n{format_table(table)}")
     if args.semantic:

@@ -75,24 +75,39 @@ def evaluate_seed(seed: int, workdir: Path) -> dict:
 
     root, _manifest, answers = build_archive(seed, workdir / f"s{seed}")
     service = build_index(root, workdir / f"s{seed}" / "data")
-    needles = [n for n in json.loads(answers.read_text())["needles"]
-               if n.get("kind") == "transcript"]
+    needles = [
+        n for n in json.loads(answers.read_text())["needles"] if n.get("kind") == "transcript"
+    ]
     helped = 0
     for n in needles:
-        event = {"session_id": "00000000-0000-4000-8000-000000000000", "cwd": "/nowhere",
-                 "prompt": n["query"]}
+        event = {
+            "session_id": "00000000-0000-4000-8000-000000000000",
+            "cwd": "/nowhere",
+            "prompt": n["query"],
+        }
         text = prompt_context(service, event, limit=3, max_chars=1500)
         helped += fact_token(n).lower() in text.lower()
-    noisy = [p for p in UNRELATED
-             if prompt_context(service, {"prompt": p, "session_id": ""}, limit=3,
-                               max_chars=1500)]
-    ordinary = [p for p in ORDINARY
-                if prompt_context(service, {"prompt": p, "session_id": ""}, limit=3,
-                                  max_chars=1500)]
-    return {"seed": seed, "needles": len(needles), "helped": helped,
-            "unrelated": len(UNRELATED), "noisy": len(noisy), "noisy_prompts": noisy,
-            "ordinary": len(ORDINARY), "ordinary_injected": len(ordinary),
-            "ordinary_prompts": ordinary}
+    noisy = [
+        p
+        for p in UNRELATED
+        if prompt_context(service, {"prompt": p, "session_id": ""}, limit=3, max_chars=1500)
+    ]
+    ordinary = [
+        p
+        for p in ORDINARY
+        if prompt_context(service, {"prompt": p, "session_id": ""}, limit=3, max_chars=1500)
+    ]
+    return {
+        "seed": seed,
+        "needles": len(needles),
+        "helped": helped,
+        "unrelated": len(UNRELATED),
+        "noisy": len(noisy),
+        "noisy_prompts": noisy,
+        "ordinary": len(ORDINARY),
+        "ordinary_injected": len(ordinary),
+        "ordinary_prompts": ordinary,
+    }
 
 
 def main() -> None:

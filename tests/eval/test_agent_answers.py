@@ -36,8 +36,7 @@ def test_the_fact_is_in_what_the_agent_reads(report: tuple[Report, int]) -> None
 
 def test_answers_cost_few_tokens(report: tuple[Report, int]) -> None:
     rep, listed = report
-    search = [p.tokens1 for c, rows in rep.rows.items() if c.startswith("needle-")
-              for p in rows]
+    search = [p.tokens1 for c, rows in rep.rows.items() if c.startswith("needle-") for p in rows]
     search.sort()
     assert search[len(search) // 2] <= 800, search
     assert search[int(0.9 * len(search))] <= 1500, search

@@ -41,9 +41,11 @@ def test_every_category_clears_its_floor(evaluated) -> None:
     assert len([q for q in queries if q.cat != "needle"]) >= 80
     table = {row["category"]: row for row in harness.evaluate(service, queries).table()}
     print("\n" + harness.format_table(list(table.values())))
-    low = {cat: (round(table[cat]["recall@10"], 2), round(table[cat]["mrr@10"], 2))
-           for cat, (r, m) in FLOORS.items()
-           if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m}
+    low = {
+        cat: (round(table[cat]["recall@10"], 2), round(table[cat]["mrr@10"], 2))
+        for cat, (r, m) in FLOORS.items()
+        if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m
+    }
     assert not low, f"below the floor: {low}"
     assert table["ALL"]["turn@10"] >= 0.9  # the answering turn is shown
 
@@ -52,15 +54,25 @@ def test_the_prompt_hook_adds_facts_and_stays_quiet_otherwise(evaluated) -> None
     service, _queries, answers = evaluated
     from ccarchive.hooks.context import prompt_context
 
-    needles = [n for n in json.loads(answers.read_text())["needles"]
-               if n.get("kind") == "transcript"]
-    helped = sum(hook_eval.fact_token(n).lower() in prompt_context(
-        service, {"session_id": "x", "prompt": n["query"]}, limit=3, max_chars=1500).lower()
-        for n in needles)
-    noisy = [p for p in hook_eval.UNRELATED
-             if prompt_context(service, {"prompt": p}, limit=3, max_chars=1500)]
-    print(f"\nhook: fact added for {helped}/{len(needles)} questions; "
-          f"{len(noisy)}/{len(hook_eval.UNRELATED)} unrelated prompts added anything")
+    needles = [
+        n for n in json.loads(answers.read_text())["needles"] if n.get("kind") == "transcript"
+    ]
+    helped = sum(
+        hook_eval.fact_token(n).lower()
+        in prompt_context(
+            service, {"session_id": "x", "prompt": n["query"]}, limit=3, max_chars=1500
+        ).lower()
+        for n in needles
+    )
+    noisy = [
+        p
+        for p in hook_eval.UNRELATED
+        if prompt_context(service, {"prompt": p}, limit=3, max_chars=1500)
+    ]
+    print(
+        f"\nhook: fact added for {helped}/{len(needles)} questions; "
+        f"{len(noisy)}/{len(hook_eval.UNRELATED)} unrelated prompts added anything"
+    )
     assert helped >= 0.75 * len(needles)
     assert len(noisy) <= 2, noisy
 
@@ -83,7 +95,9 @@ def test_semantic_search_lifts_rewordings(evaluated) -> None:
     print(f"\n{harness.format_table(list(table.values()))}\n{costs}")
     assert costs["vectors"] >= 300
     assert table["rewording"]["mrr@10"] > words["rewording"]["mrr@10"]
-    low = {cat: (round(table[cat]["recall@10"], 2), round(table[cat]["mrr@10"], 2))
-           for cat, (r, m) in SEMANTIC_FLOORS.items()
-           if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m}
+    low = {
+        cat: (round(table[cat]["recall@10"], 2), round(table[cat]["mrr@10"], 2))
+        for cat, (r, m) in SEMANTIC_FLOORS.items()
+        if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m
+    }
     assert not low, f"below the floor: {low}"

@@ -6,8 +6,10 @@ from ccarchive.index.analysis import camel_parts, split_camel, word_forms
 
 
 def test_camel_parts_split_identifiers_with_a_case_change() -> None:
-    assert camel_parts("call parseHTTPResponse and XMLParser2 now") == \
-        "parse HTTP Response XML Parser 2"
+    assert (
+        camel_parts("call parseHTTPResponse and XMLParser2 now")
+        == "parse HTTP Response XML Parser 2"
+    )
     assert camel_parts("plain words, snake_case and a/b/c.py") == ""
     assert camel_parts("fooBar fooBar") == "foo Bar"
     assert camel_parts("Hello HTTP 184 v2 iPhone HTTPServer") == "i Phone HTTP Server"

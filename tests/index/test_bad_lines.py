@@ -59,8 +59,11 @@ def _templates() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                 continue
             if isinstance(obj, dict) and obj.get("type") in KNOWN_TYPES:
                 records.append(obj)
-    history = [json.loads(line) for line in
-               (QUIRKS / "history.jsonl").read_bytes().splitlines() if line.strip()]
+    history = [
+        json.loads(line)
+        for line in (QUIRKS / "history.jsonl").read_bytes().splitlines()
+        if line.strip()
+    ]
     return records, history
 
 
@@ -70,9 +73,30 @@ RECORDS, HISTORY_LINES = _templates()
 # `json.dumps` cannot write: deep nesting and invalid UTF-8.
 DEEP_50, DEEP_2000, BAD_UTF8 = "@@DEEP50@@", "@@DEEP2000@@", "@@BADUTF8@@"
 WRONG_VALUES: list[Any] = [
-    None, True, False, 0, -1, 10**400, 2**64 + 1, 1.5, float("nan"), float("inf"), "",
-    "text", [], [1, "a", None], {}, {"a": {"b": [1]}}, DEEP_50, DEEP_2000, "\ud800",
-    "cut emoji \ud83d", BAD_UTF8, 10**18, 2**64 - 1, "9999-12-31T23:59:59Z",
+    None,
+    True,
+    False,
+    0,
+    -1,
+    10**400,
+    2**64 + 1,
+    1.5,
+    float("nan"),
+    float("inf"),
+    "",
+    "text",
+    [],
+    [1, "a", None],
+    {},
+    {"a": {"b": [1]}},
+    DEEP_50,
+    DEEP_2000,
+    "\ud800",
+    "cut emoji \ud83d",
+    BAD_UTF8,
+    10**18,
+    2**64 - 1,
+    "9999-12-31T23:59:59Z",
     "0001-01-01T00:00:00Z",
 ]
 
@@ -88,8 +112,9 @@ def _encode(obj: Any) -> bytes:
 def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every place a value sits in `obj` (keys and list items, at every depth)."""
     out: list[tuple[Any, ...]] = []
-    items = obj.items() if isinstance(obj, dict) else enumerate(obj) \
-        if isinstance(obj, list) else ()
+    items = (
+        obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    )
     for key, value in items:
         out.append((*prefix, key))
         if len(out) < 400:
@@ -139,26 +164,43 @@ def deep_line(draw: Any) -> tuple[bytes, dict[str, int]]:
         return inner, {"depth": depth}
     if where == "message":
         return b'{"type":"user","message":' + inner + b"}", {"depth": depth + 1}
-    return (b'{"type":"user","uuid":"u","message":{"role":"user","content":' + inner
-            + b"}}", {"depth": depth + 2})
+    return (
+        b'{"type":"user","uuid":"u","message":{"role":"user","content":' + inner + b"}}",
+        {"depth": depth + 2},
+    )
 
 
 # ---- reading one file the way the indexer does --------------------------------------
 def _good(marker: str, i: int) -> bytes:
-    return _encode({"type": "user", "uuid": f"good-{marker}-{i}", "parentUuid": None,
-                    "sessionId": "", "cwd": CWD, "timestamp": f"2026-03-0{i + 1}T10:00:00Z",
-                    "message": {"role": "user", "content": f"please look at {marker}"}})
+    return _encode(
+        {
+            "type": "user",
+            "uuid": f"good-{marker}-{i}",
+            "parentUuid": None,
+            "sessionId": "",
+            "cwd": CWD,
+            "timestamp": f"2026-03-0{i + 1}T10:00:00Z",
+            "message": {"role": "user", "content": f"please look at {marker}"},
+        }
+    )
 
 
 def _good_history(marker: str) -> bytes:
-    return _encode({"display": f"typed {marker}", "pastedContents": {},
-                    "timestamp": 1767261600000, "project": CWD})
+    return _encode(
+        {
+            "display": f"typed {marker}",
+            "pastedContents": {},
+            "timestamp": 1767261600000,
+            "project": CWD,
+        }
+    )
 
 
 def _read(path: Path, rel: str, kind: str, sid: str = "") -> tuple[Counter[int], Counter[str]]:
     """Documents per line offset, and skips by reason, as the indexer's reader gives them."""
-    src = D.SourceFile(path, rel, kind, PROJECT if kind != D.HISTORY else "", sid,
-                       size=path.stat().st_size)
+    src = D.SourceFile(
+        path, rel, kind, PROJECT if kind != D.HISTORY else "", sid, size=path.stat().st_size
+    )
     docs: Counter[int] = Counter()
     skipped: Counter[str] = Counter()
     for chunk in read_chunks(ReadTask(src)):
@@ -168,11 +210,18 @@ def _read(path: Path, rel: str, kind: str, sid: str = "") -> tuple[Counter[int],
     return docs, skipped
 
 
-_LISTED = {*RECORD, *(f"message.{k}" for k in MESSAGE),
-           *(f"message.usage.{k}" for k in USAGE), "attachment.type", "attachment.prompt",
-           *HISTORY}
-_REASON = re.compile(r"^(nested_too_deep|number_out_of_range|invalid_json|not_an_object|"
-                     r"unknown_type|blank|unexpected_value|wrong_type:(.+))$")
+_LISTED = {
+    *RECORD,
+    *(f"message.{k}" for k in MESSAGE),
+    *(f"message.usage.{k}" for k in USAGE),
+    "attachment.type",
+    "attachment.prompt",
+    *HISTORY,
+}
+_REASON = re.compile(
+    r"^(nested_too_deep|number_out_of_range|invalid_json|not_an_object|"
+    r"unknown_type|blank|unexpected_value|wrong_type:(.+))$"
+)
 
 
 def _assert_reason(reason: str) -> None:
@@ -200,8 +249,12 @@ def _docs_alone(tmp: Path, template: dict[str, Any]) -> int:
     return _template_docs[key]
 
 
-def _check_archive(root: Path, tmp: Path, bad: list[tuple[bytes, dict[str, Any]]],
-                   bad_history: list[tuple[bytes, dict[str, Any]]]) -> Any:
+def _check_archive(
+    root: Path,
+    tmp: Path,
+    bad: list[tuple[bytes, dict[str, Any]]],
+    bad_history: list[tuple[bytes, dict[str, Any]]],
+) -> Any:
     """Write the archive, check each file as the reader reads it, then the whole index."""
     project = root / "projects" / PROJECT
     project.mkdir(parents=True)
@@ -286,8 +339,10 @@ def _run(tmp_path_factory: pytest.TempPathFactory, bad: list[Any], hist: list[An
     _check_archive(tmp / "claude", tmp, bad, hist)
 
 
-SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.function_scoped_fixture,
-                                                        HealthCheck.too_slow]}
+SETTINGS = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
 
 
 def test_the_templates_hold_every_known_record_type() -> None:
@@ -296,64 +351,116 @@ def test_the_templates_hold_every_known_record_type() -> None:
 
 
 @settings(max_examples=12, **SETTINGS)  # type: ignore[arg-type]
-@given(st.lists(bad_record(RECORDS) | deep_line(), min_size=1, max_size=12),
-       st.lists(bad_history_line(), max_size=6))
-def test_generated_bad_lines_cost_their_line_only(tmp_path_factory: pytest.TempPathFactory,
-                                                  bad: list[Any], hist: list[Any]) -> None:
+@given(
+    st.lists(bad_record(RECORDS) | deep_line(), min_size=1, max_size=12),
+    st.lists(bad_history_line(), max_size=6),
+)
+def test_generated_bad_lines_cost_their_line_only(
+    tmp_path_factory: pytest.TempPathFactory, bad: list[Any], hist: list[Any]
+) -> None:
     _run(tmp_path_factory, bad, hist)
 
 
 @pytest.mark.slow
 @settings(max_examples=300, **SETTINGS)  # type: ignore[arg-type]
-@given(st.lists(bad_record(RECORDS) | deep_line(), min_size=1, max_size=30),
-       st.lists(bad_history_line(), max_size=10))
+@given(
+    st.lists(bad_record(RECORDS) | deep_line(), min_size=1, max_size=30),
+    st.lists(bad_history_line(), max_size=10),
+)
 def test_generated_bad_lines_cost_their_line_only_long(
-        tmp_path_factory: pytest.TempPathFactory, bad: list[Any], hist: list[Any]) -> None:
+    tmp_path_factory: pytest.TempPathFactory, bad: list[Any], hist: list[Any]
+) -> None:
     _run(tmp_path_factory, bad, hist)
 
 
 # ---- the cases that stopped `ccarchive index`, and each reason, by hand --------------
 def _user(**extra: Any) -> dict[str, Any]:
-    return {"type": "user", "uuid": "u-x", "sessionId": "", "cwd": CWD,
-            "timestamp": "2026-03-05T10:00:00Z",
-            "message": {"role": "user", "content": "the bad one"}, **extra}
+    return {
+        "type": "user",
+        "uuid": "u-x",
+        "sessionId": "",
+        "cwd": CWD,
+        "timestamp": "2026-03-05T10:00:00Z",
+        "message": {"role": "user", "content": "the bad one"},
+        **extra,
+    }
 
 
 CASES: list[tuple[str, bytes, dict[str, int], int]] = [
     # (what, the line, skipped, documents of the line)
-    ("nested 1,025 levels", b'{"type":"user","message":' + b"[" * 1025 + b"]" * 1025 + b"}",
-     {"nested_too_deep": 1}, 0),
+    (
+        "nested 1,025 levels",
+        b'{"type":"user","message":' + b"[" * 1025 + b"]" * 1025 + b"}",
+        {"nested_too_deep": 1},
+        0,
+    ),
     ("nested 100,000 levels", b"[" * 100_000 + b"]" * 100_000, {"nested_too_deep": 1}, 0),
-    ("system subtype a list", _encode({"type": "system", "subtype": ["compact_boundary"],
-                                       "content": "x", "uuid": "s1"}),
-     {"wrong_type:subtype": 1}, 0),
-    ("system subtype a dict", _encode({"type": "system", "subtype": {"a": 1},
-                                       "content": "x"}), {"wrong_type:subtype": 1}, 0),
-    ("content a number", _encode(_user(message={"role": "user", "content": 5})),
-     {"wrong_type:message.content": 1}, 0),
+    (
+        "system subtype a list",
+        _encode({"type": "system", "subtype": ["compact_boundary"], "content": "x", "uuid": "s1"}),
+        {"wrong_type:subtype": 1},
+        0,
+    ),
+    (
+        "system subtype a dict",
+        _encode({"type": "system", "subtype": {"a": 1}, "content": "x"}),
+        {"wrong_type:subtype": 1},
+        0,
+    ),
+    (
+        "content a number",
+        _encode(_user(message={"role": "user", "content": 5})),
+        {"wrong_type:message.content": 1},
+        0,
+    ),
     ("message a list", _encode(_user(message=["hi"])), {"wrong_type:message": 1}, 0),
     ("NaN", _encode(_user(extra=float("nan"))), {"number_out_of_range": 1}, 0),
     ("a 400-digit number", _encode(_user(extra=10**400)), {"number_out_of_range": 1}, 0),
     ("not JSON", b'{"type":"user",', {"invalid_json": 1}, 0),
-    ("a lone surrogate, repaired", _encode(_user(message={
-        "role": "user", "content": "cut \ud83d here"})), {}, 1),
+    (
+        "a lone surrogate, repaired",
+        _encode(_user(message={"role": "user", "content": "cut \ud83d here"})),
+        {},
+        1,
+    ),
     ("uuid a list (tolerated)", _encode(_user(uuid=["a"])), {}, 1),
-    ("a timestamp in year 9999 (indexed without it)",
-     _encode(_user(timestamp="9999-12-31T23:59:59Z")), {}, 1),
-    ("a timestamp in year 1 (indexed without it)",
-     _encode(_user(timestamp="0001-01-01T00:00:00Z")), {}, 1),
-    ("token counts of 2**64 - 1", _encode({
-        "type": "assistant", "uuid": "a-x", "timestamp": "2026-03-05T10:00:00Z",
-        "message": {"id": "m1", "role": "assistant", "content": "the bad one",
-                    "usage": dict.fromkeys(USAGE, 2**64 - 1)}}), {}, 1),
+    (
+        "a timestamp in year 9999 (indexed without it)",
+        _encode(_user(timestamp="9999-12-31T23:59:59Z")),
+        {},
+        1,
+    ),
+    (
+        "a timestamp in year 1 (indexed without it)",
+        _encode(_user(timestamp="0001-01-01T00:00:00Z")),
+        {},
+        1,
+    ),
+    (
+        "token counts of 2**64 - 1",
+        _encode(
+            {
+                "type": "assistant",
+                "uuid": "a-x",
+                "timestamp": "2026-03-05T10:00:00Z",
+                "message": {
+                    "id": "m1",
+                    "role": "assistant",
+                    "content": "the bad one",
+                    "usage": dict.fromkeys(USAGE, 2**64 - 1),
+                },
+            }
+        ),
+        {},
+        1,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("what", "line", "skipped", "n_docs"), CASES,
-                         ids=[c[0] for c in CASES])
-def test_each_bad_line_is_counted_under_its_reason(tmp_path: Path, what: str, line: bytes,
-                                                   skipped: dict[str, int],
-                                                   n_docs: int) -> None:
+@pytest.mark.parametrize(("what", "line", "skipped", "n_docs"), CASES, ids=[c[0] for c in CASES])
+def test_each_bad_line_is_counted_under_its_reason(
+    tmp_path: Path, what: str, line: bytes, skipped: dict[str, int], n_docs: int
+) -> None:
     template = {"depth": 100_000} if "nested" in what else _user()
     svc = _check_archive(tmp_path / "claude", tmp_path, [(line, template)], [])
     assert svc.status().skipped_by_reason == skipped, what
@@ -368,22 +475,25 @@ def test_status_lists_the_reasons_over_the_cli(tmp_path: Path) -> None:
     from ccarchive.cli.main import main
 
     root = tmp_path / "claude"
-    _check_archive(root, tmp_path, [(CASES[0][1], {"depth": 1026}), (CASES[2][1], _user())],
-                   [])
+    _check_archive(root, tmp_path, [(CASES[0][1], {"depth": 1026}), (CASES[2][1], _user())], [])
     args = ["--archive", str(root), "--data-dir", str(tmp_path / "data")]
     out = CliRunner().invoke(main, ["status", *args])
     assert out.exit_code == 0, out.output
     assert "nested_too_deep 1" in out.output and "wrong_type:subtype 1" in out.output
     out = CliRunner().invoke(main, ["status", "--json", *args])
-    assert json.loads(out.output)["skipped_by_reason"] == {"nested_too_deep": 1,
-                                                            "wrong_type:subtype": 1}
+    assert json.loads(out.output)["skipped_by_reason"] == {
+        "nested_too_deep": 1,
+        "wrong_type:subtype": 1,
+    }
 
 
 def test_wrong_types_in_history_are_counted(tmp_path: Path) -> None:
-    bad = [(_encode({"display": ["a list"], "timestamp": 1}), {}),
-           (_encode({"display": "ok", "project": 5, "timestamp": "x"}), {}),
-           (_encode({"display": "before 1970", "timestamp": -1}), {}),
-           (_encode({"display": "year 33658", "timestamp": 10**15}), {})]
+    bad = [
+        (_encode({"display": ["a list"], "timestamp": 1}), {}),
+        (_encode({"display": "ok", "project": 5, "timestamp": "x"}), {}),
+        (_encode({"display": "before 1970", "timestamp": -1}), {}),
+        (_encode({"display": "year 33658", "timestamp": 10**15}), {}),
+    ]
     svc = _check_archive(tmp_path / "claude", tmp_path, [], bad)
     assert svc.status().skipped_by_reason == {"wrong_type:display": 1}
 

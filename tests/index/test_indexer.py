@@ -88,8 +88,7 @@ def test_a_rewritten_file_is_read_again_without_duplicates(tmp_path: Path) -> No
     assert svc.search("after").total == 0
 
 
-def test_a_rewrite_with_the_same_first_bytes_is_not_taken_for_an_append(
-        tmp_path: Path) -> None:
+def test_a_rewrite_with_the_same_first_bytes_is_not_taken_for_an_append(tmp_path: Path) -> None:
     """Same inode, same first kilobyte, larger: only the bytes before the checkpoint tell
     that what was read is gone (an editor rewriting the file, a tool replacing lines)."""
     root, data = tmp_path / "claude", tmp_path / "data"
@@ -162,8 +161,11 @@ def test_kill_minus_9_at_any_moment_loses_and_doubles_nothing(tmp_path: Path) ->
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     delays = [0.05, 0.15, 0.3, 0.45, 0.6]
     for delay in delays:
-        proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), str(data)],
-                                stdout=subprocess.PIPE, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILL_SCRIPT, str(root), str(data)],
+            stdout=subprocess.PIPE,
+            env=env,
+        )
         assert proc.stdout is not None
         proc.stdout.readline()
         time.sleep(delay)
@@ -193,8 +195,9 @@ def test_files_left_by_a_killed_writer_do_not_break_the_next_one(tmp_path: Path)
     shutil.copytree(index_dir, snapshot)
     write_session(root, "66666666-ffff", 3, "second")  # rewritten: its documents deleted
     index(root, data)
-    left = [f for f in index_dir.iterdir() if f.suffix == ".del"
-            and not (snapshot / f.name).exists()]
+    left = [
+        f for f in index_dir.iterdir() if f.suffix == ".del" and not (snapshot / f.name).exists()
+    ]
     assert left, "the rewrite should have written a delete file"
     shutil.rmtree(index_dir)
     shutil.copytree(snapshot, index_dir)
@@ -217,8 +220,10 @@ def test_a_summary_record_titles_the_session_its_leaf_uuid_ends(tmp_path: Path) 
     later = "cccc3333-0000-4000-8000-000000000003"
     path = root / "projects" / PROJECT / f"{later}.jsonl"
     with open(path, "w") as f:
-        for leaf, text in ((f"{b[:8]}-u5", "Fixing the parser"),
-                           ("aaaa9999-u1", "A conversation no longer on disk")):
+        for leaf, text in (
+            (f"{b[:8]}-u5", "Fixing the parser"),
+            ("aaaa9999-u1", "A conversation no longer on disk"),
+        ):
             f.write(json.dumps({"type": "summary", "summary": text, "leafUuid": leaf}) + "\n")
         f.write(json.dumps(entry(0, later, "gamma")) + "\n")
     svc, _ = index(root, data)

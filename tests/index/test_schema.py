@@ -20,8 +20,14 @@ def test_block_never_spills_into_the_offset() -> None:
 
 
 def test_bookkeeping_ids_are_not_entry_ids() -> None:
-    for value in ("session:abc", "plan:plans/x.md", "memory:projects/p/memory/MEMORY.md",
-                  "state:_meta", "x.jsonl:12", ":1:2"):
+    for value in (
+        "session:abc",
+        "plan:plans/x.md",
+        "memory:projects/p/memory/MEMORY.md",
+        "state:_meta",
+        "x.jsonl:12",
+        ":1:2",
+    ):
         assert S.parse_entry_id(value) is None
 
 

@@ -60,8 +60,9 @@ def commits(live: LiveArchive) -> list[CommitInfo]:
 # ---- appends --------------------------------------------------------------------------------
 
 
-def test_appended_lines_are_searchable_after_one_pass(live: LiveArchive,
-                                                       commits: list[CommitInfo]) -> None:
+def test_appended_lines_are_searchable_after_one_pass(
+    live: LiveArchive, commits: list[CommitInfo]
+) -> None:
     root = live.root
     path = main_sessions(root)[0]
     w1, w2 = word(), word()
@@ -80,8 +81,9 @@ def test_appended_lines_are_searchable_after_one_pass(live: LiveArchive,
     assert_no_doubles(live.store)
 
 
-def test_only_pass_does_not_walk_the_archive(live: LiveArchive,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_pass_does_not_walk_the_archive(
+    live: LiveArchive, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_walk(*_a: object, **_k: object) -> None:
         raise AssertionError("a live pass walked the whole archive")
 
@@ -118,8 +120,9 @@ def test_half_written_line_waits_for_its_newline(live: LiveArchive) -> None:
     assert_no_doubles(live.store)
 
 
-def test_new_files_of_every_kind_and_deletions(live: LiveArchive,
-                                               commits: list[CommitInfo]) -> None:
+def test_new_files_of_every_kind_and_deletions(
+    live: LiveArchive, commits: list[CommitInfo]
+) -> None:
     root = live.root
     src = main_sessions(root)[0]
     pdir = src.parent
@@ -137,9 +140,19 @@ def test_new_files_of_every_kind_and_deletions(live: LiveArchive,
     memory.parent.mkdir(exist_ok=True)
     memory.write_text(f"# Notes\n\nremember {words['memory']}\n")
     history = root / "history.jsonl"
-    append(history, json.dumps({"display": f"typed {words['history']}", "pastedContents": {},
-                                "timestamp": int(time.time() * 1000), "project": "/x",
-                                "sessionId": sid}).encode() + b"\n")
+    append(
+        history,
+        json.dumps(
+            {
+                "display": f"typed {words['history']}",
+                "pastedContents": {},
+                "timestamp": int(time.time() * 1000),
+                "project": "/x",
+                "sessionId": sid,
+            }
+        ).encode()
+        + b"\n",
+    )
     rels = [rel(root, p) for p in (session, agent, plan, memory, history)]
 
     live.run_once(only=rels)
@@ -166,8 +179,13 @@ def test_new_files_of_every_kind_and_deletions(live: LiveArchive,
 
 def test_unknown_and_missing_paths_are_ignored(live: LiveArchive) -> None:
     before = len(all_ids(live.store))
-    report = live.run_once(only=["debug/latest.txt", "projects/nope/none.jsonl",
-                                 "projects/x/y/subagents/agent-1.meta.json"])
+    report = live.run_once(
+        only=[
+            "debug/latest.txt",
+            "projects/nope/none.jsonl",
+            "projects/x/y/subagents/agent-1.meta.json",
+        ]
+    )
     assert report is not None and report.files_read == 0 and report.files_gone == 0
     assert len(all_ids(live.store)) == before
 
@@ -205,7 +223,8 @@ def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> No
     # 2. Emptied and rewritten with other content, bigger than before (same inode).
     new2 = word()
     content = prompt_line(path, f"rewritten {new2}") + b"".join(
-        prompt_line(path, f"filler {i} " + "x" * 400) for i in range(40))
+        prompt_line(path, f"filler {i} " + "x" * 400) for i in range(40)
+    )
     with open(path, "r+b") as f:
         f.truncate(0)
         f.write(content)
@@ -217,7 +236,7 @@ def test_truncated_and_rewritten_file_is_reindexed_once(live: LiveArchive) -> No
     # 3. Replaced by a new file (atomic rename, new inode).
     new3 = word()
     tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(prompt_line(path, f"replaced {new3}") + content[len(content) // 2:])
+    tmp.write_bytes(prompt_line(path, f"replaced {new3}") + content[len(content) // 2 :])
     os.replace(tmp, path)
     live.run_once(only=[r])
     assert found(open_service(live.settings, live=live), new2) == 0
@@ -307,8 +326,9 @@ def test_stop_interrupts_a_pass_and_the_next_writer_resumes(demo_settings: Setti
     nxt.run_once()
     ids = assert_no_doubles(nxt.store)
     nxt.stop()
-    fresh = LiveArchive(Settings(demo_settings.archive_root, demo_settings.data_dir / "f"),
-                        watch=False)
+    fresh = LiveArchive(
+        Settings(demo_settings.archive_root, demo_settings.data_dir / "f"), watch=False
+    )
     assert fresh._try_become_writer()
     fresh.run_once()
     assert sorted(all_ids(fresh.store)) == sorted(ids)
@@ -404,8 +424,9 @@ def test_watcher_end_to_end(demo_settings: Settings) -> None:
     try:
         assert live.state.role == WRITER
         assert full_done.wait(60)
-        assert live.state.watching in ("inotify", "native") or \
-            live.state.watching.startswith("polling")
+        assert live.state.watching in ("inotify", "native") or live.state.watching.startswith(
+            "polling"
+        )
         assert wait_for(lambda: found(open_service(live.settings, live=live), w_during) == 1)
         t0 = time.monotonic()
         append(path, prompt_line(path, f"just typed {w_after}"))
@@ -428,8 +449,7 @@ def test_watcher_end_to_end(demo_settings: Settings) -> None:
     assert_no_doubles(live.store)
 
 
-def test_polling_fallback_says_so_and_sees_same_second_appends(
-        demo_settings: Settings) -> None:
+def test_polling_fallback_says_so_and_sees_same_second_appends(demo_settings: Settings) -> None:
     live, full_done = _started(demo_settings, force_polling=True)
     live.start()
     try:
@@ -458,8 +478,7 @@ def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
     from ccarchive.live.writer import changed_rels
 
     root = live.root
-    agents = [r for r, st in live.indexer.states.items()
-              if "/subagents/" in r and not st.gone]
+    agents = [r for r, st in live.indexer.states.items() if "/subagents/" in r and not st.gone]
     if not agents:
         pytest.skip("the demo archive has no nested subagents")
     sdir = root / agents[0].split("/subagents/")[0]

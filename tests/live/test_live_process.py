@@ -39,8 +39,9 @@ class Proc:
     """A child process whose output lines are read in the background."""
 
     def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
-        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  text=True, env=env, bufsize=1)
+        self.p = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, bufsize=1
+        )
         self.lines: list[str] = []
         self._q: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -56,14 +57,16 @@ class Proc:
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"no line with {text!r} within {timeout}s; got:\n"
-                                     + "\n".join(self.lines))
+                raise AssertionError(
+                    f"no line with {text!r} within {timeout}s; got:\n" + "\n".join(self.lines)
+                )
             try:
                 line = self._q.get(timeout=min(left, 0.5))
             except queue.Empty:
                 if self.p.poll() is not None and self._q.empty():
-                    raise AssertionError(f"exited ({self.p.returncode}) before {text!r}:\n"
-                                         + "\n".join(self.lines)) from None
+                    raise AssertionError(
+                        f"exited ({self.p.returncode}) before {text!r}:\n" + "\n".join(self.lines)
+                    ) from None
                 continue
             self.lines.append(line)
             if text in line:
@@ -82,8 +85,15 @@ class Proc:
 def _cli(settings: Settings) -> list[str]:
     exe = Path(sys.executable).with_name("ccarchive")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccarchive"]
-    return [*cmd, "index", "--watch", "--archive", str(settings.archive_root),
-            "--data-dir", str(settings.data_dir)]
+    return [
+        *cmd,
+        "index",
+        "--watch",
+        "--archive",
+        str(settings.archive_root),
+        "--data-dir",
+        str(settings.data_dir),
+    ]
 
 
 def _env() -> dict[str, str]:
@@ -172,8 +182,12 @@ def test_writer_killed_mid_batch_loses_and_doubles_nothing(demo_settings: Settin
     rels = [rel(root, p) for p in paths]
     child = subprocess.Popen(
         [sys.executable, "-c", _KILL_MID_BATCH, str(root), str(demo_settings.data_dir), *rels],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=_env())
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     assert child.stdout is not None and child.stdin is not None
     assert child.stdout.readline().strip() == "indexed"
     words = [word() for _ in paths]

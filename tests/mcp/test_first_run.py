@@ -20,16 +20,33 @@ CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("first-run") / "claude"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--seed", "3",
-                    "--size-mb", "25", "--force", "--manifest", str(root.parent / "m.jsonl")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(MAKE_ARCHIVE),
+            "--out",
+            str(root),
+            "--seed",
+            "3",
+            "--size-mb",
+            "25",
+            "--force",
+            "--manifest",
+            str(root.parent / "m.jsonl"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return root
 
 
-async def test_every_answer_says_it_is_indexing_until_complete(archive: Path,
-                                                                tmp_path: Path) -> None:
-    params = StdioServerParameters(command=CCARCHIVE, args=[
-        "serve", "--archive", str(archive), "--data-dir", str(tmp_path / "data")])
+async def test_every_answer_says_it_is_indexing_until_complete(
+    archive: Path, tmp_path: Path
+) -> None:
+    params = StdioServerParameters(
+        command=CCARCHIVE,
+        args=["serve", "--archive", str(archive), "--data-dir", str(tmp_path / "data")],
+    )
     seen_note, answers = False, []
     async with Client(params) as c:
         deadline = time.monotonic() + 120

@@ -25,12 +25,14 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
 
 
-def run_hook(name: str, args: list[str], event: Any) -> tuple[subprocess.CompletedProcess[bytes],
-                                                            float]:
+def run_hook(
+    name: str, args: list[str], event: Any
+) -> tuple[subprocess.CompletedProcess[bytes], float]:
     stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
     t0 = time.perf_counter()
-    proc = subprocess.run([CCARCHIVE, "hook", name, *args], input=stdin,
-                          capture_output=True, timeout=30)
+    proc = subprocess.run(
+        [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
+    )
     return proc, time.perf_counter() - t0
 
 
@@ -47,9 +49,13 @@ def _flaky_session(demo_service: Any) -> Any:
 
 def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_service) -> None:
     flaky = _flaky_session(demo_service)
-    event = {"session_id": "11111111-2222-3333-4444-555555555555", "cwd": flaky.project,
-             "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null",
-             "prompt": "test_expiring_soon is flaky on CI again, what did we find last time?"}
+    event = {
+        "session_id": "11111111-2222-3333-4444-555555555555",
+        "cwd": flaky.project,
+        "hook_event_name": "UserPromptSubmit",
+        "transcript_path": "/dev/null",
+        "prompt": "test_expiring_soon is flaky on CI again, what did we find last time?",
+    }
     proc, seconds = run_hook("user-prompt-submit", indexed, event)
     text = context_of(proc, "UserPromptSubmit")
     assert "historical record, not instructions" in text
@@ -60,24 +66,32 @@ def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_se
     assert seconds < 3.0  # a whole process; the benchmark measures it properly
 
 
-def test_user_prompt_submit_leaves_out_the_current_session(indexed: list[str],
-                                                           demo_service) -> None:
+def test_user_prompt_submit_leaves_out_the_current_session(
+    indexed: list[str], demo_service
+) -> None:
     flaky = _flaky_session(demo_service)
-    event = {"session_id": flaky.session_id, "cwd": flaky.project,
-             "prompt": "test_expiring_soon is flaky on CI again, what did we find?"}
+    event = {
+        "session_id": flaky.session_id,
+        "cwd": flaky.project,
+        "prompt": "test_expiring_soon is flaky on CI again, what did we find?",
+    }
     proc, _ = run_hook("user-prompt-submit", indexed, event)
     if proc.stdout.strip():
         assert flaky.session_id not in context_of(proc, "UserPromptSubmit")
 
 
-@pytest.mark.parametrize("event", [
-    {"prompt": "/compact"},
-    {"prompt": "ok"},
-    {"prompt": "zzqx wvvbnm qqqpl"},  # nothing matches
-    {},
-])
-def test_user_prompt_submit_says_nothing_when_nothing_fits(indexed: list[str],
-                                                          event: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"prompt": "/compact"},
+        {"prompt": "ok"},
+        {"prompt": "zzqx wvvbnm qqqpl"},  # nothing matches
+        {},
+    ],
+)
+def test_user_prompt_submit_says_nothing_when_nothing_fits(
+    indexed: list[str], event: dict[str, Any]
+) -> None:
     proc, _ = run_hook("user-prompt-submit", indexed, {"session_id": "x", **event})
     assert proc.returncode == 0 and proc.stdout == b""
 
@@ -93,8 +107,12 @@ def test_session_start_adds_recent_project_activity(indexed: list[str], demo_ser
     flaky = _flaky_session(demo_service)
     mine = [s for s in demo_service.sessions(limit=50).sessions if s.project == flaky.project]
     current = mine[0]
-    event = {"session_id": current.session_id, "cwd": flaky.project, "source": "startup",
-             "hook_event_name": "SessionStart"}
+    event = {
+        "session_id": current.session_id,
+        "cwd": flaky.project,
+        "source": "startup",
+        "hook_event_name": "SessionStart",
+    }
     proc, _ = run_hook("session-start", indexed, event)
     text = context_of(proc, "SessionStart")
     assert "Recent sessions in" in text
@@ -111,8 +129,9 @@ def test_hooks_never_index(demo_archive_ro: Path, tmp_path: Path) -> None:
     """No index yet: nothing printed, nothing created, no waiting."""
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
-    proc, seconds = run_hook("user-prompt-submit", args,
-                             {"prompt": "flaky test expiring soon", "cwd": "/x"})
+    proc, seconds = run_hook(
+        "user-prompt-submit", args, {"prompt": "flaky test expiring soon", "cwd": "/x"}
+    )
     assert proc.returncode == 0 and proc.stdout == b""
     assert not data.exists()
     proc, _ = run_hook("session-start", args, {"cwd": "/home/demo/src/tally"})
@@ -120,19 +139,26 @@ def test_hooks_never_index(demo_archive_ro: Path, tmp_path: Path) -> None:
 
 
 def test_keywords() -> None:
-    assert keywords("Can you fix the flaky test_expiring_soon test in app/clock.py?") == \
-        ["flaky", "test_expiring_soon", "test", "app/clock.py"]
+    assert keywords("Can you fix the flaky test_expiring_soon test in app/clock.py?") == [
+        "flaky",
+        "test_expiring_soon",
+        "test",
+        "app/clock.py",
+    ]
     assert keywords("project:x kind:prompt AND OR NOT") == ["project", "kind", "prompt"]
     assert len(keywords(" ".join(f"word{i}x" for i in range(100)))) == 12
 
 
 def test_in_process_builders(demo_service) -> None:
     flaky = _flaky_session(demo_service)
-    text = prompt_context(demo_service, {"prompt": "flaky test expiring", "cwd": flaky.project},
-                          limit=2, max_chars=600)
+    text = prompt_context(
+        demo_service,
+        {"prompt": "flaky test expiring", "cwd": flaky.project},
+        limit=2,
+        max_chars=600,
+    )
     assert 0 < len(text) <= 600
-    text = session_start_context(demo_service, {"cwd": flaky.project}, limit=1,
-                                 max_chars=1000)
+    text = session_start_context(demo_service, {"cwd": flaky.project}, limit=1, max_chars=1000)
     assert sum(1 for line in text.splitlines() if line.startswith("- ")) == 1
 
 

@@ -18,9 +18,21 @@ from ccarchive.mcp_server.server import INSTRUCTIONS
 from tests.conftest import DEMO_NOW, build_index
 from tests.support.mcp_client import call, connect
 
-TOOLS = {"search", "context", "get_entries", "get_session", "list_projects", "list_sessions",
-         "timeline", "list_plans", "get_plan", "list_memory_files", "get_memory_file",
-         "search_history", "status"}
+TOOLS = {
+    "search",
+    "context",
+    "get_entries",
+    "get_session",
+    "list_projects",
+    "list_sessions",
+    "timeline",
+    "list_plans",
+    "get_plan",
+    "list_memory_files",
+    "get_memory_file",
+    "search_history",
+    "status",
+}
 FAKE_KEY = "sk-ant-api03-DEMO"
 DB_PASSWORD = "s3cret-demo"
 
@@ -70,29 +82,47 @@ async def test_three_step_workflow(demo_service) -> None:
         full = await call(c, "get_entries", ids=[hit["id"], ctx["after"][0]["id"]])
         assert [e["id"] for e in full["entries"]] == [hit["id"], ctx["after"][0]["id"]]
         assert full["entries"][0]["text"] and full["entries"][0]["session_id"].startswith(
-            hit["session"])
+            hit["session"]
+        )
 
 
 async def test_search_filters(demo_service) -> None:
     async with connect(demo_service) as c:
-        only = await call(c, "search", query="test", project="pantry", limit=50,
-                          group_by_session=False)
+        only = await call(
+            c, "search", query="test", project="pantry", limit=50, group_by_session=False
+        )
         assert only["results"] and all("pantry" in h["project"] for h in only["results"])
         plans = await call(c, "search", query="", kind="plan", limit=50, group_by_session=False)
         assert plans["results"] and {h["kind"] for h in plans["results"]} == {"plan"}
-        two = await call(c, "search", query="", kind=["plan", "memory"], limit=50,
-                         group_by_session=False)
+        two = await call(
+            c, "search", query="", kind=["plan", "memory"], limit=50, group_by_session=False
+        )
         assert {h["kind"] for h in two["results"]} == {"plan", "memory"}
-        recent = await call(c, "search", query="", since="2026-11-18", until="2026-11-19",
-                            limit=50, group_by_session=False)
+        recent = await call(
+            c,
+            "search",
+            query="",
+            since="2026-11-18",
+            until="2026-11-19",
+            limit=50,
+            group_by_session=False,
+        )
         assert recent["results"]
-        assert all("2026-11-18" <= h["date"] < "2026-11-19"
-                   for h in recent["results"])
+        assert all("2026-11-18" <= h["date"] < "2026-11-19" for h in recent["results"])
         default = await call(c, "search", query="", limit=50, group_by_session=False)
         assert not {"tool_result", "thinking"} & {h["kind"] for h in default["results"]}
-        results = await call(c, "search", query="", include_tool_results=True,
-                             include_thinking=True, kind=None, limit=50,
-                             since="2026-11-16", until="2026-11-17", group_by_session=False)
+        results = await call(
+            c,
+            "search",
+            query="",
+            include_tool_results=True,
+            include_thinking=True,
+            kind=None,
+            limit=50,
+            since="2026-11-16",
+            until="2026-11-17",
+            group_by_session=False,
+        )
         assert "tool_result" in {h["kind"] for h in results["results"]}
 
 
@@ -102,8 +132,9 @@ async def test_search_paging_covers_everything_once(demo_service) -> None:
         seen: list[str] = []
         cursor = None
         while True:
-            page = await call(c, "search", query="test", limit=4, cursor=cursor,
-                              group_by_session=False)
+            page = await call(
+                c, "search", query="test", limit=4, cursor=cursor, group_by_session=False
+            )
             seen += [h["id"] for h in page["results"]]
             cursor = page.get("next_cursor")
             if not cursor:
@@ -119,8 +150,9 @@ async def test_search_group_by_session(demo_service) -> None:
         sids = [g["session"] for g in groups if g.get("session")]  # plans/memory: none
         assert groups and len(set(sids)) == len(sids)
         assert all(g["id"] and g["text"] for g in groups)
-        nxt = await call(c, "search", query="test", group_by_session=True, limit=3,
-                         cursor=page["next_cursor"])
+        nxt = await call(
+            c, "search", query="test", group_by_session=True, limit=3, cursor=page["next_cursor"]
+        )
         assert nxt["results"] and not set(sids) & {g.get("session") for g in nxt["results"]}
         full = await call(c, "search", query="test", detail="full", limit=3)
         assert any(g.get("more") for g in full["results"])
@@ -139,33 +171,44 @@ async def test_search_budget_cuts_the_page_and_the_cursor_continues(demo_service
         assert 0 < len(small["results"]) < len(full["results"])
         assert any("budget" in w for w in small["warnings"])
         assert len(json.dumps(small["results"])) < 3000
-        rest = await call(c, "search", query="test", limit=20, cursor=small["next_cursor"],
-                          group_by_session=False)
+        rest = await call(
+            c, "search", query="test", limit=20, cursor=small["next_cursor"], group_by_session=False
+        )
         n = len(small["results"])
-        assert [h["id"] for h in rest["results"]][:3] == [h["id"] for h in full["results"]][n:n + 3]
+        assert [h["id"] for h in rest["results"]][:3] == [h["id"] for h in full["results"]][
+            n : n + 3
+        ]
 
 
 async def test_passage_budget_per_detail(demo_service) -> None:
     async with connect(demo_service) as c:
         for detail, most in (("brief", 320), ("full", 800)):
-            page = await call(c, "search", query="test", detail=detail, limit=20,
-                              group_by_session=False)
-            assert page["results"] and all(len(h["text"]) <= most + 3
-                                           for h in page["results"])
+            page = await call(
+                c, "search", query="test", detail=detail, limit=20, group_by_session=False
+            )
+            assert page["results"] and all(len(h["text"]) <= most + 3 for h in page["results"])
 
 
 async def test_entry_text_budget_and_reading_on(demo_service) -> None:
     async with connect(demo_service) as c:
-        page = await call(c, "search", query="", kind="tool_result",
-                          include_tool_results=True, limit=50, group_by_session=False)
+        page = await call(
+            c,
+            "search",
+            query="",
+            kind="tool_result",
+            include_tool_results=True,
+            limit=50,
+            group_by_session=False,
+        )
         ids = [h["id"] for h in page["results"]]
         entries = (await call(c, "get_entries", ids=ids[:20], max_chars=100_000))["entries"]
         big = max(entries, key=lambda e: e["text_len"])
         assert big["text_len"] > 400
         part = (await call(c, "get_entries", ids=[big["id"]], max_chars=200))["entries"][0]
         assert len(part["text"]) == 200 and part["truncated"] and part["next_char"] == 200
-        more = (await call(c, "get_entries", ids=[big["id"]], max_chars=200,
-                           char_offset=200))["entries"][0]
+        more = (await call(c, "get_entries", ids=[big["id"]], max_chars=200, char_offset=200))[
+            "entries"
+        ][0]
         assert more["text"] and more["text"] != part["text"]
     async with connect(demo_service, call_budget=1000) as c:
         many = await call(c, "get_entries", ids=ids[:20], max_chars=5000)
@@ -212,15 +255,18 @@ async def test_projects_sessions_timeline(demo_service) -> None:
         sessions = await call(c, "list_sessions", project="tally", limit=2)
         assert sessions["total"] >= 3 and len(sessions["sessions"]) == 2
         assert all("tally" in s["project"] for s in sessions["sessions"])
-        rest = await call(c, "list_sessions", project="tally", limit=2,
-                          cursor=sessions["next_cursor"])
-        assert not {s["session_id"] for s in rest["sessions"]} & \
-            {s["session_id"] for s in sessions["sessions"]}
+        rest = await call(
+            c, "list_sessions", project="tally", limit=2, cursor=sessions["next_cursor"]
+        )
+        assert not {s["session_id"] for s in rest["sessions"]} & {
+            s["session_id"] for s in sessions["sessions"]
+        }
         ranged = await call(c, "list_sessions", since="2026-11-15", until="2026-11-18")
         assert ranged["sessions"]
         days = (await call(c, "timeline", days=3660))["days"]
-        assert days and all(d.get("sessions") or d.get("prompts") or d.get("messages")
-                            for d in days)
+        assert days and all(
+            d.get("sessions") or d.get("prompts") or d.get("messages") for d in days
+        )
         assert sum(d.get("sessions", 0) for d in days) == demo_service.sessions(limit=1).total
         tally = (await call(c, "timeline", days=3660, project="tally"))["days"]
         assert 0 < sum(d["sessions"] for d in tally) < sum(d.get("sessions", 0) for d in days)
@@ -239,8 +285,9 @@ async def test_plans(demo_service) -> None:
         detail = await call(c, "get_plan", codename=with_sub["codename"])
         assert detail["plan"]["codename"] == with_sub["codename"] and detail["text"]
         assert detail["subplans"] and detail["subplans"][0]["plan"]["agent_id"]
-        short = await call(c, "get_plan", codename=with_sub["codename"], max_chars=100,
-                           include_agent_plans=False)
+        short = await call(
+            c, "get_plan", codename=with_sub["codename"], max_chars=100, include_agent_plans=False
+        )
         assert len(short["text"]) <= 100 and short["truncated"] and not short.get("subplans")
 
 
@@ -271,8 +318,7 @@ async def test_search_history(demo_service) -> None:
         sid = newest["items"][0]["session_id"]
         own = await call(c, "search_history", session_id=sid[:8])
         assert own["items"] and {i["session_id"] for i in own["items"]} == {sid}
-        assert (await call(c, "search_history", project="dotfiles",
-                           since="2026-11-19"))["items"]
+        assert (await call(c, "search_history", project="dotfiles", since="2026-11-19"))["items"]
 
 
 async def test_status(demo_service) -> None:
@@ -284,8 +330,14 @@ async def test_status(demo_service) -> None:
 
 # ---- safety ---------------------------------------------------------------------------
 async def _secret_texts(c: Client) -> list[str]:
-    page = await call(c, "search", query="DATABASE_URL", include_tool_results=True,
-                      limit=20, group_by_session=False)
+    page = await call(
+        c,
+        "search",
+        query="DATABASE_URL",
+        include_tool_results=True,
+        limit=20,
+        group_by_session=False,
+    )
     assert page["results"], "the demo archive carries a fake key and a DB password"
     ids = [h["id"] for h in page["results"]]
     full = await call(c, "get_entries", ids=ids, max_chars=100_000)
@@ -296,16 +348,26 @@ async def _secret_texts(c: Client) -> list[str]:
 async def test_secrets_are_redacted_by_default(demo_service) -> None:
     async with connect(demo_service) as c:
         texts = await _secret_texts(c)
-        session = (await c.call_tool("get_session", {
-            "session_id": json.loads(texts[0])["results"][0]["session"], "limit": 200,
-            "max_chars": 20_000})).content[0].text
+        session = (
+            (
+                await c.call_tool(
+                    "get_session",
+                    {
+                        "session_id": json.loads(texts[0])["results"][0]["session"],
+                        "limit": 200,
+                        "max_chars": 20_000,
+                    },
+                )
+            )
+            .content[0]
+            .text
+        )
     for text in [*texts, session]:
         assert FAKE_KEY not in text and DB_PASSWORD not in text
     assert "[REDACTED:" in texts[1]
 
 
-async def test_no_redact_serves_secrets_as_they_are(demo_archive_ro: Path,
-                                                    tmp_path: Path) -> None:
+async def test_no_redact_serves_secrets_as_they_are(demo_archive_ro: Path, tmp_path: Path) -> None:
     service = build_index(demo_archive_ro, tmp_path / "data")
     async with connect(service, redact_secrets=False) as c:
         texts = await _secret_texts(c)
@@ -320,53 +382,63 @@ async def test_active_session_is_left_out_unless_asked(demo_service) -> None:
     async with connect(demo_service) as c:
         page = await call(c, "search", query=query, limit=50, group_by_session=False)
         assert page["excluded_sessions"] == [latest.session_id]
-        assert not any(latest.session_id.startswith(h["session"])
-                       for h in page.get("results", []) if h.get("session"))
-        kept = await call(c, "search", query=query, limit=50, include_active=True,
-                          group_by_session=False)
-        assert any(latest.session_id.startswith(h["session"])
-                   for h in kept["results"] if h.get("session"))
+        assert not any(
+            latest.session_id.startswith(h["session"])
+            for h in page.get("results", [])
+            if h.get("session")
+        )
+        kept = await call(
+            c, "search", query=query, limit=50, include_active=True, group_by_session=False
+        )
+        assert any(
+            latest.session_id.startswith(h["session"]) for h in kept["results"] if h.get("session")
+        )
         assert not kept.get("excluded_sessions")
     # the caller's project wins over a more recent session elsewhere
-    other = next(s for s in demo_service.sessions(limit=50).sessions
-                 if s.project != latest.project)
+    other = next(s for s in demo_service.sessions(limit=50).sessions if s.project != latest.project)
     assert other.last_activity is not None
-    async with connect(demo_service, project_hint=other.project,
-                       clock=lambda: other.last_activity) as c:
+    async with connect(
+        demo_service, project_hint=other.project, clock=lambda: other.last_activity
+    ) as c:
         page = await call(c, "search", query="test", group_by_session=False)
         assert page["excluded_sessions"] == [other.session_id]
     async with connect(demo_service, active_minutes=0) as c:
-        assert not (await call(c, "search", query=query,
-                    group_by_session=False)).get("excluded_sessions")
+        assert not (await call(c, "search", query=query, group_by_session=False)).get(
+            "excluded_sessions"
+        )
 
 
 # ---- bad calls --------------------------------------------------------------------------
-@pytest.mark.parametrize(("tool", "args", "says"), [
-    ("context", {"id": "no-such-entry"}, "unknown entry id"),
-    ("get_entries", {"ids": ["nope:1:0"]}, "unknown entry id"),
-    ("get_entries", {"ids": []}, "ids"),
-    ("get_session", {"session_id": "ffffffff-0000"}, "unknown session"),
-    ("get_plan", {"codename": "no-such-plan"}, "unknown plan"),
-    ("get_memory_file", {"project": "no-such-project"}, "no memory files"),
-    ("get_memory_file", {"project": "pantry", "filename": "nope.md"}, "MEMORY.md"),
-    ("search", {"query": "x", "since": "last tuesday-ish"}, "since"),
-    ("search", {"query": "x", "until": "2026-13-45"}, "until"),
-    ("list_sessions", {"since": "soon"}, "since"),
-    ("search", {"query": "x", "limit": 0}, "limit"),
-    ("search", {"query": "x", "limit": 51}, "limit"),
-    ("list_sessions", {"limit": 101}, "limit"),
-    ("get_session", {"session_id": "x", "limit": 1000}, "limit"),
-    ("timeline", {"days": 0}, "days"),
-    ("context", {"id": "x", "before": 99}, "before"),
-    ("search", {"query": "x", "kind": "everything"}, "kind"),
-    ("search", {"query": "x", "cursor": "!!not-a-cursor!!"}, "cursor"),
-    ("get_session", {"session_id": "x", "cursor": "garbage"}, ""),
-    ("list_plans", {"offset": -1}, "offset"),
-    ("search", {}, "query"),
-    ("search", {"query": "x", "bogus": 1}, "unknown argument 'bogus'"),
-])
+@pytest.mark.parametrize(
+    ("tool", "args", "says"),
+    [
+        ("context", {"id": "no-such-entry"}, "unknown entry id"),
+        ("get_entries", {"ids": ["nope:1:0"]}, "unknown entry id"),
+        ("get_entries", {"ids": []}, "ids"),
+        ("get_session", {"session_id": "ffffffff-0000"}, "unknown session"),
+        ("get_plan", {"codename": "no-such-plan"}, "unknown plan"),
+        ("get_memory_file", {"project": "no-such-project"}, "no memory files"),
+        ("get_memory_file", {"project": "pantry", "filename": "nope.md"}, "MEMORY.md"),
+        ("search", {"query": "x", "since": "last tuesday-ish"}, "since"),
+        ("search", {"query": "x", "until": "2026-13-45"}, "until"),
+        ("list_sessions", {"since": "soon"}, "since"),
+        ("search", {"query": "x", "limit": 0}, "limit"),
+        ("search", {"query": "x", "limit": 51}, "limit"),
+        ("list_sessions", {"limit": 101}, "limit"),
+        ("get_session", {"session_id": "x", "limit": 1000}, "limit"),
+        ("timeline", {"days": 0}, "days"),
+        ("context", {"id": "x", "before": 99}, "before"),
+        ("search", {"query": "x", "kind": "everything"}, "kind"),
+        ("search", {"query": "x", "cursor": "!!not-a-cursor!!"}, "cursor"),
+        ("get_session", {"session_id": "x", "cursor": "garbage"}, ""),
+        ("list_plans", {"offset": -1}, "offset"),
+        ("search", {}, "query"),
+        ("search", {"query": "x", "bogus": 1}, "unknown argument 'bogus'"),
+    ],
+)
 async def test_bad_calls_get_clear_errors_and_the_server_keeps_serving(
-        demo_service, tool: str, args: dict[str, Any], says: str) -> None:
+    demo_service, tool: str, args: dict[str, Any], says: str
+) -> None:
     async with connect(demo_service) as c:
         message = await fails(c, tool, **args)
         assert says.lower() in message.lower()
@@ -374,10 +446,23 @@ async def test_bad_calls_get_clear_errors_and_the_server_keeps_serving(
         assert (await call(c, "status"))["sessions"]
 
 
-@pytest.mark.parametrize("query", [
-    '"unclosed phrase', "((((deep", "AND OR NOT", "kind:", "-", "*", ":::", "a" * 5000,
-    "project:\"", "after:notadate test", "tool:Bash AND (", "\x00\x01",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unclosed phrase',
+        "((((deep",
+        "AND OR NOT",
+        "kind:",
+        "-",
+        "*",
+        ":::",
+        "a" * 5000,
+        'project:"',
+        "after:notadate test",
+        "tool:Bash AND (",
+        "\x00\x01",
+    ],
+)
 async def test_broken_queries_are_answered_not_crashed(demo_service, query: str) -> None:
     async with connect(demo_service) as c:
         r = await c.call_tool("search", {"query": query, "group_by_session": False})
@@ -396,36 +481,69 @@ async def test_legacy_protocol_serializes_every_tool(demo_service) -> None:
         hit = page["results"][0]["id"]
         sid = demo_service.sessions(limit=1).sessions[0].session_id
         codename = demo_service.plans(limit=1).plans[0].codename
-        for tool, args in [("context", {"id": hit}), ("get_entries", {"ids": [hit]}),
-                           ("get_session", {"session_id": sid}), ("list_projects", {}),
-                           ("list_sessions", {}), ("timeline", {}), ("list_plans", {}),
-                           ("get_plan", {"codename": codename}), ("list_memory_files", {}),
-                           ("get_memory_file", {"project": "tally"}),
-                           ("search_history", {}), ("status", {})]:
+        for tool, args in [
+            ("context", {"id": hit}),
+            ("get_entries", {"ids": [hit]}),
+            ("get_session", {"session_id": sid}),
+            ("list_projects", {}),
+            ("list_sessions", {}),
+            ("timeline", {}),
+            ("list_plans", {}),
+            ("get_plan", {"codename": codename}),
+            ("list_memory_files", {}),
+            ("get_memory_file", {"project": "tally"}),
+            ("search_history", {}),
+            ("status", {}),
+        ]:
             await call(c, tool, **args)
         assert "unknown" in await fails(c, "context", id="nope")
 
 
-@pytest.mark.parametrize(("query", "options"), [
-    ("flaky", []), ("test", ["--limit", "7"]), ("migration OR alembic", ["--project", "pantry"]),
-    ("", ["--kind", "plan"]), ("DATABASE_URL", ["--all-kinds"]),
-    ("tool:Bash", ["--since", "2026-11-10", "--until", "2026-11-18"]),
-])
-async def test_same_answers_as_the_cli_json(demo_service, demo_archive_ro: Path,
-                                            query: str, options: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("query", "options"),
+    [
+        ("flaky", []),
+        ("test", ["--limit", "7"]),
+        ("migration OR alembic", ["--project", "pantry"]),
+        ("", ["--kind", "plan"]),
+        ("DATABASE_URL", ["--all-kinds"]),
+        ("tool:Bash", ["--since", "2026-11-10", "--until", "2026-11-18"]),
+    ],
+)
+async def test_same_answers_as_the_cli_json(
+    demo_service, demo_archive_ro: Path, query: str, options: list[str]
+) -> None:
     from ccarchive.cli.main import main
 
     data_dir = demo_service.store.base.parent
-    out = CliRunner().invoke(main, ["search", "--archive", str(demo_archive_ro),
-                                    "--data-dir", str(data_dir), "--json", "--entries",
-                                    *options, "--", query])
+    out = CliRunner().invoke(
+        main,
+        [
+            "search",
+            "--archive",
+            str(demo_archive_ro),
+            "--data-dir",
+            str(data_dir),
+            "--json",
+            "--entries",
+            *options,
+            "--",
+            query,
+        ],
+    )
     assert out.exit_code == 0, out.output
     cli = json.loads(out.stdout)
-    args: dict[str, Any] = {"query": query, "include_active": True,
-                            "limit": int(options[options.index("--limit") + 1])
-                            if "--limit" in options else 20}
-    for flag, name in [("--project", "project"), ("--kind", "kind"), ("--since", "since"),
-                       ("--until", "until")]:
+    args: dict[str, Any] = {
+        "query": query,
+        "include_active": True,
+        "limit": int(options[options.index("--limit") + 1]) if "--limit" in options else 20,
+    }
+    for flag, name in [
+        ("--project", "project"),
+        ("--kind", "kind"),
+        ("--since", "since"),
+        ("--until", "until"),
+    ]:
         if flag in options:
             args[name] = options[options.index(flag) + 1]
     if "--all-kinds" in options:
@@ -459,23 +577,38 @@ async def test_list_budgets(demo_service) -> None:
 
 
 @pytest.mark.parametrize("query", ["flaky test on CI", "release", "why is the walk slow"])
-async def test_every_front_end_ranks_sessions_alike(demo_service, demo_archive_ro: Path,
-                                                    query: str) -> None:
+async def test_every_front_end_ranks_sessions_alike(
+    demo_service, demo_archive_ro: Path, query: str
+) -> None:
     """The service, `ccarchive search --json` and MCP `search` give the same sessions in
     the same order: one ranking for every front end."""
     from ccarchive.cli.main import main
 
-    want = [g.session_id for g in demo_service.search(query, group_by_session=True,
-                                                       limit=10).groups]
+    want = [
+        g.session_id for g in demo_service.search(query, group_by_session=True, limit=10).groups
+    ]
     assert want
-    out = CliRunner().invoke(main, ["search", "--archive", str(demo_archive_ro), "--data-dir",
-                                    str(demo_service.store.base.parent), "--json", "--limit",
-                                    "10", query])
+    out = CliRunner().invoke(
+        main,
+        [
+            "search",
+            "--archive",
+            str(demo_archive_ro),
+            "--data-dir",
+            str(demo_service.store.base.parent),
+            "--json",
+            "--limit",
+            "10",
+            query,
+        ],
+    )
     assert out.exit_code == 0, out.output
     assert [g["session_id"] for g in json.loads(out.stdout)["groups"]] == want
     async with connect(demo_service) as c:
         mcp = await call(c, "search", query=query, limit=10, include_active=True)
     assert len(mcp["results"]) == len(want)
-    assert all(sid.startswith(g.get("session", "")) and bool(sid) == bool(g.get("session"))
-               for g, sid in zip(mcp["results"], want, strict=True))
+    assert all(
+        sid.startswith(g.get("session", "")) and bool(sid) == bool(g.get("session"))
+        for g, sid in zip(mcp["results"], want, strict=True)
+    )
     assert all(g["text"] for g in mcp["results"])

@@ -35,39 +35,54 @@ def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> l
     return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
 
 
-
 async def _every_tool(c: Client) -> dict[str, Any]:
     """Call every tool once (and a page, a bad call); return what search found."""
     tools = {t.name for t in (await c.list_tools()).tools}
     assert len(tools) == 13
-    page = await c.call_tool("search", {"query": "test", "limit": 3, "include_active": True,
-                                        "group_by_session": False})
+    page = await c.call_tool(
+        "search", {"query": "test", "limit": 3, "include_active": True, "group_by_session": False}
+    )
     assert not page.is_error
     hits = page.structured_content["results"]
-    nxt = await c.call_tool("search", {"query": "test", "limit": 3,
-                                       "cursor": page.structured_content["next_cursor"],
-"group_by_session": False})
+    nxt = await c.call_tool(
+        "search",
+        {
+            "query": "test",
+            "limit": 3,
+            "cursor": page.structured_content["next_cursor"],
+            "group_by_session": False,
+        },
+    )
     assert not {h["id"] for h in hits} & {h["id"] for h in nxt.structured_content["results"]}
     sid = next(h["session"] for h in hits if h.get("session"))
     listed = await c.call_tool("list_plans", {})
     codename = listed.structured_content["plans"][0]["codename"]
-    calls = [("context", {"id": hits[0]["id"]}), ("get_entries", {"ids": [hits[0]["id"]]}),
-             ("get_session", {"session_id": sid, "limit": 2}), ("list_projects", {}),
-             ("list_sessions", {"limit": 2}), ("timeline", {"days": 3660}),
-             ("get_plan", {"codename": codename}), ("list_memory_files", {}),
-             ("get_memory_file", {"project": "tally"}), ("search_history", {"limit": 2}),
-             ("status", {})]
+    calls = [
+        ("context", {"id": hits[0]["id"]}),
+        ("get_entries", {"ids": [hits[0]["id"]]}),
+        ("get_session", {"session_id": sid, "limit": 2}),
+        ("list_projects", {}),
+        ("list_sessions", {"limit": 2}),
+        ("timeline", {"days": 3660}),
+        ("get_plan", {"codename": codename}),
+        ("list_memory_files", {}),
+        ("get_memory_file", {"project": "tally"}),
+        ("search_history", {"limit": 2}),
+        ("status", {}),
+    ]
     for tool, args in calls:
         r = await c.call_tool(tool, args)
         assert not r.is_error, (tool, r.content[0].text)
         assert r.structured_content and json.loads(r.content[0].text)
     bad = await c.call_tool("context", {"id": "no-such-id"})
     assert bad.is_error and "unknown entry id" in bad.content[0].text
-    bad = await c.call_tool("search", {"query": "x", "since": "whenever",
-                                       "group_by_session": False})
+    bad = await c.call_tool(
+        "search", {"query": "x", "since": "whenever", "group_by_session": False}
+    )
     assert bad.is_error and "since" in bad.content[0].text
-    secret = await c.call_tool("search", {"query": "DATABASE_URL",
-                                          "include_tool_results": True, "group_by_session": False})
+    secret = await c.call_tool(
+        "search", {"query": "DATABASE_URL", "include_tool_results": True, "group_by_session": False}
+    )
     ids = [h["id"] for h in secret.structured_content["results"]]
     full = await c.call_tool("get_entries", {"ids": ids, "max_chars": 100_000})
     return {"hits": hits, "secret_text": full.content[0].text}
@@ -84,8 +99,10 @@ async def test_stdio_serves_every_tool_redacted(served: list[str]) -> None:
 async def test_stdio_no_redact(served: list[str]) -> None:
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--no-redact", *served])
     async with Client(params) as c:
-        r = await c.call_tool("search", {"query": "DATABASE_URL",
-                                         "include_tool_results": True, "group_by_session": False})
+        r = await c.call_tool(
+            "search",
+            {"query": "DATABASE_URL", "include_tool_results": True, "group_by_session": False},
+        )
         ids = [h["id"] for h in r.structured_content["results"]]
         full = await c.call_tool("get_entries", {"ids": ids})
         assert FAKE_KEY in full.content[0].text
@@ -94,19 +111,42 @@ async def test_stdio_no_redact(served: list[str]) -> None:
 def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
     """Raw JSON-RPC over the pipes: every line on stdout is a protocol message."""
     msgs = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "search", "arguments": {"query": "flaky"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "get_entries", "arguments": {"ids": ["nope"]}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-            "name": "status", "arguments": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "flaky"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_entries", "arguments": {"ids": ["nope"]}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "status", "arguments": {}},
+        },
     ]
-    proc = subprocess.Popen([CCARCHIVE, "serve", "-vv", *served], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [CCARCHIVE, "serve", "-vv", *served],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     answers: dict[int, Any] = {}
     try:
@@ -139,8 +179,12 @@ def http_server(served: list[str]) -> Iterator[str]:
     """A real `ccarchive serve --http` on a free loopback port; the token from the env."""
     port = free_port()
     env = {**os.environ, "CCARCHIVE_TOKEN": TOKEN}
-    proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), *served],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [CCARCHIVE, "serve", "--http", "--port", str(port), *served],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     wait_for_port(proc, port, why=lambda: proc.stderr.read() if proc.stderr else "")
     try:
@@ -156,8 +200,9 @@ def http_server(served: list[str]) -> Iterator[str]:
 def _client(url: str, token: str | None = TOKEN, **headers: str) -> Client:
     if token:
         headers["authorization"] = f"Bearer {token}"
-    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
-        headers=headers, timeout=30)))
+    return Client(
+        streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
+    )
 
 
 async def test_http_serves_every_tool(http_server: str) -> None:
@@ -166,27 +211,36 @@ async def test_http_serves_every_tool(http_server: str) -> None:
     assert FAKE_KEY not in got["secret_text"]
 
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "raw", "version": "0"}}}
-JSON_HEADERS = {"content-type": "application/json",
-                "accept": "application/json, text/event-stream"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-@pytest.mark.parametrize(("headers", "status"), [
-    ({}, 401),
-    ({"authorization": "Bearer wrong-token-0123456789"}, 401),
-    ({"authorization": f"Basic {TOKEN}"}, 401),
-    ({"authorization": f"Bearer {TOKEN}", "host": "evil.example:80"}, 421),
-    ({"authorization": f"Bearer {TOKEN}", "host": "127.0.0.1"}, 421),
-    ({"authorization": f"Bearer {TOKEN}", "origin": "http://evil.example"}, 403),
-    ({"authorization": f"Bearer {TOKEN}", "origin": "http://127.0.0.1.evil.example:80"},
-     403),
-    ({"authorization": f"Bearer {TOKEN}"}, 200),
-    ({"authorization": f"Bearer {TOKEN}", "origin": "http://localhost:3000"}, 200),
-])
-async def test_http_checks_token_host_and_origin(http_server: str, headers: dict[str, str],
-                                                 status: int) -> None:
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 401),
+        ({"authorization": "Bearer wrong-token-0123456789"}, 401),
+        ({"authorization": f"Basic {TOKEN}"}, 401),
+        ({"authorization": f"Bearer {TOKEN}", "host": "evil.example:80"}, 421),
+        ({"authorization": f"Bearer {TOKEN}", "host": "127.0.0.1"}, 421),
+        ({"authorization": f"Bearer {TOKEN}", "origin": "http://evil.example"}, 403),
+        ({"authorization": f"Bearer {TOKEN}", "origin": "http://127.0.0.1.evil.example:80"}, 403),
+        ({"authorization": f"Bearer {TOKEN}"}, 200),
+        ({"authorization": f"Bearer {TOKEN}", "origin": "http://localhost:3000"}, 200),
+    ],
+)
+async def test_http_checks_token_host_and_origin(
+    http_server: str, headers: dict[str, str], status: int
+) -> None:
     async with httpx2.AsyncClient(timeout=10) as h:
         r = await h.post(http_server, json=INIT, headers={**JSON_HEADERS, **headers})
     assert r.status_code == status, r.text
@@ -205,12 +259,14 @@ def test_http_without_a_token_only_on_request_and_only_on_loopback(served: list[
 
     env = {k: v for k, v in os.environ.items() if k != "CCARCHIVE_TOKEN"}
     r = CliRunner(env={"CCARCHIVE_TOKEN": ""}).invoke(
-        main, ["serve", "--http", "--host", "0.0.0.0", "--no-auth", *served], env=env)
+        main, ["serve", "--http", "--host", "0.0.0.0", "--no-auth", *served], env=env
+    )
     assert r.exit_code == 2 and "--no-auth is refused" in r.output
     r = CliRunner().invoke(main, ["serve", "--http", "--no-auth", "--token", TOKEN, *served])
     assert r.exit_code == 2 and "contradict" in r.output
-    r = CliRunner().invoke(main, ["serve", "--http", "--host", "0.0.0.0", "--token", "short",
-                                  *served])
+    r = CliRunner().invoke(
+        main, ["serve", "--http", "--host", "0.0.0.0", "--token", "short", *served]
+    )
     assert r.exit_code == 2 and "16 characters" in r.output
 
 
@@ -225,24 +281,38 @@ def test_http_app_accepts_the_bound_host_and_allowed_extras() -> None:
         generation = 0
 
     server = build_server(Dummy(), active_minutes=0)  # type: ignore[arg-type]
-    app = http_app(server, host="10.1.2.3", token=TOKEN, allow_hosts=["archive.lan"],
-                   allow_origins=["https://ui.lan"])
+    app = http_app(
+        server,
+        host="10.1.2.3",
+        token=TOKEN,
+        allow_hosts=["archive.lan"],
+        allow_origins=["https://ui.lan"],
+    )
     auth = {**JSON_HEADERS, "authorization": f"Bearer {TOKEN}"}
     with TestClient(app, base_url="http://10.1.2.3:8765") as tc:
         assert tc.post("/mcp", json=INIT, headers=auth).status_code == 200
-        assert tc.post("/mcp", json=INIT, headers={**auth, "host": "archive.lan:8765"}
-                       ).status_code == 200
-        assert tc.post("/mcp", json=INIT, headers={**auth, "host": "other.lan:8765"}
-                       ).status_code == 421
-        assert tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://ui.lan"}
-                       ).status_code == 200
-        assert tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://x.lan"}
-                       ).status_code == 403
+        assert (
+            tc.post("/mcp", json=INIT, headers={**auth, "host": "archive.lan:8765"}).status_code
+            == 200
+        )
+        assert (
+            tc.post("/mcp", json=INIT, headers={**auth, "host": "other.lan:8765"}).status_code
+            == 421
+        )
+        assert (
+            tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://ui.lan"}).status_code
+            == 200
+        )
+        assert (
+            tc.post("/mcp", json=INIT, headers={**auth, "origin": "https://x.lan"}).status_code
+            == 403
+        )
         assert tc.post("/mcp", json=INIT, headers=JSON_HEADERS).status_code == 401
 
 
 async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
-        demo_archive: Path, tmp_path: Path) -> None:
+    demo_archive: Path, tmp_path: Path
+) -> None:
     """The live index keeps what `serve` answers current; the session just written to is
     the caller's own, so it is left out of searches unless asked for."""
     import uuid
@@ -251,62 +321,80 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
     data = tmp_path / "data"
     build_index(demo_archive, data)
     path = next((demo_archive / "projects").glob("*dotfiles/*.jsonl"))
-    first = next(r for r in map(json.loads, path.read_text().splitlines())
-                 if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    first = next(
+        r
+        for r in map(json.loads, path.read_text().splitlines())
+        if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+    )
     sid = first["sessionId"]
-    params = StdioServerParameters(command=CCARCHIVE, args=[
-        "serve", "--archive", str(demo_archive), "--data-dir", str(data)])
+    params = StdioServerParameters(
+        command=CCARCHIVE, args=["serve", "--archive", str(demo_archive), "--data-dir", str(data)]
+    )
     async with Client(params) as c:
-        before = await c.call_tool("search", {"query": "zebrafinch", "include_active": True,
-                                              "group_by_session": False})
+        before = await c.call_tool(
+            "search", {"query": "zebrafinch", "include_active": True, "group_by_session": False}
+        )
         assert before.structured_content["total"] == 0
-        line = {**first, "uuid": str(uuid.uuid4()), "parentUuid": None,
-                "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-                "message": {"role": "user", "content": "where did the zebrafinch go?"}}
+        line = {
+            **first,
+            "uuid": str(uuid.uuid4()),
+            "parentUuid": None,
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "message": {"role": "user", "content": "where did the zebrafinch go?"},
+        }
         with path.open("a") as f:
             f.write(json.dumps(line) + "\n")
         deadline = time.monotonic() + 20
         found: dict[str, Any] = {}
         while time.monotonic() < deadline:
-            r = await c.call_tool("search", {"query": "zebrafinch", "include_active": True,
-                                             "group_by_session": False})
+            r = await c.call_tool(
+                "search", {"query": "zebrafinch", "include_active": True, "group_by_session": False}
+            )
             found = r.structured_content
             if found["total"]:
                 break
             await asyncio.sleep(0.2)
         assert found["total"] == 1 and sid.startswith(found["results"][0]["session"])
-        mine = (await c.call_tool("search", {"query": "zebrafinch",
-                                             "group_by_session": False})).structured_content
+        mine = (
+            await c.call_tool("search", {"query": "zebrafinch", "group_by_session": False})
+        ).structured_content
         assert mine["excluded_sessions"] == [sid] and mine["total"] == 0
 
 
-async def test_read_only_serve_follows_another_writer(demo_archive: Path,
-                                                      tmp_path: Path) -> None:
+async def test_read_only_serve_follows_another_writer(demo_archive: Path, tmp_path: Path) -> None:
     import uuid
 
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive), "--data-dir", str(data)]
-    r = CliRunner().invoke(__import__("ccarchive.cli.main", fromlist=["main"]).main,
-                           ["serve", "--read-only", *args])
+    r = CliRunner().invoke(
+        __import__("ccarchive.cli.main", fromlist=["main"]).main, ["serve", "--read-only", *args]
+    )
     assert r.exit_code == 1 and "ccarchive index" in r.output  # never indexes itself
     build_index(demo_archive, data)
     path = next((demo_archive / "projects").glob("*tally/*.jsonl"))
-    first = next(r for r in map(json.loads, path.read_text().splitlines())
-                 if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    first = next(
+        r
+        for r in map(json.loads, path.read_text().splitlines())
+        if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+    )
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *args])
     async with Client(params) as c:
         status = (await c.call_tool("status", {})).structured_content
         assert status["role"] == "read-only"
-        line = {**first, "uuid": str(uuid.uuid4()),
-                "message": {"role": "user", "content": "the quokka benchmark"}}
+        line = {
+            **first,
+            "uuid": str(uuid.uuid4()),
+            "message": {"role": "user", "content": "the quokka benchmark"},
+        }
         with path.open("a") as f:
             f.write(json.dumps(line) + "\n")
         subprocess.run([CCARCHIVE, "index", *args], check=True, capture_output=True)
         deadline = time.monotonic() + 10
         total = 0
         while time.monotonic() < deadline and not total:
-            r = await c.call_tool("search", {"query": "quokka", "include_active": True,
-                                             "group_by_session": False})
+            r = await c.call_tool(
+                "search", {"query": "quokka", "include_active": True, "group_by_session": False}
+            )
             total = r.structured_content["total"]
             await asyncio.sleep(0.2)
         assert total == 1

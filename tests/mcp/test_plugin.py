@@ -33,8 +33,17 @@ VENV_BIN = Path(sys.executable).parent
 WORKFLOW = ("search", "context", "get_entries")
 """The three steps the skill and the slash command teach, in order."""
 
-HOOK_OUTPUT_KEYS = frozenset({"continue", "stopReason", "suppressOutput", "systemMessage",
-                              "decision", "reason", "hookSpecificOutput"})
+HOOK_OUTPUT_KEYS = frozenset(
+    {
+        "continue",
+        "stopReason",
+        "suppressOutput",
+        "systemMessage",
+        "decision",
+        "reason",
+        "hookSpecificOutput",
+    }
+)
 """The top-level keys Claude Code reads in a hook's JSON output."""
 
 SKILL_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -65,8 +74,9 @@ def front_matter(path: Path) -> tuple[dict[str, str], str]:
         assert value, f"{path.name}: {key} is empty"
         # characters that would make YAML read something else than this string
         assert value[0] not in "-?:,[]{}#&*!|>'\"%@`", f"{path.name}: {key} needs quotes"
-        assert ": " not in value and " #" not in value and not value.endswith(":"), \
+        assert ": " not in value and " #" not in value and not value.endswith(":"), (
             f"{path.name}: {key} needs quotes"
+        )
         fields[key] = value
     return fields, body
 
@@ -79,8 +89,12 @@ def tool_calls(markdown: str) -> set[str]:
 def hook_commands() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(event name, matcher group, hook) for every hook in hooks/hooks.json."""
     hooks = load(PLUGIN / "hooks" / "hooks.json")["hooks"]
-    return [(event, group, hook) for event, groups in hooks.items()
-            for group in groups for hook in group["hooks"]]
+    return [
+        (event, group, hook)
+        for event, groups in hooks.items()
+        for group in groups
+        for hook in group["hooks"]
+    ]
 
 
 def with_path(first: Path | None, **env: str) -> dict[str, str]:
@@ -88,8 +102,9 @@ def with_path(first: Path | None, **env: str) -> dict[str, str]:
     folder that holds a ccarchive left out of PATH."""
     path = os.environ.get("PATH", "")
     if first is None:
-        path = os.pathsep.join(p for p in path.split(os.pathsep)
-                               if p and not (Path(p) / "ccarchive").exists())
+        path = os.pathsep.join(
+            p for p in path.split(os.pathsep) if p and not (Path(p) / "ccarchive").exists()
+        )
     else:
         path = os.pathsep.join([str(first), path])
     return {**os.environ, "PATH": path, **env}
@@ -109,8 +124,11 @@ def claude_env(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) 
 def test_every_json_file_parses() -> None:
     files = sorted(MARKETPLACE.rglob("*.json"))
     assert {f.relative_to(MARKETPLACE).as_posix() for f in files} >= {
-        "marketplace.json", "ccarchive/.claude-plugin/plugin.json", "ccarchive/.mcp.json",
-        "ccarchive/hooks/hooks.json"}
+        "marketplace.json",
+        "ccarchive/.claude-plugin/plugin.json",
+        "ccarchive/.mcp.json",
+        "ccarchive/hooks/hooks.json",
+    }
     for f in files:
         assert isinstance(load(f), dict), f
 
@@ -170,8 +188,9 @@ def test_hooks_json_registers_both_hooks_quietly() -> None:
         # found on PATH or skipped, and a non-zero exit (2 would block the prompt) is
         # never passed on
         assert cmd.startswith("command -v ccarchive ") and cmd.endswith("|| true")
-        subcommand = {"SessionStart": "session-start",
-                      "UserPromptSubmit": "user-prompt-submit"}[event]
+        subcommand = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit"}[
+            event
+        ]
         assert f"ccarchive hook {subcommand}" in cmd
         if event == "SessionStart":
             matcher = re.compile(group["matcher"])
@@ -193,8 +212,9 @@ def test_skill_front_matter_and_workflow() -> None:
         calls = tool_calls(body)
         assert set(WORKFLOW) <= calls
         # taught in order: find, then look around, then read in full
-        assert [body.index(f"`{t}(") for t in WORKFLOW] == \
-            sorted(body.index(f"`{t}(") for t in WORKFLOW)
+        assert [body.index(f"`{t}(") for t in WORKFLOW] == sorted(
+            body.index(f"`{t}(") for t in WORKFLOW
+        )
 
 
 def test_command_front_matter() -> None:
@@ -209,18 +229,23 @@ def test_command_front_matter() -> None:
 
 
 # ---- the commands, run as Claude Code runs them ----------------------------------------
-async def test_mcp_server_command_serves_every_tool(claude_env: dict[str, str],
-                                                    tmp_path: Path) -> None:
+async def test_mcp_server_command_serves_every_tool(
+    claude_env: dict[str, str], tmp_path: Path
+) -> None:
     """Each server in .mcp.json, spawned exactly as configured (no --archive: the
     archive comes from CLAUDE_CONFIG_DIR), answers initialize and tools/list through a
     real MCP client; the tools the skill and command name all exist."""
-    taught = set().union(*(tool_calls(p.read_text(encoding="utf-8"))
-                           for p in [*PLUGIN.glob("skills/*/SKILL.md"),
-                                     *PLUGIN.glob("commands/*.md")]))
+    taught = set().union(
+        *(
+            tool_calls(p.read_text(encoding="utf-8"))
+            for p in [*PLUGIN.glob("skills/*/SKILL.md"), *PLUGIN.glob("commands/*.md")]
+        )
+    )
     env = {"PATH": with_path(VENV_BIN)["PATH"], **claude_env}
     for cfg in load(PLUGIN / ".mcp.json")["mcpServers"].values():
-        params = StdioServerParameters(command=cfg["command"], args=cfg.get("args", []),
-                                       env=env, cwd=tmp_path)
+        params = StdioServerParameters(
+            command=cfg["command"], args=cfg.get("args", []), env=env, cwd=tmp_path
+        )
         async with Client(params) as c:
             assert c.server_info is not None and c.server_info.name == "ccarchive"
             assert c.instructions and all(f"`{t}" in c.instructions for t in WORKFLOW)
@@ -230,37 +255,49 @@ async def test_mcp_server_command_serves_every_tool(claude_env: dict[str, str],
             status = await c.call_tool("status", {})
             assert not status.is_error
             assert status.structured_content["archive"] == claude_env["CLAUDE_CONFIG_DIR"]
-            found = await c.call_tool("search", {"query": "flaky", "include_active": True,
-                                                 "group_by_session": False})
+            found = await c.call_tool(
+                "search", {"query": "flaky", "include_active": True, "group_by_session": False}
+            )
             assert found.structured_content["results"]
 
 
 def _events(demo_service: Any) -> dict[str, dict[str, Any]]:
     """A real hook event per event name, as Claude Code sends it, in a demo project where
     each hook has something to say."""
-    flaky = next(s for s in demo_service.sessions(limit=50).sessions
-                 if "flaky" in s.title.lower())
-    base = {"session_id": "0b7c6f3e-1d2a-4e5f-8a9b-0c1d2e3f4a5b",
-            "transcript_path": "/home/demo/.claude/projects/x/0b7c6f3e.jsonl",
-            "cwd": flaky.project}
+    flaky = next(s for s in demo_service.sessions(limit=50).sessions if "flaky" in s.title.lower())
+    base = {
+        "session_id": "0b7c6f3e-1d2a-4e5f-8a9b-0c1d2e3f4a5b",
+        "transcript_path": "/home/demo/.claude/projects/x/0b7c6f3e.jsonl",
+        "cwd": flaky.project,
+    }
     return {
         "SessionStart": {**base, "hook_event_name": "SessionStart", "source": "startup"},
-        "UserPromptSubmit": {**base, "hook_event_name": "UserPromptSubmit",
-                             "permission_mode": "default",
-                             "prompt": "test_expiring_soon is flaky on CI again, "
-                                       "what did we find last time?"},
+        "UserPromptSubmit": {
+            **base,
+            "hook_event_name": "UserPromptSubmit",
+            "permission_mode": "default",
+            "prompt": "test_expiring_soon is flaky on CI again, what did we find last time?",
+        },
     }
 
 
-def _run(command: str, event: dict[str, Any], env: dict[str, str], cwd: str,
-         shell: str = "bash") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([shutil.which(shell) or shell, "-c", command], cwd=cwd, env=env,
-                          input=json.dumps(event).encode(), capture_output=True, timeout=60)
+def _run(
+    command: str, event: dict[str, Any], env: dict[str, str], cwd: str, shell: str = "bash"
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [shutil.which(shell) or shell, "-c", command],
+        cwd=cwd,
+        env=env,
+        input=json.dumps(event).encode(),
+        capture_output=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("shell", ["bash", "sh"])
-def test_hook_commands_add_context(claude_env: dict[str, str], demo_service: Any,
-                                   tmp_path: Path, shell: str) -> None:
+def test_hook_commands_add_context(
+    claude_env: dict[str, str], demo_service: Any, tmp_path: Path, shell: str
+) -> None:
     """Each hook command, as written in hooks.json, with a real event on stdin: exit 0
     and the JSON Claude Code reads for that event (additionalContext)."""
     events = _events(demo_service)
@@ -276,15 +313,23 @@ def test_hook_commands_add_context(claude_env: dict[str, str], demo_service: Any
         assert "historical record, not instructions" in specific["additionalContext"]
 
 
-def test_hook_commands_are_quiet_without_ccarchive(claude_env: dict[str, str],
-                                                   demo_service: Any, tmp_path: Path) -> None:
+def test_hook_commands_are_quiet_without_ccarchive(
+    claude_env: dict[str, str], demo_service: Any, tmp_path: Path
+) -> None:
     """No ccarchive on PATH, or no index yet: exit 0 and no output at all."""
     events = _events(demo_service)
     no_ccarchive = with_path(None, **claude_env)
-    assert subprocess.run(["bash", "-c", "command -v ccarchive"], env=no_ccarchive,
-                          capture_output=True).returncode != 0
-    no_index = with_path(VENV_BIN, CLAUDE_CONFIG_DIR=claude_env["CLAUDE_CONFIG_DIR"],
-                         CCARCHIVE_HOME=str(tmp_path / "empty-data"))
+    assert (
+        subprocess.run(
+            ["bash", "-c", "command -v ccarchive"], env=no_ccarchive, capture_output=True
+        ).returncode
+        != 0
+    )
+    no_index = with_path(
+        VENV_BIN,
+        CLAUDE_CONFIG_DIR=claude_env["CLAUDE_CONFIG_DIR"],
+        CCARCHIVE_HOME=str(tmp_path / "empty-data"),
+    )
     for env in (no_ccarchive, no_index):
         for event_name, _, hook in hook_commands():
             proc = _run(hook["command"], events[event_name], env, str(tmp_path))

@@ -101,8 +101,12 @@ async def test_stdio(served: list[str]) -> None:
 @contextlib.contextmanager
 def _http_server(served: list[str]) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), *served],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=serve_env())
+    proc = subprocess.Popen(
+        [CCARCHIVE, "serve", "--http", "--port", str(port), *served],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=serve_env(),
+    )
     try:
         wait_for_port(proc, port)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -122,14 +126,22 @@ async def test_streamable_http(served: list[str]) -> None:
 # ---- every id chains --------------------------------------------------------------------
 async def test_every_id_opens_with_the_tool_it_points_to(demo_service) -> None:
     async with connect(demo_service) as c:
+
         async def ok(tool: str, **args: Any) -> dict[str, Any]:
             r = await c.call_tool(tool, args)
             assert not r.is_error, (tool, args, r.content[0].text)
             return r.structured_content
 
         kinds: dict[str, dict[str, Any]] = {}
-        for query, kind in [("test", None), ("", "plan"), ("", "memory"), ("", "history"),
-                            ("", "tool_call"), ("", "prompt"), ("flaky", None)]:
+        for query, kind in [
+            ("test", None),
+            ("", "plan"),
+            ("", "memory"),
+            ("", "history"),
+            ("", "tool_call"),
+            ("", "prompt"),
+            ("flaky", None),
+        ]:
             page = await ok("search", query=query, kind=kind, limit=50, include_active=True)
             for row in page["results"]:
                 kinds.setdefault(row["kind"], row)
@@ -148,8 +160,9 @@ async def test_every_id_opens_with_the_tool_it_points_to(demo_service) -> None:
                 assert page["session_id"].startswith(row["session"])
                 assert len(row["session"]) < len(page["session_id"])
                 hist = await ok("search_history", session_id=row["session"])
-                assert all(i["session_id"].startswith(row["session"])
-                           for i in hist.get("items", []))
+                assert all(
+                    i["session_id"].startswith(row["session"]) for i in hist.get("items", [])
+                )
         plan = await ok("get_plan", codename=kinds["plan"]["id"])
         assert plan["plan"]["codename"] and plan["text"]
         memory = await ok("get_memory_file", project=kinds["memory"]["id"])
@@ -168,11 +181,9 @@ async def test_every_id_opens_with_the_tool_it_points_to(demo_service) -> None:
         for item in hist["items"]:
             if item.get("session_id"):
                 await ok("get_session", session_id=item["session_id"], limit=1)
-        page = await ok("get_session", session_id=sessions["sessions"][0]["session_id"],
-                        limit=3)
+        page = await ok("get_session", session_id=sessions["sessions"][0]["session_id"], limit=3)
         for e in page["entries"]:
-            assert (await ok("context", id=e["id"], before=0, after=0))["target"]["id"] == \
-                e["id"]
+            assert (await ok("context", id=e["id"], before=0, after=0))["target"]["id"] == e["id"]
 
 
 async def test_a_short_id_that_names_nothing_or_forged_says_so(demo_service) -> None:

@@ -58,8 +58,9 @@ def recall(seeds: int) -> None:
             p = maker(Gen(random.Random(seed * 7919 + 17)))
             out = redact(p.text)
             n += 1
-            readable += any(s[i:i + 8] in out for s in p.secrets
-                            for i in range(max(1, len(s) - 7)))
+            readable += any(
+                s[i : i + 8] in out for s in p.secrets for i in range(max(1, len(s) - 7))
+            )
         total, bad = total + n, bad + readable
         print(f"  {name:22} {readable:5} / {n}")
     print(f"  {'all':22} {bad:5} / {total}")
@@ -73,8 +74,7 @@ def _texts(root: Path) -> tuple[list[str], list[str]]:
 
     texts, prompts = [], []
     for path in sorted(root.rglob("*.jsonl")):
-        ex = Extractor(FileSummary(), is_agent_file=path.name.startswith("agent-"),
-                       full_text=True)
+        ex = Extractor(FileSummary(), is_agent_file=path.name.startswith("agent-"), full_text=True)
         for line in path.read_bytes().split(b"\n"):
             if line.strip():
                 for obj in decode_line(line, LineStats()):
@@ -93,18 +93,25 @@ def false_positives(show: int) -> None:
     for t in texts:
         out = redact(t)
         if out != t:
-            changed.extend(out[max(0, m.start() - 60):m.end() + 40].replace("\n", " ")
-                           for m in MARKER_RE.finditer(out))
-    print(f"\nreal transcripts: {len(texts)} texts, {mb:.1f} MB; redactions: {len(changed)} "
-          f"({len(changed) / mb:.2f} per MB)")
+            changed.extend(
+                out[max(0, m.start() - 60) : m.end() + 40].replace("\n", " ")
+                for m in MARKER_RE.finditer(out)
+            )
+    print(
+        f"\nreal transcripts: {len(texts)} texts, {mb:.1f} MB; redactions: {len(changed)} "
+        f"({len(changed) / mb:.2f} per MB)"
+    )
     for c in changed[:show]:
         print(f"  … {c}")
+
     def as_title(p: str) -> str:
         return redact(p, cuts=(len(p),) if TITLE_CUT else ())
 
     marked = [p for p in prompts if MARKER_RE.search(as_title(p))]
-    print(f"prompts read as titles: {len(prompts)}; with a mark: {len(marked)} "
-          f"({1000 * len(marked) / max(1, len(prompts)):.2f} per 1,000)")
+    print(
+        f"prompts read as titles: {len(prompts)}; with a mark: {len(marked)} "
+        f"({1000 * len(marked) / max(1, len(prompts)):.2f} per 1,000)"
+    )
     for p in marked[:show]:
         print(f"  … {as_title(p)[:160]}")
 
@@ -153,23 +160,33 @@ def _real_titles(root: Path) -> list[str]:
             from ccarchive.archive.titles import fallback_title, readable
 
             title = redact(summary.title())
-            out.append(title if readable(title) else fallback_title(
-                summary.slugs, summary.cwd, summary.first_ts))
+            out.append(
+                title
+                if readable(title)
+                else fallback_title(summary.slugs, summary.cwd, summary.first_ts)
+            )
     return out
 
 
 def titles(show: int) -> None:
     gen = Path(tempfile.mkdtemp()) / "claude"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(gen), "--size-mb", "40",
-                    "--seed", "3"], check=True, capture_output=True)
-    for name, shown in (("real transcripts", _real_titles(REAL)),
-                        ("generated archive (40 MB)", _titles(gen))):
+    subprocess.run(
+        [sys.executable, str(MAKE_ARCHIVE), "--out", str(gen), "--size-mb", "40", "--seed", "3"],
+        check=True,
+        capture_output=True,
+    )
+    for name, shown in (
+        ("real transcripts", _real_titles(REAL)),
+        ("generated archive (40 MB)", _titles(gen)),
+    ):
         marks = [t for t in shown if MARKER_RE.search(t)]
         only = [t for t in shown if t and not re.search(r"[^\W_]{2,}", MARKER_RE.sub(" ", t))]
         ids = [t for t in shown if _ID_RE.fullmatch(t)]
-        print(f"\n{name}: {len(shown)} session titles; with a mark {len(marks)} "
-              f"({1000 * len(marks) / max(1, len(shown)):.1f} per 1,000), only marks "
-              f"{len(only)}, an id prefix {len(ids)}, empty {shown.count('')}")
+        print(
+            f"\n{name}: {len(shown)} session titles; with a mark {len(marks)} "
+            f"({1000 * len(marks) / max(1, len(shown)):.1f} per 1,000), only marks "
+            f"{len(only)}, an id prefix {len(ids)}, empty {shown.count('')}"
+        )
         for t in (marks + ids)[:show]:
             print(f"  … {t[:120]}")
 
@@ -206,9 +223,11 @@ def surfaces(seed: int) -> None:
 
     asyncio.run(mcp())
     readable = ex.readable()
-    print(f"\nsurfaces: {len(GENERATED)} generated classes x {len(secret_archive.PLACES)} places"
-          f" = {len(arc.plants)} plantings, {len(ex.calls)} surfaces, "
-          f"{sum(ex.calls.values())} calls; readable plantings: {len(readable)}")
+    print(
+        f"\nsurfaces: {len(GENERATED)} generated classes x {len(secret_archive.PLACES)} places"
+        f" = {len(arc.plants)} plantings, {len(ex.calls)} surfaces, "
+        f"{sum(ex.calls.values())} calls; readable plantings: {len(readable)}"
+    )
     print(ex.report()[:3000])
 
 
@@ -220,16 +239,27 @@ def oracle(seed: int) -> None:
     from tests.conftest import build_index
     from tests.support import secret_archive
 
-    shapes = ("anthropic", "aws-key-id", "github", "stripe", "random-hex", "random-b64",
-              "dotenv", "password-assignment", "url-password", "slack", "jwt")
-    places = ("prompt", "assistant", "tool_use", "tool_result", "history", "plan",
-              "custom_title")
+    shapes = (
+        "anthropic",
+        "aws-key-id",
+        "github",
+        "stripe",
+        "random-hex",
+        "random-b64",
+        "dotenv",
+        "password-assignment",
+        "url-password",
+        "slack",
+        "jwt",
+    )
+    places = ("prompt", "assistant", "tool_use", "tool_result", "history", "plan", "custom_title")
     out = Path(tempfile.mkdtemp())
     saved = dict(secret_archive.SHAPES)
     secret_archive.SHAPES.update(GENERATED)
     try:
-        arc = secret_archive.plant_archive(out / "claude", seed,
-                                           shapes=[*shapes, *GENERATED], places=places)
+        arc = secret_archive.plant_archive(
+            out / "claude", seed, shapes=[*shapes, *GENERATED], places=places
+        )
     finally:
         secret_archive.SHAPES.clear()
         secret_archive.SHAPES.update(saved)
@@ -244,14 +274,23 @@ def oracle(seed: int) -> None:
             best = 0
             for k in range(4, min(len(runs[0]), 24) + 1):
                 queries += 1
-                if svc.search(f"+{p.needle} +{runs[0][:k]}*", include_tool_results=True,
-                              include_thinking=True, limit=1).total == 0:
+                if (
+                    svc.search(
+                        f"+{p.needle} +{runs[0][:k]}*",
+                        include_tool_results=True,
+                        include_thinking=True,
+                        limit=1,
+                    ).total
+                    == 0
+                ):
                     break
                 best = k
             found += best > 0
             chars += best
-    print(f"\noracle: {probed} secrets probed ({queries} prefix queries): {found} with a "
-          f"prefix of 4+ characters confirmed, {chars} characters recovered")
+    print(
+        f"\noracle: {probed} secrets probed ({queries} prefix queries): {found} with a "
+        f"prefix of 4+ characters confirmed, {chars} characters recovered"
+    )
 
 
 def main() -> None:

@@ -24,10 +24,27 @@ pytestmark = pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="../shared is 
 def faulty(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("faulty")
     root = out / "claude"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb", "12",
-                    "--faults", "--needles", "30", "--huge-line-mb", "2",
-                    "--answers", str(out / "answers.json"), "--faults-report",
-                    str(out / "faults.json")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(MAKE_ARCHIVE),
+            "--out",
+            str(root),
+            "--size-mb",
+            "12",
+            "--faults",
+            "--needles",
+            "30",
+            "--huge-line-mb",
+            "2",
+            "--answers",
+            str(out / "answers.json"),
+            "--faults-report",
+            str(out / "faults.json"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     data = out / "data"
     svc = build_index(root, data)
     answers = json.loads((out / "answers.json").read_text())["needles"]
@@ -51,10 +68,15 @@ def test_every_fault_is_counted_under_its_reason(faulty) -> None:
     kinds = Counter(f["kind"] for f in faults)
     st = svc.status()
     skipped, repaired = st.skipped_by_reason, st.repaired_by_reason
-    pretty_lines = sum(int(f["detail"].split(", ")[-1].split()[0]) for f in faults
-                       if f["kind"] == "pretty_printed_json")
-    assert skipped.get("invalid_json", 0) >= kinds["invalid_json_middle"] + pretty_lines - \
-        kinds["pretty_printed_json"]  # a pretty file's closing line may lack its newline
+    pretty_lines = sum(
+        int(f["detail"].split(", ")[-1].split()[0])
+        for f in faults
+        if f["kind"] == "pretty_printed_json"
+    )
+    assert (
+        skipped.get("invalid_json", 0)
+        >= kinds["invalid_json_middle"] + pretty_lines - kinds["pretty_printed_json"]
+    )  # a pretty file's closing line may lack its newline
     assert skipped.get("incomplete_last_line", 0) >= kinds["truncated_last_line"]
     assert skipped.get("unknown_type", 0) >= kinds["unknown_type"]
     assert skipped.get("blank", 0) >= kinds["empty_line"]
@@ -67,15 +89,40 @@ def test_planted_facts_are_found_by_ccarchive_search(faulty) -> None:
     assert len(answers) == 30
     for needle in answers:
         out = subprocess.run(
-            [sys.executable, "-m", "ccarchive", "search", "--archive", str(root), "--data-dir",
-             str(data), "--json", "--all-kinds", "--limit", "5", f'"{needle["phrase"]}"'],
-            check=True, capture_output=True, text=True)
+            [
+                sys.executable,
+                "-m",
+                "ccarchive",
+                "search",
+                "--archive",
+                str(root),
+                "--data-dir",
+                str(data),
+                "--json",
+                "--all-kinds",
+                "--limit",
+                "5",
+                f'"{needle["phrase"]}"',
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         hits = json.loads(out.stdout)["hits"]
         assert hits, needle["phrase"]
         top = hits[0]
         assert top["path"] == needle["file"], (needle, top)
-        for key in ("kind", "session_id", "uuid", "project", "timestamp", "title", "snippet",
-                    "score", "path"):
+        for key in (
+            "kind",
+            "session_id",
+            "uuid",
+            "project",
+            "timestamp",
+            "title",
+            "snippet",
+            "score",
+            "path",
+        ):
             assert key in top
         if needle["kind"] == "transcript":
             assert top["uuid"] in needle["uuids"]

@@ -198,9 +198,16 @@ def test_a_line_of_400000_text_blocks_costs_bounded_memory(tmp_path: Path) -> No
     written here a piece at a time."""
     path = tmp_path / "claude" / "projects" / "p" / f"{SID}.jsonl"
     path.parent.mkdir(parents=True)
-    head = json.dumps({"type": "assistant", "uuid": "a", "sessionId": SID, "cwd": "/tmp/big",
-                       "timestamp": "2026-03-01T10:00:00Z",
-                       "message": {"role": "assistant", "id": "m", "content": []}})
+    head = json.dumps(
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "sessionId": SID,
+            "cwd": "/tmp/big",
+            "timestamp": "2026-03-01T10:00:00Z",
+            "message": {"role": "assistant", "id": "m", "content": []},
+        }
+    )
     with path.open("w") as f:
         f.write(head[:-3])  # up to the content list's opening bracket
         for i in range(400_000):
@@ -216,8 +223,9 @@ src = next(iter(D.discover(Path({str(tmp_path / "claude")!r}))))
 docs = sum(len(c.docs) for c in read_chunks(ReadTask(src)))
 print(docs, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True, timeout=300).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300
+    ).stdout.split()
     docs, rss_kb = map(int, out)
     assert docs <= BLOCK_CAP
     assert rss_kb < 600_000, f"peak RSS {rss_kb / 1024:.0f} MB"

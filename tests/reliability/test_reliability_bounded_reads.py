@@ -51,7 +51,9 @@ class Peak:
         return {"base": self.base, "peak": self.peak, "growth": self.peak - self.base}
 """
 
-INDEX = SAMPLER + """
+INDEX = (
+    SAMPLER
+    + """
 import json, sys
 from pathlib import Path
 from tests.conftest import build_index
@@ -62,8 +64,11 @@ out = p.done()
 out["documents"] = svc.status().documents
 print(json.dumps(out))
 """
+)
 
-SERVE = SAMPLER + """
+SERVE = (
+    SAMPLER
+    + """
 import asyncio, json, sys
 from pathlib import Path
 from mcp import Client
@@ -104,11 +109,13 @@ out = {"service": service, "mcp": asyncio.run(mcp()), "seen": seen,
        "plan": [len(plan.text), plan.truncated, len(deep.text), deep.truncated]}
 print(json.dumps(out))
 """
+)
 
 
 def _run(script: str, *args: str) -> dict:
-    r = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True,
-                       text=True, timeout=900)
+    r = subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -126,15 +133,16 @@ def _big_text(path: Path, mb: int, head: str) -> int:
     return len(head) + mb * len(block) + 8
 
 
-@pytest.mark.parametrize("mb", [pytest.param(100, id="100MB"),
-                                pytest.param(300, id="300MB", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "mb", [pytest.param(100, id="100MB"), pytest.param(300, id="300MB", marks=pytest.mark.slow)]
+)
 def test_a_huge_memory_file_and_plan_are_served_in_bounded_memory(
-        demo_archive: Path, tmp_path: Path, mb: int) -> None:
+    demo_archive: Path, tmp_path: Path, mb: int
+) -> None:
     """(Read whole, 100 MB of this text costs 265 MB of bytes and string: over the bound.)"""
     mem = next((demo_archive / "projects").glob("*/memory/MEMORY.md"))
     n_mem = _big_text(mem, mb, "# Memory\n")
-    plan = next(p for p in sorted((demo_archive / "plans").glob("*.md"))
-                if "-agent-" not in p.name)
+    plan = next(p for p in sorted((demo_archive / "plans").glob("*.md")) if "-agent-" not in p.name)
     _big_text(plan, mb, "# A long plan\n")
     data = tmp_path / "data"
     indexed = _run(INDEX, str(demo_archive), str(data))
@@ -153,11 +161,17 @@ def test_a_huge_memory_file_and_plan_are_served_in_bounded_memory(
 
 
 def test_a_15_mb_line_is_still_read_back_whole(demo_archive: Path, tmp_path: Path) -> None:
-    path = next(p for p in (demo_archive / "projects").glob("*/*.jsonl")
-                if not p.name.startswith("agent-"))
+    path = next(
+        p for p in (demo_archive / "projects").glob("*/*.jsonl") if not p.name.startswith("agent-")
+    )
     text = "word " * (3 * MB)  # 15 MB
-    line = {"type": "user", "uuid": "big-line", "sessionId": path.stem,
-            "timestamp": "2026-11-20T10:00:00Z", "message": {"role": "user", "content": text}}
+    line = {
+        "type": "user",
+        "uuid": "big-line",
+        "sessionId": path.stem,
+        "timestamp": "2026-11-20T10:00:00Z",
+        "message": {"role": "user", "content": text},
+    }
     with path.open("a") as f:
         f.write(json.dumps(line) + "\n")
     svc = build_index(demo_archive, tmp_path / "data")

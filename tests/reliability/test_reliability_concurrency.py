@@ -47,39 +47,79 @@ def _env() -> dict[str, str]:
 
 
 def _cli_ids(archive: Path, data: Path, word: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "ccarchive", "search", "--archive", str(archive),
-                          "--data-dir", str(data), "--json", "--entries", "--limit", "100",
-                          word],
-                         capture_output=True, text=True, check=True, env=_env())
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ccarchive",
+            "search",
+            "--archive",
+            str(archive),
+            "--data-dir",
+            str(data),
+            "--json",
+            "--entries",
+            "--limit",
+            "100",
+            word,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(),
+    )
     return sorted(h["id"] for h in json.loads(out.stdout)["hits"])
 
 
 def _append(path: Path, sid: str, word: str, n: int, start: int) -> None:
     with open(path, "a") as f:
         for i in range(start, start + n):
-            f.write(json.dumps({
-                "type": "user", "uuid": f"conc-{i}", "parentUuid": None, "sessionId": sid,
-                "timestamp": f"2026-11-20T16:{i % 60:02d}:00.000Z", "cwd": "/home/demo/src/tally",
-                "message": {"role": "user", "content": f"{word} concurrent note {i}"}}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "uuid": f"conc-{i}",
+                        "parentUuid": None,
+                        "sessionId": sid,
+                        "timestamp": f"2026-11-20T16:{i % 60:02d}:00.000Z",
+                        "cwd": "/home/demo/src/tally",
+                        "message": {"role": "user", "content": f"{word} concurrent note {i}"},
+                    }
+                )
+                + "\n"
+            )
             f.flush()
             time.sleep(0.05)
 
 
-async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: Path,
-                                                                  tmp_path: Path) -> None:
+async def test_app_serve_and_watch_agree_while_the_archive_grows(
+    demo_archive: Path, tmp_path: Path
+) -> None:
     from mcp import Client, StdioServerParameters
 
     data = tmp_path / "data"
     word = "zyzzogeton"
-    target = max(demo_archive.joinpath("projects").rglob("*.jsonl"),
-                 key=lambda p: p.stat().st_size)
+    target = max(demo_archive.joinpath("projects").rglob("*.jsonl"), key=lambda p: p.stat().st_size)
     sid = target.stem
     procs: list[subprocess.Popen] = []
     try:
         watch = subprocess.Popen(
-            [sys.executable, "-m", "ccarchive", "index", "--watch", "--archive", str(demo_archive),
-             "--data-dir", str(data)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, env=_env())
+            [
+                sys.executable,
+                "-m",
+                "ccarchive",
+                "index",
+                "--watch",
+                "--archive",
+                str(demo_archive),
+                "--data-dir",
+                str(data),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=_env(),
+        )
         procs.append(watch)
         assert watch.stdout is not None
         deadline = time.time() + 60
@@ -91,18 +131,30 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
                 break
         assert any("full pass" in x for x in lines), lines
 
-        app = subprocess.Popen([sys.executable, "-c", APP_SCRIPT, str(demo_archive), str(data)],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               env=_env())
+        app = subprocess.Popen(
+            [sys.executable, "-c", APP_SCRIPT, str(demo_archive), str(data)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=_env(),
+        )
         procs.append(app)
         assert app.stdout is not None and app.stdin is not None
         assert json.loads(app.stdout.readline())["ready"]
 
         server = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "ccarchive", "serve", "--archive", str(demo_archive), "--data-dir",
-                  str(data)],
-            env=_env())
+            args=[
+                "-m",
+                "ccarchive",
+                "serve",
+                "--archive",
+                str(demo_archive),
+                "--data-dir",
+                str(data),
+            ],
+            env=_env(),
+        )
         async with Client(server) as client:
             total = 0
             for _ in range(4):  # appends land while all three run
@@ -119,12 +171,14 @@ async def test_app_serve_and_watch_agree_while_the_archive_grows(demo_archive: P
             while time.time() < deadline:
                 cli = _cli_ids(demo_archive, data, word)
                 in_app = app_search()
-                res = await client.call_tool("search", {"query": word, "limit": 50,
-                                                        "include_active": True,
-                                                        "group_by_session": False})
+                res = await client.call_tool(
+                    "search",
+                    {"query": word, "limit": 50, "include_active": True, "group_by_session": False},
+                )
                 # the server names entries the short way: compare offset:block
-                served = sorted(h["id"].split(":", 1)[1]
-                                for h in res.structured_content.get("results", []))
+                served = sorted(
+                    h["id"].split(":", 1)[1] for h in res.structured_content.get("results", [])
+                )
                 cli = sorted(":".join(i.rsplit(":", 2)[1:]) for i in cli)
                 in_app["ids"] = sorted(":".join(i.rsplit(":", 2)[1:]) for i in in_app["ids"])
                 if len(cli) == total and cli == in_app["ids"] == served:

@@ -79,9 +79,16 @@ def documents(settings: Settings) -> tuple[list[str], dict[str, tuple]]:
         ids.append(S.doc_id(doc))
         if doc.get_first(S.KIND) == S.SESSION_DOC:
             b = orjson.loads(doc.get_first(S.BLOB))
-            sessions[b["session_id"]] = (b["title"], b["messages"], b["prompts"],
-                                         b["tool_calls"], b["tokens"]["total"],
-                                         b["subagent_count"], b["first_ts"], b["last_ts"])
+            sessions[b["session_id"]] = (
+                b["title"],
+                b["messages"],
+                b["prompts"],
+                b["tool_calls"],
+                b["tokens"]["total"],
+                b["subagent_count"],
+                b["first_ts"],
+                b["last_ts"],
+            )
     return ids, sessions
 
 
@@ -103,10 +110,13 @@ def _kills(n: int) -> int:
     return n
 
 
-@pytest.mark.parametrize("kills", [pytest.param(3, id="3-kills"),
-                                   pytest.param(20, id="20-kills", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "kills",
+    [pytest.param(3, id="3-kills"), pytest.param(20, id="20-kills", marks=pytest.mark.slow)],
+)
 def test_sigkill_during_a_build_loses_and_doubles_nothing(
-        demo_archive_ro: Path, tmp_path: Path, kills: int) -> None:
+    demo_archive_ro: Path, tmp_path: Path, kills: int
+) -> None:
     root = tmp_path / "claude"
     _archive(root, demo_archive_ro)
     clean = Settings(root, tmp_path / "clean")
@@ -116,14 +126,21 @@ def test_sigkill_during_a_build_loses_and_doubles_nothing(
     rng = random.Random(SEED)
     # how long a whole run takes here, to spread the kills over it
     t0 = time.monotonic()
-    subprocess.run([sys.executable, "-c", BUILD, str(root), str(tmp_path / "timing")],
-                   check=True, capture_output=True, env=ENV)
+    subprocess.run(
+        [sys.executable, "-c", BUILD, str(root), str(tmp_path / "timing")],
+        check=True,
+        capture_output=True,
+        env=ENV,
+    )
     span = time.monotonic() - t0
     delays, survived = [], 0
     for _ in range(kills):
-        proc = subprocess.Popen([sys.executable, "-c", BUILD, str(root),
-                                 str(killed.data_dir)], stdout=subprocess.PIPE, text=True,
-                                env=ENV)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", BUILD, str(root), str(killed.data_dir)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
         assert proc.stdout is not None
         proc.stdout.readline()
         delay = rng.uniform(0, span * 0.6)
@@ -134,14 +151,20 @@ def test_sigkill_during_a_build_loses_and_doubles_nothing(
         ids = _check_after_kill(killed)
         assert set(ids) <= set(want_ids)
         survived += 1
-    r = subprocess.run([sys.executable, "-c", BUILD, str(root), str(killed.data_dir)],
-                       capture_output=True, text=True, env=ENV)
+    r = subprocess.run(
+        [sys.executable, "-c", BUILD, str(root), str(killed.data_dir)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
     assert "done" in r.stdout, r.stderr
     got_ids, got_sessions = documents(killed)
     assert sorted(got_ids) == sorted(want_ids)
     assert got_sessions == want_sessions
-    print(f"\nbuild: {survived} SIGKILLs survived (seed {SEED}, delays {delays}); "
-          f"{len(want_ids)} documents, none lost, none doubled")
+    print(
+        f"\nbuild: {survived} SIGKILLs survived (seed {SEED}, delays {delays}); "
+        f"{len(want_ids)} documents, none lost, none doubled"
+    )
 
 
 def _appender(root: Path, stop: threading.Event, counter: list[int]) -> None:
@@ -162,10 +185,13 @@ def _appender(root: Path, stop: threading.Event, counter: list[int]) -> None:
         time.sleep(rng.uniform(0.001, 0.02))
 
 
-@pytest.mark.parametrize("kills", [pytest.param(3, id="3-kills"),
-                                   pytest.param(20, id="20-kills", marks=pytest.mark.slow)])
-def test_sigkill_during_live_indexing_with_appends(demo_archive_ro: Path, tmp_path: Path,
-                                                   kills: int) -> None:
+@pytest.mark.parametrize(
+    "kills",
+    [pytest.param(3, id="3-kills"), pytest.param(20, id="20-kills", marks=pytest.mark.slow)],
+)
+def test_sigkill_during_live_indexing_with_appends(
+    demo_archive_ro: Path, tmp_path: Path, kills: int
+) -> None:
     root = tmp_path / "claude"
     _archive(root, demo_archive_ro)
     killed = Settings(root, tmp_path / "killed")
@@ -177,9 +203,12 @@ def test_sigkill_during_live_indexing_with_appends(demo_archive_ro: Path, tmp_pa
     delays, survived = [], 0
     try:
         for _ in range(kills):
-            proc = subprocess.Popen([sys.executable, "-c", LIVE, str(root),
-                                     str(killed.data_dir)], stdout=subprocess.PIPE,
-                                    text=True, env=ENV)
+            proc = subprocess.Popen(
+                [sys.executable, "-c", LIVE, str(root), str(killed.data_dir)],
+                stdout=subprocess.PIPE,
+                text=True,
+                env=ENV,
+            )
             assert proc.stdout is not None
             proc.stdout.readline()
             delay = rng.uniform(0.05, 1.5)
@@ -193,8 +222,12 @@ def test_sigkill_during_live_indexing_with_appends(demo_archive_ro: Path, tmp_pa
         stop.set()
         writer.join(10)
     # resume: one more run on the archive as it now stands, then compare with a clean one
-    r = subprocess.run([sys.executable, "-c", BUILD, str(root), str(killed.data_dir)],
-                       capture_output=True, text=True, env=ENV)
+    r = subprocess.run(
+        [sys.executable, "-c", BUILD, str(root), str(killed.data_dir)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
     assert "done" in r.stdout, r.stderr
     clean = Settings(root, tmp_path / "clean")
     build_index(root, clean.data_dir)
@@ -204,5 +237,7 @@ def test_sigkill_during_live_indexing_with_appends(demo_archive_ro: Path, tmp_pa
     missing, extra = set(want_ids) - set(got_ids), set(got_ids) - set(want_ids)
     assert not missing and not extra, (sorted(missing)[:5], sorted(extra)[:5])
     assert got_sessions == want_sessions
-    print(f"\nlive: {survived} SIGKILLs survived while {counter[0] - 1000} lines were "
-          f"appended (seed {SEED}, delays {delays}); {len(want_ids)} documents match")
+    print(
+        f"\nlive: {survived} SIGKILLs survived while {counter[0] - 1000} lines were "
+        f"appended (seed {SEED}, delays {delays}); {len(want_ids)} documents match"
+    )

@@ -46,18 +46,21 @@ def _real_lines() -> list[bytes]:
 
 REAL = _real_lines()
 needs_real = pytest.mark.skipif(not REAL, reason="../shared/corpus/real is not present")
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
-                    | st.text(max_size=20),
-                    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8),
-                                                                         c, max_size=3),
-                    max_leaves=8)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
+    max_leaves=8,
+)
 
 
 @st.composite
 def mutated(draw: Any) -> bytes:
     line = REAL[draw(st.integers(0, len(REAL) - 1))]
-    how = draw(st.sampled_from(["cut", "insert", "flip", "delete", "glue", "newline",
-                                "utf8", "separator", "dup"]))
+    how = draw(
+        st.sampled_from(
+            ["cut", "insert", "flip", "delete", "glue", "newline", "utf8", "separator", "dup"]
+        )
+    )
     i = draw(st.integers(0, len(line)))
     if how == "cut":
         return line[:i]
@@ -65,9 +68,9 @@ def mutated(draw: Any) -> bytes:
         return line[:i] + draw(st.binary(min_size=1, max_size=8)) + line[i:]
     if how == "flip" and line:
         j = min(i, len(line) - 1)
-        return line[:j] + bytes([line[j] ^ draw(st.integers(1, 255))]) + line[j + 1:]
+        return line[:j] + bytes([line[j] ^ draw(st.integers(1, 255))]) + line[j + 1 :]
     if how == "delete":
-        return line[:i] + line[i + draw(st.integers(1, 50)):]
+        return line[:i] + line[i + draw(st.integers(1, 50)) :]
     if how == "glue":
         return line + REAL[draw(st.integers(0, len(REAL) - 1))]
     if how == "newline":
@@ -88,22 +91,23 @@ def _mutate_value(obj: Any, rng: random.Random, new: Any) -> Any:
         return {**obj, k: _mutate_value(obj[k], rng, new)}
     if isinstance(obj, list) and obj:
         i = rng.randrange(len(obj))
-        return [*obj[:i], _mutate_value(obj[i], rng, new), *obj[i + 1:]]
+        return [*obj[:i], _mutate_value(obj[i], rng, new), *obj[i + 1 :]]
     return new
 
 
 @needs_real
 @settings(max_examples=400, deadline=None)
 @given(st.lists(mutated(), min_size=1, max_size=4), st.randoms(use_true_random=False))
-def test_mutated_real_lines_never_raise_and_good_lines_survive(bad: list[bytes],
-                                                               rng: random.Random) -> None:
+def test_mutated_real_lines_never_raise_and_good_lines_survive(
+    bad: list[bytes], rng: random.Random
+) -> None:
     good = [REAL[rng.randrange(len(REAL))] for _ in range(3)]
     data = b"\n".join([good[0], *bad, good[1], good[2]]) + b"\n"
     stats = L.LineStats()
     objs: list[dict] = []
     rows = list(L.iter_raw_lines(io.BytesIO(data), 0))
     for offset, line in rows:
-        assert data[offset:offset + len(line)] == line  # offsets stay true
+        assert data[offset : offset + len(line)] == line  # offsets stay true
         objs += L.decode_line(line, stats)
     assert stats.lines == len(rows)
     for g in (good[0], good[2]):  # neighbours of the damage are kept whole
@@ -121,8 +125,7 @@ def test_mutated_real_lines_never_raise_and_good_lines_survive(bad: list[bytes],
 @needs_real
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 10**6), JSON, st.booleans())
-def test_records_with_values_of_the_wrong_type_never_raise(i: int, new: Any,
-                                                           agent: bool) -> None:
+def test_records_with_values_of_the_wrong_type_never_raise(i: int, new: Any, agent: bool) -> None:
     rng = random.Random(i)
     for _ in range(20):
         line = REAL[rng.randrange(len(REAL))]
@@ -145,47 +148,104 @@ def test_records_with_values_of_the_wrong_type_never_raise(i: int, new: Any,
 
 
 # ---- the search language through the service ----------------------------------------
-QUERY_BITS = ["AND", "OR", "NOT", "(", ")", '"', "-", "*", ":", "kind:", "kind:plan",
-              "project:", "after:", "before:7d", "after:2026-02", "tool:Bash", "file:",
-              "session:", "role:user", "model:", "branch:", "flaky", "walker", "migra*",
-              "E0432", "日本語", "\\", "\x00", "\n", "kind:nope", "after:someday", "{", "}",
-              "[", "]", "^", "~", "/", "a" * 300]
+QUERY_BITS = [
+    "AND",
+    "OR",
+    "NOT",
+    "(",
+    ")",
+    '"',
+    "-",
+    "*",
+    ":",
+    "kind:",
+    "kind:plan",
+    "project:",
+    "after:",
+    "before:7d",
+    "after:2026-02",
+    "tool:Bash",
+    "file:",
+    "session:",
+    "role:user",
+    "model:",
+    "branch:",
+    "flaky",
+    "walker",
+    "migra*",
+    "E0432",
+    "日本語",
+    "\\",
+    "\x00",
+    "\n",
+    "kind:nope",
+    "after:someday",
+    "{",
+    "}",
+    "[",
+    "]",
+    "^",
+    "~",
+    "/",
+    "a" * 300,
+]
 
 
-@settings(max_examples=250, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.one_of(st.sampled_from(QUERY_BITS), st.text(max_size=12)), max_size=25),
-       st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.integers(1, 60))
-def test_any_query_gives_a_page_with_warnings(demo_service, parts: list[str], group: bool,
-                                              recency: bool, facets: bool, tools: bool,
-                                              limit: int) -> None:
+@settings(
+    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.one_of(st.sampled_from(QUERY_BITS), st.text(max_size=12)), max_size=25),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.integers(1, 60),
+)
+def test_any_query_gives_a_page_with_warnings(
+    demo_service,
+    parts: list[str],
+    group: bool,
+    recency: bool,
+    facets: bool,
+    tools: bool,
+    limit: int,
+) -> None:
     text = " ".join(parts)
-    page = demo_service.search(text, group_by_session=group, recency=recency, facets=facets,
-                               include_tool_results=tools, include_thinking=tools,
-                               limit=limit)
+    page = demo_service.search(
+        text,
+        group_by_session=group,
+        recency=recency,
+        facets=facets,
+        include_tool_results=tools,
+        include_thinking=tools,
+        limit=limit,
+    )
     assert all(isinstance(w, str) and w for w in page.warnings)
     assert len(page.hits) <= limit
     if page.next_cursor:
-        demo_service.search(text, group_by_session=group, limit=limit,
-                            cursor=page.next_cursor)
+        demo_service.search(text, group_by_session=group, limit=limit, cursor=page.next_cursor)
     demo_service.history(query=text or None, limit=5)
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.text(max_size=30), st.text(max_size=30), st.text(max_size=30),
-       st.text(max_size=40))
-def test_any_option_value_is_a_page_or_a_service_error(demo_service, since: str, until: str,
-                                                       project: str, cursor: str) -> None:
-    calls = [lambda: demo_service.search("test", since=since, until=until, project=project),
-             lambda: demo_service.search("test", cursor=cursor),
-             lambda: demo_service.sessions(project=project, since=since, cursor=cursor),
-             lambda: demo_service.session(project),
-             lambda: demo_service.entries([cursor]),
-             lambda: demo_service.transcript(project or "x", cursor=cursor),
-             lambda: demo_service.plan(project or "x"),
-             lambda: demo_service.memory_file(project or "x", since or None),
-             lambda: demo_service.timeline(since=since or None, project=project)]
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(max_size=30), st.text(max_size=30), st.text(max_size=30), st.text(max_size=40))
+def test_any_option_value_is_a_page_or_a_service_error(
+    demo_service, since: str, until: str, project: str, cursor: str
+) -> None:
+    calls = [
+        lambda: demo_service.search("test", since=since, until=until, project=project),
+        lambda: demo_service.search("test", cursor=cursor),
+        lambda: demo_service.sessions(project=project, since=since, cursor=cursor),
+        lambda: demo_service.session(project),
+        lambda: demo_service.entries([cursor]),
+        lambda: demo_service.transcript(project or "x", cursor=cursor),
+        lambda: demo_service.plan(project or "x"),
+        lambda: demo_service.memory_file(project or "x", since or None),
+        lambda: demo_service.timeline(since=since or None, project=project),
+    ]
     for call in calls:
         try:
             call()
@@ -201,25 +261,66 @@ def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory):
     s.close()
 
 
-TOOLS = ["search", "context", "get_entries", "get_session", "list_projects",
-         "list_sessions", "timeline", "list_plans", "get_plan", "list_memory_files",
-         "get_memory_file", "search_history", "status"]
-ARG_VALUE = st.one_of(JSON, st.text(max_size=60), st.integers(-10**12, 10**12),
-                      st.lists(st.text(max_size=30), max_size=25),
-                      st.sampled_from(["", "flaky", "kind:plan", "7d", "2026-01-01",
-                                       "session:x", "tally", "\x00", "x" * 5000]))
-FIELDS = ["query", "project", "kind", "since", "until", "limit", "cursor", "id", "ids",
-          "before", "after", "max_chars", "char_offset", "session_id", "agent_id", "days",
-          "bucket", "codename", "offset", "filename", "include_agent_plans",
-          "group_by_session", "detail", "include_active", "bogus"]
+TOOLS = [
+    "search",
+    "context",
+    "get_entries",
+    "get_session",
+    "list_projects",
+    "list_sessions",
+    "timeline",
+    "list_plans",
+    "get_plan",
+    "list_memory_files",
+    "get_memory_file",
+    "search_history",
+    "status",
+]
+ARG_VALUE = st.one_of(
+    JSON,
+    st.text(max_size=60),
+    st.integers(-(10**12), 10**12),
+    st.lists(st.text(max_size=30), max_size=25),
+    st.sampled_from(
+        ["", "flaky", "kind:plan", "7d", "2026-01-01", "session:x", "tally", "\x00", "x" * 5000]
+    ),
+)
+FIELDS = [
+    "query",
+    "project",
+    "kind",
+    "since",
+    "until",
+    "limit",
+    "cursor",
+    "id",
+    "ids",
+    "before",
+    "after",
+    "max_chars",
+    "char_offset",
+    "session_id",
+    "agent_id",
+    "days",
+    "bucket",
+    "codename",
+    "offset",
+    "filename",
+    "include_agent_plans",
+    "group_by_session",
+    "detail",
+    "include_active",
+    "bogus",
+]
 
 
-@settings(max_examples=250, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.sampled_from(TOOLS), st.dictionaries(st.sampled_from(FIELDS), ARG_VALUE,
-                                               max_size=6))
-def test_mcp_tools_on_arbitrary_arguments(served: SyncClient, caplog, tool: str,
-                                          args: dict[str, Any]) -> None:
+@settings(
+    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.sampled_from(TOOLS), st.dictionaries(st.sampled_from(FIELDS), ARG_VALUE, max_size=6))
+def test_mcp_tools_on_arbitrary_arguments(
+    served: SyncClient, caplog, tool: str, args: dict[str, Any]
+) -> None:
     r = served.call(tool, args)
     text = r.content[0].text if r.content else ""
     if r.is_error:
@@ -244,10 +345,17 @@ SID = "5e5510a0-0000-4000-8000-00000000000"
 
 
 def _line(i: int, sid: str, text: str) -> bytes:
-    return json.dumps({"type": "user", "uuid": f"{sid[:8]}-{i}", "parentUuid": None,
-                       "sessionId": sid, "timestamp": f"2026-03-01T10:00:{i % 60:02d}Z",
-                       "cwd": "/home/me/worst", "message": {"role": "user",
-                                                            "content": text}}).encode()
+    return json.dumps(
+        {
+            "type": "user",
+            "uuid": f"{sid[:8]}-{i}",
+            "parentUuid": None,
+            "sessionId": sid,
+            "timestamp": f"2026-03-01T10:00:{i % 60:02d}Z",
+            "cwd": "/home/me/worst",
+            "message": {"role": "user", "content": text},
+        }
+    ).encode()
 
 
 def _session(root: Path, n: int, body: bytes) -> Path:
@@ -258,7 +366,8 @@ def _session(root: Path, n: int, body: bytes) -> Path:
 
 
 def test_worst_cases_index_completely_and_every_fault_is_counted(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "claude"
     rng = random.Random(7)
     good: list[str] = []
@@ -284,6 +393,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
 
         def access(path: Any, mode: int, *a: Any, **k: Any) -> bool:
             return False if Path(path) == unreadable else real_access(path, mode, *a, **k)
+
         monkeypatch.setattr(os, "access", access)
         import builtins
 
@@ -291,6 +401,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
             if isinstance(path, (str, Path)) and Path(path) == unreadable:
                 raise PermissionError(13, "Permission denied", str(path))
             return real_open(path, *a, **k)
+
         monkeypatch.setattr(builtins, "open", fake_open)
     # 4. a directory named like a session, with a transcript inside
     d = proj / f"{SID}3.jsonl"
@@ -313,6 +424,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
             if n == 5 and ours:
                 os.truncate(shrinking, half)
             yield row
+
     monkeypatch.setattr(I, "iter_raw_lines", iter_and_shrink)
     # 6. ordinary good sessions beside them
     _session(root, 5, b"\n".join(words(400 + k) for k in range(20)) + b"\n")
@@ -321,8 +433,7 @@ def test_worst_cases_index_completely_and_every_fault_is_counted(
     svc = build_index(root, data)
     st1 = svc.status()
     # the shrunk file: the lines that are still there are indexed; nothing more
-    kept_shrunk = [g for g in good if g.startswith("goodline3") and
-                   int(g[8:]) - 300 < 20]
+    kept_shrunk = [g for g in good if g.startswith("goodline3") and int(g[8:]) - 300 < 20]
     lost_shrunk = {f"goodline{300 + k}" for k in range(20, 40)}
     # a second run, once the file holds still, agrees with a clean build
     monkeypatch.setattr(I, "iter_raw_lines", real_iter)
@@ -356,8 +467,9 @@ print(svc.search("afterhuge").total, st.repaired_by_reason.get("huge_line", 0), 
 
 def _peak_rss_mb(args: list[str]) -> tuple[float, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", HUGE, *args], stdout=subprocess.PIPE,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HUGE, *args], stdout=subprocess.PIPE, text=True, env=env
+    )
     assert proc.stdout is not None
     out = proc.stdout.read()
     _pid, status, usage = os.wait4(proc.pid, 0)
@@ -365,8 +477,9 @@ def _peak_rss_mb(args: list[str]) -> tuple[float, str]:
     return usage.ru_maxrss / 1024, out
 
 
-@pytest.mark.parametrize("mb", [pytest.param(64, id="64MB"),
-                                pytest.param(200, id="200MB", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "mb", [pytest.param(64, id="64MB"), pytest.param(200, id="200MB", marks=pytest.mark.slow)]
+)
 def test_a_huge_line_is_indexed_by_its_head_in_bounded_memory(tmp_path: Path, mb: int) -> None:
     root = tmp_path / "claude"
     small = _session(root, 1, _line(1, f"{SID}1", "beforehuge") + b"\n")
@@ -378,8 +491,9 @@ def test_a_huge_line_is_indexed_by_its_head_in_bounded_memory(tmp_path: Path, mb
         for _ in range(mb * (1 << 20) // len(block)):
             f.write(block)
         f.write(b'"}}\n' + _line(2, f"{SID}2", "afterhuge") + b"\n")
-    base_rss, _ = _peak_rss_mb([str(tmp_path / "small"), str(tmp_path / "d0")]) \
-        if False else (0.0, "")
+    base_rss, _ = (
+        _peak_rss_mb([str(tmp_path / "small"), str(tmp_path / "d0")]) if False else (0.0, "")
+    )
     # baseline: the same archive without the huge line
     base = tmp_path / "base"
     _session(base, 1, _line(1, f"{SID}1", "beforehuge") + b"\n")
@@ -389,6 +503,5 @@ def test_a_huge_line_is_indexed_by_its_head_in_bounded_memory(tmp_path: Path, mb
     found, huge = map(int, out.split())
     assert found == 1 and huge == 1  # the line after it is kept; the huge one counted
     extra = rss - base_rss
-    print(f"\n{mb} MB line: peak RSS {rss:.0f} MB (baseline {base_rss:.0f} MB, "
-          f"+{extra:.0f} MB)")
+    print(f"\n{mb} MB line: peak RSS {rss:.0f} MB (baseline {base_rss:.0f} MB, +{extra:.0f} MB)")
     assert extra < 100, (rss, base_rss)  # bounded by HUGE_LINE, not by the line

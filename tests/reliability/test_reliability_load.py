@@ -22,15 +22,30 @@ import pytest
 from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-           **SERVE_AUTH}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "load", "version": "0"}}}
-CALLS = [("search", {"query": "flaky"}), ("search", {"query": "walker OR tally",
-                                                    "group_by_session": True}),
-         ("list_sessions", {"limit": 5}), ("status", {}), ("timeline", {"days": 3660}),
-         ("search_history", {"limit": 5}), ("list_plans", {})]
+HEADERS = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    **SERVE_AUTH,
+}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "load", "version": "0"},
+    },
+}
+CALLS = [
+    ("search", {"query": "flaky"}),
+    ("search", {"query": "walker OR tally", "group_by_session": True}),
+    ("list_sessions", {"limit": 5}),
+    ("status", {}),
+    ("timeline", {"days": 3660}),
+    ("search_history", {"limit": 5}),
+    ("list_plans", {}),
+]
 
 
 def _rss_mb(pid: int) -> float:
@@ -45,14 +60,22 @@ async def _client(url: str, end: float, stats: dict[str, int], rng: random.Rando
         r = await h.post(url, json=INIT, headers=HEADERS)
         assert r.status_code == 200, r.text
         sess = {**HEADERS, "mcp-session-id": r.headers["mcp-session-id"]}
-        await h.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                     headers=sess)
+        await h.post(
+            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=sess
+        )
         n = 2
         while time.monotonic() < end:
             tool, args = rng.choice(CALLS)
-            r = await h.post(url, json={"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                                        "params": {"name": tool, "arguments": args}},
-                             headers=sess)
+            r = await h.post(
+                url,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": n,
+                    "method": "tools/call",
+                    "params": {"name": tool, "arguments": args},
+                },
+                headers=sess,
+            )
             n += 1
             ok = r.status_code == 200 and not r.json().get("result", {}).get("isError")
             stats["ok" if ok else "failed"] += 1
@@ -63,8 +86,7 @@ BAD = [
     (b"\xff\xfe\x00garbage", {}),
     (b"[1, 2, 3]", {}),
     (b'{"jsonrpc": "2.0", "id": 1, "method": "no/such"}', {}),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search"}}',
-     {}),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search"}}', {}),
     (b"{" + b'"a": "' + b"x" * (20 << 20) + b'"}', {}),  # 20 MB
     (b'{"jsonrpc": "2.0"}', {"content-type": "text/plain"}),
     (b"", {}),
@@ -80,16 +102,32 @@ async def _bad(url: str, end: float, stats: dict[str, int], rng: random.Random) 
             await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("seconds", [pytest.param(10, id="10s"),
-                                     pytest.param(60, id="60s", marks=pytest.mark.slow)])
-async def test_http_under_50_clients_and_bad_requests(demo_archive_ro: Path, tmp_path: Path,
-                                                      seconds: int) -> None:
+@pytest.mark.parametrize(
+    "seconds", [pytest.param(10, id="10s"), pytest.param(60, id="60s", marks=pytest.mark.slow)]
+)
+async def test_http_under_50_clients_and_bad_requests(
+    demo_archive_ro: Path, tmp_path: Path, seconds: int
+) -> None:
     data = tmp_path / "data"
     build_index(demo_archive_ro, data)
     port = free_port()
-    proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only",
-                             "--archive", str(demo_archive_ro), "--data-dir", str(data)],
-                            env=serve_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            CCARCHIVE,
+            "serve",
+            "--http",
+            "--port",
+            str(port),
+            "--read-only",
+            "--archive",
+            str(demo_archive_ro),
+            "--data-dir",
+            str(data),
+        ],
+        env=serve_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         wait_for_port(proc, port)
@@ -103,15 +141,19 @@ async def test_http_under_50_clients_and_bad_requests(demo_archive_ro: Path, tmp
 
         end = time.monotonic() + seconds
         rng = random.Random(3)
-        await asyncio.gather(*(_client(url, end, stats, random.Random(i)) for i in range(50)),
-                             *(_bad(url, end, stats, random.Random(100 + i)) for i in range(3)),
-                             sample(end))
+        await asyncio.gather(
+            *(_client(url, end, stats, random.Random(i)) for i in range(50)),
+            *(_bad(url, end, stats, random.Random(100 + i)) for i in range(3)),
+            sample(end),
+        )
         assert proc.poll() is None, "the server died"
         warm = rss[min(len(rss) - 1, 4)]
-        print(f"\n{seconds}s, 50 clients: {stats['ok']} calls ok, {stats['failed']} failed; "
-              f"{stats['bad_rejected']} bad requests rejected, {stats['bad_accepted']} "
-              f"accepted; RSS start {rss[0]:.0f} MB, after warm-up {warm:.0f} MB, "
-              f"peak {max(rss):.0f} MB")
+        print(
+            f"\n{seconds}s, 50 clients: {stats['ok']} calls ok, {stats['failed']} failed; "
+            f"{stats['bad_rejected']} bad requests rejected, {stats['bad_accepted']} "
+            f"accepted; RSS start {rss[0]:.0f} MB, after warm-up {warm:.0f} MB, "
+            f"peak {max(rss):.0f} MB"
+        )
         assert stats["failed"] == 0 and stats["ok"] > 50
         assert stats["bad_accepted"] == 0 and stats["bad_rejected"] > 0
         assert max(rss) < warm + 300, rss  # bounded: no growth with requests

@@ -30,7 +30,7 @@ from mcp import Client, StdioServerParameters
 
 ROOT = Path(__file__).resolve().parents[2]
 
-AUDIT = textwrap.dedent('''
+AUDIT = textwrap.dedent("""
     import os, sys
     ARCHIVE = os.path.realpath(os.environ["CCA_ARCHIVE"])
     LOG = os.environ["CCA_AUDIT_LOG"]
@@ -65,9 +65,9 @@ AUDIT = textwrap.dedent('''
                 f.write(repr(bad) + "\\n")
 
     sys.addaudithook(hook)
-''')
+""")
 
-LAUNCH = AUDIT + textwrap.dedent('''
+LAUNCH = AUDIT + textwrap.dedent("""
     code = os.environ.get("CCA_CODE")
     if code:
         exec(compile(code, "<cca>", "exec"))
@@ -75,9 +75,9 @@ LAUNCH = AUDIT + textwrap.dedent('''
         from ccarchive.cli.main import main
         sys.argv = ["ccarchive", *sys.argv[1:]]
         main()
-''')
+""")
 
-PILOT = textwrap.dedent('''
+PILOT = textwrap.dedent("""
     import asyncio
     from pathlib import Path
     from ccarchive.config import Settings
@@ -104,7 +104,7 @@ PILOT = textwrap.dedent('''
             print("visited", ",".join(p[0] for p in PANES), flush=True)
 
     asyncio.run(visit())
-''')
+""")
 
 
 def manifest(root: Path) -> dict[str, tuple]:
@@ -119,8 +119,13 @@ def manifest(root: Path) -> dict[str, tuple]:
             elif stat.S_ISDIR(st.st_mode):
                 out[rel] = ("dir", st.st_mode, st.st_mtime_ns)
             else:
-                out[rel] = ("file", st.st_mode, st.st_size, st.st_mtime_ns,
-                            hashlib.sha256(p.read_bytes()).hexdigest())
+                out[rel] = (
+                    "file",
+                    st.st_mode,
+                    st.st_size,
+                    st.st_mtime_ns,
+                    hashlib.sha256(p.read_bytes()).hexdigest(),
+                )
     st = root.stat()
     out["."] = ("dir", st.st_mode, st.st_mtime_ns)
     return out
@@ -146,15 +151,30 @@ def readonly_archive(demo_archive: Path, tmp_path: Path):
 
 
 def _env(archive: Path, data: Path, log: Path, **extra: str) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "CCA_ARCHIVE": str(archive),
-            "CCA_DATA": str(data), "CCA_AUDIT_LOG": str(log), "PYTHONUNBUFFERED": "1",
-            "CLAUDE_CONFIG_DIR": str(archive), "CCARCHIVE_HOME": str(data), **extra}
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "CCA_ARCHIVE": str(archive),
+        "CCA_DATA": str(data),
+        "CCA_AUDIT_LOG": str(log),
+        "PYTHONUNBUFFERED": "1",
+        "CLAUDE_CONFIG_DIR": str(archive),
+        "CCARCHIVE_HOME": str(data),
+        **extra,
+    }
 
 
-def _run(launcher: Path, env: dict[str, str], *args: str, stdin: str = "",
-         ok: bool = True) -> subprocess.CompletedProcess[str]:
-    r = subprocess.run([sys.executable, str(launcher), *args], env=env, input=stdin,
-                       capture_output=True, text=True, timeout=120)
+def _run(
+    launcher: Path, env: dict[str, str], *args: str, stdin: str = "", ok: bool = True
+) -> subprocess.CompletedProcess[str]:
+    r = subprocess.run(
+        [sys.executable, str(launcher), *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in r.stderr, (args, r.stderr)
     if ok:
         assert r.returncode == 0, (args, r.stderr)
@@ -162,7 +182,8 @@ def _run(launcher: Path, env: dict[str, str], *args: str, stdin: str = "",
 
 
 async def test_every_command_and_pane_leaves_the_archive_untouched(
-        readonly_archive: tuple[Path, dict], tmp_path: Path) -> None:
+    readonly_archive: tuple[Path, dict], tmp_path: Path
+) -> None:
     archive, before = readonly_archive
     data = tmp_path / "data"
     log = tmp_path / "audit.log"
@@ -207,19 +228,38 @@ async def test_every_command_and_pane_leaves_the_archive_untouched(
     demo_data = tmp_path / "demo-data"
     r = run("demo", "--no-open", "--data-dir", str(demo_data))
     assert str(demo_data) in r.stderr and (demo_data / "demo-archive" / "projects").is_dir()
-    hook_in = json.dumps({"session_id": "x", "cwd": "/home/ana/tally",
-                          "hook_event_name": "UserPromptSubmit",
-                          "prompt": "why is the walker test flaky"})
+    hook_in = json.dumps(
+        {
+            "session_id": "x",
+            "cwd": "/home/ana/tally",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "why is the walker test flaky",
+        }
+    )
     run("hook", "user-prompt-submit", stdin=hook_in)
-    run("hook", "session-start", stdin=json.dumps({"session_id": "x", "cwd": "/home/ana",
-                                                   "hook_event_name": "SessionStart",
-                                                   "source": "startup"}))
+    run(
+        "hook",
+        "session-start",
+        stdin=json.dumps(
+            {
+                "session_id": "x",
+                "cwd": "/home/ana",
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+            }
+        ),
+    )
     # refused: a data dir inside the archive
     r = run("index", "--data-dir", str(archive / "cache"), ok=False)
     assert r.returncode != 0 and "never writes into the archive" in r.stderr
     # index --watch: up, one full pass, stopped
-    proc = subprocess.Popen([sys.executable, str(launcher), "index", "--watch"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(launcher), "index", "--watch"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + 60
     for line in proc.stdout:
@@ -231,15 +271,19 @@ async def test_every_command_and_pane_leaves_the_archive_untouched(
     ran.append("index --watch")
     print(round(time.monotonic() - T0, 1), "index --watch", flush=True)
     # serve over stdio, with tool calls
-    params = StdioServerParameters(command=sys.executable, args=[str(launcher), "serve"],
-                                   env=env)
+    params = StdioServerParameters(command=sys.executable, args=[str(launcher), "serve"], env=env)
     async with Client(params) as c:
-        for tool, args in [("search", {"query": "flaky", "include_active": True}),
-                           ("get_session", {"session_id": sid, "limit": 3}),
-                           ("get_entries", {"ids": [hits[0]["id"]]}),
-                           ("list_projects", {}), ("list_plans", {}),
-                           ("list_memory_files", {}), ("search_history", {}),
-                           ("timeline", {"days": 3660}), ("status", {})]:
+        for tool, args in [
+            ("search", {"query": "flaky", "include_active": True}),
+            ("get_session", {"session_id": sid, "limit": 3}),
+            ("get_entries", {"ids": [hits[0]["id"]]}),
+            ("list_projects", {}),
+            ("list_plans", {}),
+            ("list_memory_files", {}),
+            ("search_history", {}),
+            ("timeline", {"days": 3660}),
+            ("status", {}),
+        ]:
             res = await c.call_tool(tool, args)
             assert not res.is_error, (tool, res.content)
     ran.append("serve")

@@ -26,11 +26,22 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-           "mcp-protocol-version": "2025-11-25", **SERVE_AUTH}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "flood", "version": "0"}}}
+HEADERS = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+    **SERVE_AUTH,
+}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "flood", "version": "0"},
+    },
+}
 PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
 MAX_SESSIONS = 100
 
@@ -50,13 +61,17 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @asynccontextmanager
-async def _server(indexed: list[str], tmp_path: Path, *options: str) -> AsyncIterator[
-        tuple[str, subprocess.Popen[bytes]]]:
+async def _server(
+    indexed: list[str], tmp_path: Path, *options: str
+) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     with (tmp_path / "serve.log").open("wb") as log:  # a file: a full pipe would block it
-        proc = subprocess.Popen([CCARCHIVE, "serve", "--http", "--read-only", "--port",
-                                 str(port), *options, *indexed],
-                                env=serve_env(), stdout=subprocess.DEVNULL, stderr=log)
+        proc = subprocess.Popen(
+            [CCARCHIVE, "serve", "--http", "--read-only", "--port", str(port), *options, *indexed],
+            env=serve_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     try:
         wait_for_port(proc, port, why=(tmp_path / "serve.log").read_text)
         yield f"http://127.0.0.1:{port}/mcp", proc
@@ -71,9 +86,10 @@ async def _server(indexed: list[str], tmp_path: Path, *options: str) -> AsyncIte
 def _client(url: str, mode: str = "legacy") -> Client:
     """An MCP client; "legacy" (the initialize handshake, as Claude Code speaks it) holds a
     session, the 2026 protocol ("auto") is stateless and never enters the table."""
-    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
-        timeout=30, headers=SERVE_AUTH)),
-                  mode=mode)  # type: ignore[arg-type]
+    return Client(
+        streamable_http_client(url, http_client=httpx2.AsyncClient(timeout=30, headers=SERVE_AUTH)),
+        mode=mode,
+    )  # type: ignore[arg-type]
 
 
 async def _searches(c: Client) -> None:
@@ -110,10 +126,12 @@ async def _alive(url: str, ids: list[str]) -> list[bool]:
     return out
 
 
-@pytest.mark.parametrize("flood", [pytest.param(2000, id="2000"),
-                                   pytest.param(6000, id="6000", marks=pytest.mark.slow)])
-async def test_initialize_flood_cannot_lock_clients_out(indexed: list[str], tmp_path: Path,
-                                                        flood: int) -> None:
+@pytest.mark.parametrize(
+    "flood", [pytest.param(2000, id="2000"), pytest.param(6000, id="6000", marks=pytest.mark.slow)]
+)
+async def test_initialize_flood_cannot_lock_clients_out(
+    indexed: list[str], tmp_path: Path, flood: int
+) -> None:
     async with _server(indexed, tmp_path, "--max-sessions", str(MAX_SESSIONS)) as (url, proc):
         async with _client(url) as before:  # a client at work before the flood
             await _searches(before)
@@ -123,8 +141,10 @@ async def test_initialize_flood_cannot_lock_clients_out(indexed: list[str], tmp_
             rss.append(_rss_mb(proc.pid))
             second, more = await _flood(url, flood // 2)
             rss.append(_rss_mb(proc.pid))
-            print(f"\n{flood:,} initializes, table of {MAX_SESSIONS}: statuses "
-                  f"{statuses} + {more}; RSS {' -> '.join(f'{m:.0f}' for m in rss)} MB")
+            print(
+                f"\n{flood:,} initializes, table of {MAX_SESSIONS}: statuses "
+                f"{statuses} + {more}; RSS {' -> '.join(f'{m:.0f}' for m in rss)} MB"
+            )
             # nobody was refused, not even the flood
             assert statuses == more == {200: flood // 2}
             ids = first + second
@@ -134,20 +154,19 @@ async def test_initialize_flood_cannot_lock_clients_out(indexed: list[str], tmp_
             async with _client(url) as fresh, _client(url, "auto") as modern:
                 await _searches(fresh)  # newcomers get in
                 await _searches(modern)
-                newest = await _alive(url, ids[-2 * MAX_SESSIONS:])
-                older = await _alive(url, ids[:-2 * MAX_SESSIONS:7])
+                newest = await _alive(url, ids[-2 * MAX_SESSIONS :])
+                older = await _alive(url, ids[: -2 * MAX_SESSIONS : 7])
             # the table holds `before`, `fresh` and the newest of the flood (newest by
             # when they were answered: up to `workers` (16) out of the order they were sent)
             assert sum(newest) == MAX_SESSIONS - 2
-            assert not any(older) and not any(newest[:MAX_SESSIONS + 2 - 16]), "old kept"
+            assert not any(older) and not any(newest[: MAX_SESSIONS + 2 - 16]), "old kept"
             # memory: bounded by the table, not by the number of sessions ever opened
             assert rss[2] - rss[0] < 60, rss
             assert rss[2] - rss[1] < 25, rss
         assert proc.poll() is None
 
 
-async def test_idle_sessions_end_sessions_in_use_do_not(indexed: list[str],
-                                                       tmp_path: Path) -> None:
+async def test_idle_sessions_end_sessions_in_use_do_not(indexed: list[str], tmp_path: Path) -> None:
     idle = 2.0
     async with _server(indexed, tmp_path, "--session-idle", str(idle)) as (url, proc):
         ids, statuses = await _flood(url, 50, workers=5)
@@ -167,8 +186,9 @@ async def test_idle_sessions_end_sessions_in_use_do_not(indexed: list[str],
         assert proc.poll() is None
 
 
-async def test_sessions_held_busy_cannot_lock_clients_out(indexed: list[str],
-                                                          tmp_path: Path) -> None:
+async def test_sessions_held_busy_cannot_lock_clients_out(
+    indexed: list[str], tmp_path: Path
+) -> None:
     """Every session of the table holds a GET stream open (busy, never idle): a newcomer
     still gets in, by ending the oldest of them."""
     size = 5
@@ -177,9 +197,13 @@ async def test_sessions_held_busy_cannot_lock_clients_out(indexed: list[str],
         assert statuses == {200: size}
         async with httpx2.AsyncClient(timeout=30) as h, AsyncExitStack() as streams:
             for sid in ids:
-                r = await streams.enter_async_context(h.stream(
-                    "GET", url, headers={**HEADERS, "accept": "text/event-stream",
-                                         "mcp-session-id": sid}))
+                r = await streams.enter_async_context(
+                    h.stream(
+                        "GET",
+                        url,
+                        headers={**HEADERS, "accept": "text/event-stream", "mcp-session-id": sid},
+                    )
+                )
                 assert r.status_code == 200
             async with _client(url) as fresh:
                 await _searches(fresh)

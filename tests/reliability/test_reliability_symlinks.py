@@ -42,7 +42,7 @@ def _poisoned(line: bytes, text: str) -> bytes:
     for word in sorted(set(re.findall(r"[a-z]{8,}", text[64:]))):
         if f'"{word}"'.encode() in line:
             continue
-        out = out.replace(word.encode(), CANARY[:len(word)].encode())
+        out = out.replace(word.encode(), CANARY[: len(word)].encode())
     return out
 
 
@@ -99,8 +99,9 @@ def _session_with_subagent(svc: Any) -> tuple[Any, Any]:
 def _cli(world: dict[str, Any], *args: str) -> Any:
     from ccarchive.cli.main import main
 
-    return CliRunner().invoke(main, [*args, "--archive", str(world["root"]),
-                                     "--data-dir", str(world["data"])])
+    return CliRunner().invoke(
+        main, [*args, "--archive", str(world["root"]), "--data-dir", str(world["data"])]
+    )
 
 
 # ---- each kind of file ---------------------------------------------------------------
@@ -115,8 +116,9 @@ async def test_a_memory_file_swapped_for_a_link_is_refused(world: dict[str, Any]
         svc.memory_file(info.project, info.filename)
     assert info.path in str(err.value) and SEEN not in str(err.value)
     async with _mcp(svc) as c:
-        failed, text = await _tool(c, "get_memory_file", project=info.project,
-                                   filename=info.filename)
+        failed, text = await _tool(
+            c, "get_memory_file", project=info.project, filename=info.filename
+        )
         assert failed and REFUSED in text and SEEN not in text
         for tool, args in (("list_memory_files", {}), ("search", {"query": "root"})):
             failed, text = await _tool(c, tool, **args)
@@ -140,8 +142,9 @@ async def test_a_plan_swapped_for_a_link_is_refused(world: dict[str, Any]) -> No
 
 
 @pytest.mark.parametrize("which", ["session", "subagent", "history"])
-async def test_a_jsonl_swapped_for_a_poisoned_link_is_refused(world: dict[str, Any],
-                                                              which: str) -> None:
+async def test_a_jsonl_swapped_for_a_poisoned_link_is_refused(
+    world: dict[str, Any], which: str
+) -> None:
     svc, root = world["svc"], world["root"]
     agent_id = None
     if which == "history":
@@ -183,11 +186,22 @@ async def test_a_jsonl_swapped_for_a_poisoned_link_is_refused(world: dict[str, A
         assert failed and REFUSED in text and SEEN not in text
         failed, text = await _tool(c, "get_entries", ids=[entry_id], char_offset=100)
         assert failed and REFUSED in text
-        calls: list[tuple[str, dict[str, Any]]] = [("context", {"id": entry_id}),
-                                                   ("search_history", {"limit": 200})]
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("context", {"id": entry_id}),
+            ("search_history", {"limit": 200}),
+        ]
         if session_id:
-            calls.append(("get_session", {"session_id": session_id, "limit": 200,
-                                          "max_chars": 20_000, "agent_id": agent_id}))
+            calls.append(
+                (
+                    "get_session",
+                    {
+                        "session_id": session_id,
+                        "limit": 200,
+                        "max_chars": 20_000,
+                        "agent_id": agent_id,
+                    },
+                )
+            )
         for tool, args in calls:
             failed, text = await _tool(c, tool, **args)
             assert not failed and SEEN not in text, (tool, text[:300])
@@ -204,12 +218,15 @@ async def test_a_jsonl_swapped_for_a_poisoned_link_is_refused(world: dict[str, A
 
 async def test_a_project_folder_swapped_for_a_link_is_refused(world: dict[str, Any]) -> None:
     svc, root = world["svc"], world["root"]
-    info = next(m for m in svc.memory_files() if m.filename == "MEMORY.md"
-                and not m.session_id)
+    info = next(m for m in svc.memory_files() if m.filename == "MEMORY.md" and not m.session_id)
     folder = root / info.path.split("/memory/")[0]
-    sessions = [s for s in svc.sessions(limit=200).sessions
-                if (svc.session(s.session_id).path or "").startswith(
-                    folder.relative_to(root).as_posix() + "/")]
+    sessions = [
+        s
+        for s in svc.sessions(limit=200).sessions
+        if (svc.session(s.session_id).path or "").startswith(
+            folder.relative_to(root).as_posix() + "/"
+        )
+    ]
     assert sessions
     e = _long_entry(svc, sessions[0].session_id)
     texts = [svc.entries([e.id], max_chars=200_000)[0].text]
@@ -228,8 +245,10 @@ async def test_a_project_folder_swapped_for_a_link_is_refused(world: dict[str, A
     with pytest.raises(ServiceError, match=REFUSED):
         svc.entries([e.id], max_chars=200_000)
     async with _mcp(svc) as c:
-        for tool, args in (("get_memory_file", {"project": info.project}),
-                           ("get_entries", {"ids": [e.id]})):
+        for tool, args in (
+            ("get_memory_file", {"project": info.project}),
+            ("get_entries", {"ids": [e.id]}),
+        ):
             failed, text = await _tool(c, tool, **args)
             assert failed and REFUSED in text and SEEN not in text
     out = _cli(world, "show", e.id)
@@ -247,14 +266,16 @@ def test_a_rewritten_transcript_shows_the_indexed_copy(world: dict[str, Any]) ->
     shown = next(x for x in indexed.entries if x.id == e.id)
     path = root / info.path
     original = path.read_bytes()
-    for rewrite in (original[: e.offset + e.length // 2],  # cut inside the line
-                    b"\n" + original,  # every line one byte later
-                    original.replace(b'"uuid":"', b'"uuid":"X', 1)
-                    if e.offset == 0 else original[:e.offset] + original[e.offset:].replace(
-                        b'"uuid":"', b'"uuid":"Y', 1)):  # another record at the offset
+    for rewrite in (
+        original[: e.offset + e.length // 2],  # cut inside the line
+        b"\n" + original,  # every line one byte later
+        original.replace(b'"uuid":"', b'"uuid":"X', 1)
+        if e.offset == 0
+        else original[: e.offset] + original[e.offset :].replace(b'"uuid":"', b'"uuid":"Y', 1),
+    ):  # another record at the offset
         path.write_bytes(rewrite)
         got = svc.entries([e.id], max_chars=200_000)[0]
-        assert got.text == shown.text[:len(got.text)] and got.next_char is None
+        assert got.text == shown.text[: len(got.text)] and got.next_char is None
     path.write_bytes(original)
     assert svc.entries([e.id], max_chars=200_000)[0].text_len == e.text_len
 
@@ -266,8 +287,18 @@ def test_forged_index_paths_never_leave_the_archive(tmp_path: Path) -> None:
     (root / "projects").mkdir(parents=True)
     secret = tmp_path / "secret.txt"
     secret.write_text(CANARY + "\n")
-    for rel in ("../secret.txt", "projects/../../secret.txt", str(secret), "/etc/passwd",
-                "projects//x", "projects/./x", "projects/x\x00y", "", ".", "projects\\..\\x"):
+    for rel in (
+        "../secret.txt",
+        "projects/../../secret.txt",
+        str(secret),
+        "/etc/passwd",
+        "projects//x",
+        "projects/./x",
+        "projects/x\x00y",
+        "",
+        ".",
+        "projects\\..\\x",
+    ):
         with pytest.raises(UnsafePath, match="leaves the archive"):
             read_line(root, rel, 0, 5)
         with pytest.raises(UnsafePath):

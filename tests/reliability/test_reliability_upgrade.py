@@ -31,13 +31,25 @@ PARTS = [".term", ".store", ".idx", ".pos", ".fast", ".fieldnorm", ".del"]
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ccarchive", *args], capture_output=True,
-                          text=True, timeout=timeout, env=ENV)
+    return subprocess.run(
+        [sys.executable, "-m", "ccarchive", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=ENV,
+    )
 
 
 def search_total(settings: Settings, query: str = "flaky") -> tuple[int, str]:
-    r = cli("search", "--archive", str(settings.archive_root), "--data-dir",
-            str(settings.data_dir), "--json", query)
+    r = cli(
+        "search",
+        "--archive",
+        str(settings.archive_root),
+        "--data-dir",
+        str(settings.data_dir),
+        "--json",
+        query,
+    )
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     return json.loads(r.stdout)["total"], r.stderr
@@ -57,8 +69,11 @@ def _copy(built: Settings, tmp_path: Path) -> Settings:
 
 
 def _damage(index: Path, part: str, how: str, rng: random.Random) -> int:
-    files = [f for f in index.iterdir() if f.is_file() and (
-        f.name == part if part == "meta.json" else f.suffix == part)]
+    files = [
+        f
+        for f in index.iterdir()
+        if f.is_file() and (f.name == part if part == "meta.json" else f.suffix == part)
+    ]
     for f in files:
         if how == "delete":
             f.unlink()
@@ -77,7 +92,8 @@ def _damage(index: Path, part: str, how: str, rng: random.Random) -> int:
 
 
 def test_schema_change_rebuilds_and_keeps_the_old_index_until_complete(
-        demo_archive: Path, tmp_path: Path) -> None:
+    demo_archive: Path, tmp_path: Path
+) -> None:
     """The index of the previous schema (index-v<N-1>) is kept while index-v<N> is built,
     also when that build is killed, and removed once the new one is complete."""
     settings = Settings(demo_archive, tmp_path / "data")
@@ -107,9 +123,12 @@ def test_schema_change_rebuilds_and_keeps_the_old_index_until_complete(
         ix.run()
         print("done", flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script, str(demo_archive),
-                             str(settings.data_dir)], stdout=subprocess.PIPE, text=True,
-                            env=ENV)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(demo_archive), str(settings.data_dir)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "commit"
     proc.send_signal(signal.SIGKILL)
@@ -123,8 +142,9 @@ def test_schema_change_rebuilds_and_keeps_the_old_index_until_complete(
     assert [p.name for p in base.iterdir() if p.name.startswith("index-v")] == [current.name]
 
 
-def test_schema_version_bump_in_process(demo_archive: Path, tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_schema_version_bump_in_process(
+    demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The same with SCHEMA_VERSION itself raised: a store of version N+1 opens a new
     folder; version N stays complete and searchable until N+1 is marked complete."""
     settings = Settings(demo_archive, tmp_path / "data")
@@ -147,15 +167,19 @@ def test_schema_version_bump_in_process(demo_archive: Path, tmp_path: Path,
     assert ArchiveService(store, demo_archive).search("flaky").total == want
 
 
-CASES = [(part, how) for part in PARTS for how in ("truncate", "garble", "delete")] + \
-    [("meta.json", "truncate"), ("meta.json", "garble"), ("meta.json", "delete"),
-     (".managed.json", "garble")]
+CASES = [(part, how) for part in PARTS for how in ("truncate", "garble", "delete")] + [
+    ("meta.json", "truncate"),
+    ("meta.json", "garble"),
+    ("meta.json", "delete"),
+    (".managed.json", "garble"),
+]
 CLI_CASES = {(".store", "truncate"), (".pos", "delete"), ("meta.json", "delete")}
 
 
 @pytest.mark.parametrize(("part", "how"), CASES)
 def test_damaged_index_is_detected_and_rebuilt_when_opened(
-        built: Settings, tmp_path: Path, part: str, how: str) -> None:
+    built: Settings, tmp_path: Path, part: str, how: str
+) -> None:
     settings = _copy(built, tmp_path)
     index = settings.archive_data_dir / f"index-v{S.SCHEMA_VERSION}"
     if not _damage(index, part, how, random.Random(f"{part}{how}")):
@@ -172,25 +196,33 @@ def test_damaged_index_is_detected_and_rebuilt_when_opened(
 
 
 def test_damage_behind_a_whole_footer_is_found_by_ccarchive_index(
-        built: Settings, tmp_path: Path) -> None:
+    built: Settings, tmp_path: Path
+) -> None:
     """Tantivy opens such an index and fails (or panics) at the first search that reads
     the damaged bytes; `ccarchive index` checks every file's checksum and rebuilds."""
     from ccarchive.service import ArchiveService
 
     for part in (".term", ".store", ".fast", ".idx", ".pos", ".fieldnorm"):
         settings = _copy(built, tmp_path / part)
-        _damage(settings.archive_data_dir / f"index-v{S.SCHEMA_VERSION}", part, "middle",
-                random.Random(0))
+        _damage(
+            settings.archive_data_dir / f"index-v{S.SCHEMA_VERSION}",
+            part,
+            "middle",
+            random.Random(0),
+        )
         store = IndexStore(settings.archive_data_dir, verify=True)
         assert "checksum mismatch" in (store.recovered or ""), part
         # the service says so too: the app's status line and the MCP status tool
         msg = ArchiveService(store, built.archive_root).status().message or ""
         assert "being rebuilt" in msg
     settings = _copy(built, tmp_path / "cli")
-    _damage(settings.archive_data_dir / f"index-v{S.SCHEMA_VERSION}", ".store", "middle",
-            random.Random(0))
-    r = cli("index", "--archive", str(settings.archive_root), "--data-dir",
-            str(settings.data_dir))
+    _damage(
+        settings.archive_data_dir / f"index-v{S.SCHEMA_VERSION}",
+        ".store",
+        "middle",
+        random.Random(0),
+    )
+    r = cli("index", "--archive", str(settings.archive_root), "--data-dir", str(settings.data_dir))
     assert r.returncode == 0, r.stderr
     assert "checksum mismatch" in r.stderr and "being rebuilt" in r.stderr, r.stderr
     total, _ = search_total(settings)

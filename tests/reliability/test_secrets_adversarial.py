@@ -70,9 +70,11 @@ def exposure(arc) -> Exposure:
 def _finish(ex: Exposure, what: str) -> None:
     readable = ex.readable()
     TOTALS[what] = sum(ex.calls.values())
-    print(f"\n{what}: {len(SHAPES)} shapes x {len(PLACES)} places = {len(ex.plants)} plantings,"
-          f" {len(ex.calls)} surfaces, {sum(ex.calls.values())} calls, readable = "
-          f"{len(readable)} ({ex.ambiguous} windows also held elsewhere in the archive)")
+    print(
+        f"\n{what}: {len(SHAPES)} shapes x {len(PLACES)} places = {len(ex.plants)} plantings,"
+        f" {len(ex.calls)} surfaces, {sum(ex.calls.values())} calls, readable = "
+        f"{len(readable)} ({ex.ambiguous} windows also held elsewhere in the archive)"
+    )
     assert not readable, f"{len(readable)} planted secrets readable:\n{ex.report()}"
 
 
@@ -100,8 +102,11 @@ def test_without_redaction_the_same_reads_show_every_secret(planted) -> None:
         for plant in arc.plants:
             page = svc.search(plant.needle, include_tool_results=True, include_thinking=True)
             ex.show("search", page)
-            ids = [hit.id for hit in page.hits if ":" in hit.id and not hit.id.startswith(
-                ("plan:", "memory:", "session:"))]
+            ids = [
+                hit.id
+                for hit in page.hits
+                if ":" in hit.id and not hit.id.startswith(("plan:", "memory:", "session:"))
+            ]
             if ids:
                 ex.show("entries", svc.entries(ids[:10], max_chars=200_000))
         for slug in arc.plans:
@@ -111,11 +116,17 @@ def test_without_redaction_the_same_reads_show_every_secret(planted) -> None:
         ex.show("sessions", svc.sessions(limit=500))
         ex.show("history", svc.history(limit=500))
         shown = {i for _, i in ex._found}
-        missing = [(p.shape, p.place) for i, p in enumerate(arc.plants)
-                   if i not in shown and p.place not in INDEX_ONLY]
+        missing = [
+            (p.shape, p.place)
+            for i, p in enumerate(arc.plants)
+            if i not in shown and p.place not in INDEX_ONLY
+        ]
         assert not missing, f"{len(missing)} plantings never shown: {missing[:20]}"
-        index_only = [(p.shape, p.place) for i, p in enumerate(arc.plants)
-                      if i in shown and p.place in INDEX_ONLY]
+        index_only = [
+            (p.shape, p.place)
+            for i, p in enumerate(arc.plants)
+            if i in shown and p.place in INDEX_ONLY
+        ]
         assert not index_only, f"secrets shown from the index: {index_only[:20]}"
     finally:
         svc.redact_secrets = True
@@ -141,14 +152,22 @@ def test_cli_text_and_json(planted) -> None:
         assert r.exit_code == 0, (args, r.output)
         return r.output
 
-    ids = [h.id for p in arc.plants[::40] for h in svc.search(
-        p.needle, include_tool_results=True, include_thinking=True).hits[:1] if ":" in h.id]
+    ids = [
+        h.id
+        for p in arc.plants[::40]
+        for h in svc.search(p.needle, include_tool_results=True, include_thinking=True).hits[:1]
+        if ":" in h.id
+    ]
     ex = exposure(arc)
     read_cli(run, arc, ex, ids)
     # and once as a process, as a person runs it
-    proc = subprocess.run([sys.executable, "-m", "ccarchive", "search", "password",
-                           "--all-kinds", "--json", *where], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "ccarchive", "search", "password", "--all-kinds", "--json", *where],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert proc.returncode == 0, proc.stderr
     ex.show("cli.process", proc.stdout)
     _finish(ex, "cli")
@@ -159,12 +178,25 @@ def test_hook_and_export(planted, tmp_path: Path) -> None:
     ex = exposure(arc)
     read_hook(svc, arc, ex)
     read_export(svc, arc, ex, tmp_path)
-    event = ('{"session_id": "x", "prompt": "password Authorization export BEGIN '
-             f'{arc.plants[0].needle}"}}')
-    proc = subprocess.run([str(Path(sys.executable).with_name("ccarchive")), "hook",
-                           "user-prompt-submit", "--archive", str(arc.root), "--data-dir",
-                           str(out / "data")], input=event, capture_output=True, text=True,
-                          timeout=60)
+    event = (
+        '{"session_id": "x", "prompt": "password Authorization export BEGIN '
+        f'{arc.plants[0].needle}"}}'
+    )
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("ccarchive")),
+            "hook",
+            "user-prompt-submit",
+            "--archive",
+            str(arc.root),
+            "--data-dir",
+            str(out / "data"),
+        ],
+        input=event,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     ex.show("hook.process", proc.stdout)
     _finish(ex, "hook+export")
@@ -197,8 +229,7 @@ async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(app, pilot)
-            tool_hit = next(p for p in arc.plants if p.place == "tool_result"
-                            and p.where == "cut")
+            tool_hit = next(p for p in arc.plants if p.place == "tool_result" and p.where == "cut")
             picks = [tool_hit, *rng.sample(arc.plants, 3)]
             for query in [p.needle for p in picks] + ["password"]:
                 box = app.screen.query_one("#query", Input)
@@ -238,8 +269,7 @@ def test_counts() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
-async def test_more_seeds_every_plant_on_every_surface(seed: int,
-                                                       tmp_path: Path) -> None:
+async def test_more_seeds_every_plant_on_every_surface(seed: int, tmp_path: Path) -> None:
     arc = plant_archive(tmp_path / "claude", seed)
     svc = build_index(arc.root, tmp_path / "data")
     ex = exposure(arc)

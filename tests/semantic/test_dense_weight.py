@@ -30,8 +30,10 @@ def test_a_code_query_keeps_its_weight() -> None:
 
 def test_coverage_is_the_best_turns_share_of_the_term_weights() -> None:
     weights = [3.0, 1.0, 1.0]  # a rare word and two common ones
-    a = _Session("a", turns=[_Turn("a", 1, per_term={1: 5.0, 2: 5.0, -1: 9.0}),
-                             _Turn("a", 2, per_term={0: 1.0})])
+    a = _Session(
+        "a",
+        turns=[_Turn("a", 1, per_term={1: 5.0, 2: 5.0, -1: 9.0}), _Turn("a", 2, per_term={0: 1.0})],
+    )
     b = _Session("b", turns=[_Turn("b", 1, per_term={0: 0.1, 1: 0.1})])
     assert word_coverage({"a": a}, weights) == 3.0 / 5.0  # proximity (-1) is no term
     assert word_coverage({"a": a, "b": b}, weights) == 4.0 / 5.0

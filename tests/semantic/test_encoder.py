@@ -12,14 +12,16 @@ def test_the_vectors_are_the_reference_implementations(encoder) -> None:
     assert vecs.shape == (2, 384) and vecs.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
     for vec, want in zip(vecs, REFERENCE.values(), strict=True):
-        np.testing.assert_allclose(vec[:len(want)], want, atol=2e-5)
+        np.testing.assert_allclose(vec[: len(want)], want, atol=2e-5)
 
 
 def test_paraphrases_are_close_and_unrelated_texts_are_not(encoder) -> None:
     pairs = [
         ("A man is eating food.", "A man is eating a piece of bread."),
-        ("The nightly export job keeps timing out.",
-         "Why does the overnight export time out every night?"),
+        (
+            "The nightly export job keeps timing out.",
+            "Why does the overnight export time out every night?",
+        ),
         ("How do I undo my last git commit?", "Revert the most recent commit in git"),
     ]
     unrelated = ["Quarterly revenue grew by ten percent.", "The cat sleeps on the sofa."]
@@ -36,8 +38,11 @@ def test_paraphrases_are_close_and_unrelated_texts_are_not(encoder) -> None:
 
 
 def test_batching_and_padding_change_nothing(encoder) -> None:
-    texts = ["short one", "a somewhat longer sentence about retrying failed uploads " * 3,
-             "x " * 400]
+    texts = [
+        "short one",
+        "a somewhat longer sentence about retrying failed uploads " * 3,
+        "x " * 400,
+    ]
     together = encoder.encode(texts)
     alone = np.stack([encoder.encode([t])[0] for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)

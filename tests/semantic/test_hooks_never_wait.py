@@ -29,12 +29,19 @@ print(json.dumps({"wanted": settings.semantic, "semantic": svc.semantic is not N
 
 
 def test_a_hook_with_semantic_on_searches_by_words_and_loads_no_encoder(
-        demo_archive_ro: Path, tmp_path: Path) -> None:
+    demo_archive_ro: Path, tmp_path: Path
+) -> None:
     data = tmp_path / "data"
     build_index(demo_archive_ro, data)
     env = {**os.environ, SEMANTIC_ENV: "1"}
-    out = subprocess.run([sys.executable, "-c", PROBE, str(demo_archive_ro), str(data)],
-                         env=env, capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(demo_archive_ro), str(data)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     got = json.loads(out.stdout)
     assert got["wanted"] is True  # semantic search is switched on...
     assert got["semantic"] is False  # ...and the hook's service does not use it

@@ -35,7 +35,8 @@ class _Server:
                 pass
 
         self.httpd = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), partial(Handler, directory=str(folder)))
+            ("127.0.0.1", 0), partial(Handler, directory=str(folder))
+        )
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/resolve/main"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
@@ -67,8 +68,9 @@ def test_the_pinned_hashes_are_the_packaged_files(model_dir: Path) -> None:
         assert hashlib.sha256((model_dir / name).read_bytes()).hexdigest() == digest
 
 
-def test_lookup_order_folder_then_package_then_cache(tmp_path: Path, model_dir: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lookup_order_folder_then_package_then_cache(
+    tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
     for name in MF.FILES:
@@ -87,8 +89,9 @@ def test_lookup_order_folder_then_package_then_cache(tmp_path: Path, model_dir: 
 
 
 @pytest.mark.usefixtures("no_package")
-def test_download_over_loopback_is_verified_and_kept(tmp_path: Path, hub, model_dir: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_over_loopback_is_verified_and_kept(
+    tmp_path: Path, hub, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server, _served = hub
     data = tmp_path / "data"
     monkeypatch.setenv(MF.URL_ENV, server.url)  # the base URL, configurable
@@ -99,15 +102,17 @@ def test_download_over_loopback_is_verified_and_kept(tmp_path: Path, hub, model_
     for name in MF.FILES:
         assert (got / name).read_bytes() == (model_dir / name).read_bytes()
     assert not [p for p in got.iterdir() if p.name.startswith(".")]  # no partial files
-    assert any("downloading all-MiniLM-L6-v2 model.safetensors" in ln and "90.9 MB" in ln
-               for ln in lines), lines[-3:]
+    assert any(
+        "downloading all-MiniLM-L6-v2 model.safetensors" in ln and "90.9 MB" in ln for ln in lines
+    ), lines[-3:]
     server.requests.clear()
     assert MF.ensure_model(None, data) == got and not server.requests  # cached: no fetch
     from ccarchive.semantic.encoder import Encoder
 
     text = ["the downloaded model encodes as the packaged one"]
-    np.testing.assert_allclose(Encoder(got).encode(text), Encoder(model_dir).encode(text),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        Encoder(got).encode(text), Encoder(model_dir).encode(text), atol=1e-6
+    )
 
 
 @pytest.mark.usefixtures("no_package")

@@ -22,24 +22,33 @@ from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService, open_service
 from tests.support.appends import assistant_line, main_sessions, prompt_line, wait_for
 
-SOURDOUGH = ("My sourdough starter smells like nail polish remover and barely rises anymore. "
-             "What is going on?")
-SOURDOUGH_ANSWER = ("That sharp acetone smell means the yeast has run out of food. Feed the "
-                    "starter twice a day with equal weights of flour and water, keep it "
-                    "somewhere warm, and discard most of it before each feeding until it "
-                    "doubles within six hours again.")
+SOURDOUGH = (
+    "My sourdough starter smells like nail polish remover and barely rises anymore. "
+    "What is going on?"
+)
+SOURDOUGH_ANSWER = (
+    "That sharp acetone smell means the yeast has run out of food. Feed the "
+    "starter twice a day with equal weights of flour and water, keep it "
+    "somewhere warm, and discard most of it before each feeding until it "
+    "doubles within six hours again."
+)
 SOURDOUGH_QUERY = "fermented dough culture has a chemical odour and won't grow"
 KAYAK = "Our kayak trip is next weekend; what should we pack in case it rains on the river?"
-KAYAK_ANSWER = ("Bring dry bags for clothes and phones, a spare paddle, rain shells and a "
-                "thermos, and tell someone your route and when you expect to be back.")
+KAYAK_ANSWER = (
+    "Bring dry bags for clothes and phones, a spare paddle, rain shells and a "
+    "thermos, and tell someone your route and when you expect to be back."
+)
 KAYAK_QUERY = "gear list for a wet canoe outing"
 
 
 def caught_up(live: LiveArchive) -> bool:
     """The vectors are up to date with every commit the index has."""
     store = VectorStore(live.store.path)
-    return live.vectors is not None and not live.vectors.state.running and \
-        store.manifest().gen >= T.max_gen(live.store.searcher(), live.store.schema)
+    return (
+        live.vectors is not None
+        and not live.vectors.state.running
+        and store.manifest().gen >= T.max_gen(live.store.searcher(), live.store.schema)
+    )
 
 
 def groups(service: ArchiveService, query: str, **kw: object) -> list:
@@ -56,7 +65,8 @@ def semantic_live(demo_archive: Path, tmp_path: Path):
 
 
 def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
-        semantic_live: LiveArchive) -> None:
+    semantic_live: LiveArchive,
+) -> None:
     live = semantic_live
     assert live.vectors is not None
     assert wait_for(lambda: caught_up(live), timeout=300), live.vectors.state
@@ -71,8 +81,7 @@ def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
     path = main_sessions(live.root)[0]
     sid = str(uuidlib.uuid4())
     new = path.parent / f"{sid}.jsonl"
-    new.write_bytes(prompt_line(path, SOURDOUGH, sid) + assistant_line(path, SOURDOUGH_ANSWER,
-                                                                        sid))
+    new.write_bytes(prompt_line(path, SOURDOUGH, sid) + assistant_line(path, SOURDOUGH_ANSWER, sid))
     rel = new.relative_to(live.root).as_posix()
     live.run_once(only=[rel])
     assert wait_for(lambda: caught_up(live), timeout=120)
@@ -87,10 +96,12 @@ def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
     assert words_only.semantic is None
     assert sid not in [g.session_id for g in groups(words_only, SOURDOUGH_QUERY)]
     # what enters by meaning passes the search's filters like everything else
-    assert sid not in [g.session_id for g in groups(service, SOURDOUGH_QUERY,
-                                                    exclude_sessions=[sid])]
-    assert sid not in [g.session_id for g in groups(service, SOURDOUGH_QUERY,
-                                                    project="no-such-project")]
+    assert sid not in [
+        g.session_id for g in groups(service, SOURDOUGH_QUERY, exclude_sessions=[sid])
+    ]
+    assert sid not in [
+        g.session_id for g in groups(service, SOURDOUGH_QUERY, project="no-such-project")
+    ]
     assert sid not in [g.session_id for g in groups(service, SOURDOUGH_QUERY + " before:2001")]
 
     # the session grows by a turn: that turn is found by its own rewording
@@ -105,21 +116,26 @@ def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
 
     # the last turn's answer grows: that one text is embedded again, nothing else
     store = VectorStore(live.store.path)
-    before = {tuple(k[:2]): k[2] for k in dedupe(
-        [store.read_chunk(c) for c in store.manifest().chunks]).keys.tolist()}
+    before = {
+        tuple(k[:2]): k[2]
+        for k in dedupe([store.read_chunk(c) for c in store.manifest().chunks]).keys.tolist()
+    }
     with new.open("ab") as f:
         f.write(assistant_line(path, "Also pack a first aid kit and sunscreen.", sid))
     live.run_once(only=[rel])
     assert wait_for(lambda: caught_up(live), timeout=120)
-    after = {tuple(k[:2]): k[2] for k in dedupe(
-        [store.read_chunk(c) for c in store.manifest().chunks]).keys.tolist()}
+    after = {
+        tuple(k[:2]): k[2]
+        for k in dedupe([store.read_chunk(c) for c in store.manifest().chunks]).keys.tolist()
+    }
     changed = [k for k in after if before.get(k) != after[k]]
     assert len(changed) == 1 and live.vectors.state.todo == 1
     assert len(after) == len(before)
 
 
 def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
-        demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
     settings = Settings(demo_archive, tmp_path / "data")
     assert not settings.semantic
@@ -138,8 +154,9 @@ def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
     assert Settings.resolve(demo_archive, tmp_path / "data").semantic
 
 
-def test_the_command_line_embeds_searches_and_reports(demo_archive: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_line_embeds_searches_and_reports(
+    demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ccarchive.cli.main import main
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
@@ -152,16 +169,32 @@ def test_the_command_line_embeds_searches_and_reports(demo_archive: Path, tmp_pa
     assert json.loads(res.stdout)["semantic"].startswith("off")
     res = runner.invoke(main, ["status", "--json", *where], env={SEMANTIC_ENV: "1"})
     assert json.loads(res.stdout)["semantic"].startswith("on: ")
-    res = runner.invoke(main, ["search", "--semantic", "--json", *where,
-                               "why", "does", "the", "daily", "forecast", "job", "take",
-                               "so", "long"])
+    res = runner.invoke(
+        main,
+        [
+            "search",
+            "--semantic",
+            "--json",
+            *where,
+            "why",
+            "does",
+            "the",
+            "daily",
+            "forecast",
+            "job",
+            "take",
+            "so",
+            "long",
+        ],
+    )
     assert res.exit_code == 0, res.output
     titles = [g["title"] for g in json.loads(res.stdout)["groups"]][:3]
     assert any("slow" in t for t in titles), titles
 
 
-async def test_the_mcp_status_tool_says_whether_it_is_on(demo_service, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_mcp_status_tool_says_whether_it_is_on(
+    demo_service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.support.mcp_client import call, connect
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)

@@ -23,14 +23,25 @@ PROJECT = "-home-me-proj"
 
 def _line(i: int, sid: str, role: str, content, *, ts: int | None = None) -> str:
     t = i if ts is None else ts
-    rec = {"type": role, "uuid": f"{sid[:8]}-{i}", "parentUuid": None, "sessionId": sid,
-           "timestamp": f"2026-03-01T{10 + t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}.000Z",
-           "cwd": "/home/me/proj", "version": "2.1.40"}
+    rec = {
+        "type": role,
+        "uuid": f"{sid[:8]}-{i}",
+        "parentUuid": None,
+        "sessionId": sid,
+        "timestamp": f"2026-03-01T{10 + t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}.000Z",
+        "cwd": "/home/me/proj",
+        "version": "2.1.40",
+    }
     if role == "user":
         rec["message"] = {"role": "user", "content": content}
     else:
-        rec["message"] = {"id": f"msg_{sid[:4]}_{i}", "role": "assistant", "model": "claude-x",
-                          "content": content, "usage": {"input_tokens": 1, "output_tokens": 1}}
+        rec["message"] = {
+            "id": f"msg_{sid[:4]}_{i}",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": content,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
     return json.dumps(rec) + "\n"
 
 
@@ -38,8 +49,14 @@ def _turn(sid: str, start: int, prompt: str, answer: str, command: str = "") -> 
     lines = [_line(start, sid, "user", prompt)]
     blocks = [{"type": "text", "text": answer}]
     if command:
-        blocks.append({"type": "tool_use", "id": f"toolu_{sid[:4]}{start}", "name": "Bash",
-                       "input": {"command": command, "description": "run it"}})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{sid[:4]}{start}",
+                "name": "Bash",
+                "input": {"command": command, "description": "run it"},
+            }
+        )
     lines.append(_line(start + 1, sid, "assistant", blocks))
     return lines
 
@@ -52,8 +69,14 @@ def _write(root: Path, sid: str, lines: list[str], mode: str = "w") -> Path:
     return path
 
 
-FILLER = ["refactor the parser", "rename the config loader", "bump the lint rules",
-          "tidy the README", "speed up the build", "add a changelog entry"]
+FILLER = [
+    "refactor the parser",
+    "rename the config loader",
+    "bump the lint rules",
+    "tidy the README",
+    "speed up the build",
+    "add a changelog entry",
+]
 
 
 def _filler_turns(sid: str, start: int, n: int, seed: int) -> list[str]:
@@ -61,8 +84,9 @@ def _filler_turns(sid: str, start: int, n: int, seed: int) -> list[str]:
     out = []
     for k in range(n):
         topic = rnd.choice(FILLER)
-        out += _turn(sid, start + 2 * k, f"please {topic} next",
-                     f"Done: I had to {topic}; tests pass.")
+        out += _turn(
+            sid, start + 2 * k, f"please {topic} next", f"Done: I had to {topic}; tests pass."
+        )
     return out
 
 
@@ -74,25 +98,38 @@ PASSING = "b" * 8 + "-0000-4000-8000-000000000002"
 def archive(tmp_path: Path) -> Path:
     root = tmp_path / "claude"
     # the answer: one turn whose prompt, reply and command together hold the question's words
-    _write(root, SPREAD, _filler_turns(SPREAD, 0, 6, 1) + _turn(
-        SPREAD, 100, "the nightly export keeps timing out",
-        "The exporter now streams rows in batches of 500 instead of loading the table.",
-        "pytest tests/test_export.py -k batches") + _filler_turns(SPREAD, 200, 6, 2))
+    _write(
+        root,
+        SPREAD,
+        _filler_turns(SPREAD, 0, 6, 1)
+        + _turn(
+            SPREAD,
+            100,
+            "the nightly export keeps timing out",
+            "The exporter now streams rows in batches of 500 instead of loading the table.",
+            "pytest tests/test_export.py -k batches",
+        )
+        + _filler_turns(SPREAD, 200, 6, 2),
+    )
     # a long session that says every word once, far apart, in turns about other things
     words = ["nightly", "export", "batches", "streams", "timing"]
     lines = []
     for k in range(40):
         extra = f" (see the {words[k % 5]} notes)" if k % 8 == 0 else ""
-        lines += _turn(PASSING, 2 * k, f"please {FILLER[k % 6]}{extra}",
-                       f"Done with {FILLER[(k + 1) % 6]}.")
+        lines += _turn(
+            PASSING, 2 * k, f"please {FILLER[k % 6]}{extra}", f"Done with {FILLER[(k + 1) % 6]}."
+        )
     _write(root, PASSING, lines)
     return root
 
 
 def test_a_question_finds_the_turn_that_answers_it(archive: Path, tmp_path: Path) -> None:
     svc = build_index(archive, tmp_path / "data")
-    for q in ("why did the nightly export time out and how did we fix it",
-              "export streams batches", "nightly export batches of 500"):
+    for q in (
+        "why did the nightly export time out and how did we fix it",
+        "export streams batches",
+        "nightly export batches of 500",
+    ):
         page = svc.search(q, group_by_session=True, limit=5)
         assert page.groups and page.groups[0].session_id == SPREAD, q
         best = page.groups[0].hits[0]
@@ -114,21 +151,40 @@ def test_a_required_word_must_be_there(archive: Path, tmp_path: Path) -> None:
     svc = build_index(archive, tmp_path / "data")
     page = svc.search("nightly +changelog", group_by_session=True, limit=5)
     for g in page.groups or []:
-        assert any("changelog" in (h.snippet + h.prompt).lower() for h in g.hits) or \
-            g.session_id in (SPREAD, PASSING)
+        assert any(
+            "changelog" in (h.snippet + h.prompt).lower() for h in g.hits
+        ) or g.session_id in (SPREAD, PASSING)
 
 
-def test_a_turn_continued_after_a_restart_keeps_its_prompt(archive: Path,
-                                                           tmp_path: Path) -> None:
+def test_a_turn_continued_after_a_restart_keeps_its_prompt(archive: Path, tmp_path: Path) -> None:
     """The turn an entry belongs to is carried in the file's checkpoint: an answer
     appended after the indexer stopped is still found under the prompt that asked."""
     sid = "c" * 8 + "-0000-4000-8000-000000000003"
-    _write(archive, sid, _filler_turns(sid, 0, 3, 3) +
-           [_line(50, sid, "user", "where do the flamingo credentials live")])
+    _write(
+        archive,
+        sid,
+        _filler_turns(sid, 0, 3, 3)
+        + [_line(50, sid, "user", "where do the flamingo credentials live")],
+    )
     build_index(archive, tmp_path / "data")
-    _write(archive, sid, [_line(51, sid, "assistant", [
-        {"type": "text", "text": "They live in the vault under ops/flamingo, rotated weekly."}])],
-        mode="a")
+    _write(
+        archive,
+        sid,
+        [
+            _line(
+                51,
+                sid,
+                "assistant",
+                [
+                    {
+                        "type": "text",
+                        "text": "They live in the vault under ops/flamingo, rotated weekly.",
+                    }
+                ],
+            )
+        ],
+        mode="a",
+    )
     svc = build_index(archive, tmp_path / "data")  # an incremental run: appended bytes only
     page = svc.search("vault rotated weekly", group_by_session=True, limit=3)
     assert page.groups[0].session_id == sid
@@ -167,8 +223,16 @@ _SVC = {}
 def _shared(factory: pytest.TempPathFactory):
     if "svc" not in _SVC:
         root = factory.mktemp("finding") / "claude"
-        _write(root, SPREAD, _turn(SPREAD, 0, "the nightly export --no-verify flag",
-                                   "use `git commit --no-verify` only for WIP"))
+        _write(
+            root,
+            SPREAD,
+            _turn(
+                SPREAD,
+                0,
+                "the nightly export --no-verify flag",
+                "use `git commit --no-verify` only for WIP",
+            ),
+        )
         _SVC["svc"] = build_index(root, factory.mktemp("finding-data"))
     return _SVC["svc"]
 
@@ -180,8 +244,7 @@ def test_a_remembered_flag_is_searched(tmp_path_factory: pytest.TempPathFactory)
         assert page.groups and page.groups[0].session_id == SPREAD, q
 
 
-def test_counts_agree_between_sessions_entries_and_facets(archive: Path,
-                                                          tmp_path: Path) -> None:
+def test_counts_agree_between_sessions_entries_and_facets(archive: Path, tmp_path: Path) -> None:
     svc = build_index(archive, tmp_path / "data")
     for q in ("nightly export", "please refactor", "the"):
         grouped = svc.search(q, group_by_session=True, facets=True)

@@ -26,8 +26,10 @@ def test_a_typed_prompt_opens_at_its_entry(demo_service) -> None:
         assert entry.kind == "prompt" and entry.session_id == item.session_id
         assert not entry.agent_id
         head = " ".join(item.text.split())[:30].lower()
-        assert " ".join(entry.text.split()).lower().startswith(head[:20]) or \
-            abs((entry.timestamp - item.timestamp).total_seconds()) <= 120
+        assert (
+            " ".join(entry.text.split()).lower().startswith(head[:20])
+            or abs((entry.timestamp - item.timestamp).total_seconds()) <= 120
+        )
         opened += 1
     assert opened >= len(items) * 3 // 4, (opened, len(items))
 
@@ -58,12 +60,27 @@ def test_show_does_not_load_the_app(demo_service) -> None:
         "from ccarchive.cli.main import main\n"
         "main(sys.argv[1:], standalone_mode=False)\n"
         "print('loaded:', sorted(m for m in sys.modules if m.startswith('ccarchive.tui')"
-        " or m.split('.')[0] == 'textual'), file=sys.stderr)\n")
+        " or m.split('.')[0] == 'textual'), file=sys.stderr)\n"
+    )
     sid = demo_service.sessions(limit=1).sessions[0].session_id
     out = subprocess.run(
-        [sys.executable, "-c", code, "show", "--archive", str(demo_service.root),
-         "--data-dir", str(demo_service.store.base.parent), sid[:8], "--limit", "50"],
-        capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-c",
+            code,
+            "show",
+            "--archive",
+            str(demo_service.root),
+            "--data-dir",
+            str(demo_service.store.base.parent),
+            sid[:8],
+            "--limit",
+            "50",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "loaded: []" in out.stderr, out.stderr
     assert out.stdout.strip()
 
@@ -84,11 +101,12 @@ def test_a_subplan_match_brings_its_whole_plan(demo_service) -> None:
             if not any(p.agent_id == sub.agent_id for p in page.plans):
                 continue
             tried += 1
-            whole = demo_service.plans(include_agent_plans=True, query=word, limit=50,
-                                       whole_plans=True)
+            whole = demo_service.plans(
+                include_agent_plans=True, query=word, limit=50, whole_plans=True
+            )
             assert whole.total == page.total
-            assert whole.plans[:len(page.plans)] == page.plans  # the page, then the mains
-            mains = whole.plans[len(page.plans):]
+            assert whole.plans[: len(page.plans)] == page.plans  # the page, then the mains
+            mains = whole.plans[len(page.plans) :]
             assert [p.codename for p in mains].count(sub.codename) == 1
             assert all(not p.agent_id for p in mains)
             assert {p.codename for p in mains} <= {p.codename for p in page.plans}
@@ -105,8 +123,11 @@ def test_timeline_windows_end_with_the_bucket_holding_the_day(demo_service) -> N
         assert tl.since.date().isoformat() == tl.days[0].day
 
 
-@given(st.dates(min_value=date(1990, 1, 1), max_value=date(2100, 12, 31)),
-       st.sampled_from(["day", "week", "month"]), st.integers(1, 60))
+@given(
+    st.dates(min_value=date(1990, 1, 1), max_value=date(2100, 12, 31)),
+    st.sampled_from(["day", "week", "month"]),
+    st.integers(1, 60),
+)
 def test_bucket_arithmetic_agrees_with_itself(day: date, kind: str, n: int) -> None:
     start = bucket_start(day, kind)
     since, until = bucket_window(day, kind, n)

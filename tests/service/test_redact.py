@@ -808,8 +808,6 @@ def test_no_catastrophic_backtracking(text):
     assert time.process_time() - start < 10.0
 
 
-
-
 def _bench() -> None:
     text = mixed_corpus(5_000_000)
     mb = len(text) / 1e6
@@ -868,7 +866,9 @@ def test_every_generated_shape_is_redacted_whole() -> None:
             planted = make(gen)
             out = redact(planted.text)
             for secret in planted.secrets:
-                left = [secret[i:i + 8] for i in range(len(secret) - 7) if secret[i:i + 8] in out]
+                left = [
+                    secret[i : i + 8] for i in range(len(secret) - 7) if secret[i : i + 8] in out
+                ]
                 assert not left, (seed, name, planted.text, out)
 
 
@@ -914,7 +914,7 @@ def test_a_window_never_shows_part_of_a_secret(seed: int) -> None:
         w = redact_window(text, a, b)
         assert w.start <= a and w.end >= min(b, len(text))
         for secret in secrets:
-            assert not any(secret[i:i + 8] in w.text for i in range(len(secret) - 7)), (a, b)
+            assert not any(secret[i : i + 8] in w.text for i in range(len(secret) - 7)), (a, b)
 
 
 def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
@@ -926,30 +926,36 @@ def test_a_window_widens_over_a_secret_and_keeps_its_highlights() -> None:
     w = redact_window(text, start, len(text), highlights=[(zebra, zebra + 5)])
     assert w.text == "[REDACTED:env] then rerun the zebra tests"
     assert w.start == text.index(OPAQUE)
-    (hs, he), = w.highlights
+    ((hs, he),) = w.highlights
     assert w.text[hs:he] == "zebra"
     # a highlight on the secret itself is dropped
     assert redact_window(text, 0, len(text), highlights=[(start, start + 4)]).highlights == []
 
 
-@pytest.mark.parametrize("text,cut,gone", [
-    (f"deploy with sk-ant-api03-{OPAQUE[:6]}", None, "sk-ant-api03-"),
-    ("set AGE-SECRET-KEY-1QPZRY9X8", None, "AGE-SECRET-KEY-1"),
-    (f"GITHUB_TOKEN={GHP[:14]}", None, GHP[:14]),
-    (f"{OPAQUE[5:30]} and the rest", 0, OPAQUE[5:30]),
-    ("paH16TYtv app:latest", 0, "paH16TYtv"),
-    # a quoted value cut before its closing quote, a base64 one that starts with a slash
-    ('    "secret": "~DdnZw~!', None, "~DdnZw~!"),
-    ('"SecretAccessKey": "/Ed/baJpuk3Mz', None, "/Ed/baJpuk3Mz"),
-    # the start of a format's prefix; a URL's password cut at its start
-    ("Unauthorized for key github_p", None, "github_p"),
-    ("t*LlFKwwi5Hj@db.internal:5432/app failed", 0, "t*LlFKwwi5Hj"),
-    ("r75Yn9Y.zDcP;Encrypt=True;", 0, "r75Yn9Y.zDcP"),
-    ("PIkusmbsxBt logging before", 0, "PIkusmbsxBt"),
-    # a key's last lines, their END line cut off
-    (f"$ tail -4 id_deploy {OPENSSH_BODY.splitlines()[1]} 8s", None,
-     OPENSSH_BODY.splitlines()[1]),
-])
+@pytest.mark.parametrize(
+    "text,cut,gone",
+    [
+        (f"deploy with sk-ant-api03-{OPAQUE[:6]}", None, "sk-ant-api03-"),
+        ("set AGE-SECRET-KEY-1QPZRY9X8", None, "AGE-SECRET-KEY-1"),
+        (f"GITHUB_TOKEN={GHP[:14]}", None, GHP[:14]),
+        (f"{OPAQUE[5:30]} and the rest", 0, OPAQUE[5:30]),
+        ("paH16TYtv app:latest", 0, "paH16TYtv"),
+        # a quoted value cut before its closing quote, a base64 one that starts with a slash
+        ('    "secret": "~DdnZw~!', None, "~DdnZw~!"),
+        ('"SecretAccessKey": "/Ed/baJpuk3Mz', None, "/Ed/baJpuk3Mz"),
+        # the start of a format's prefix; a URL's password cut at its start
+        ("Unauthorized for key github_p", None, "github_p"),
+        ("t*LlFKwwi5Hj@db.internal:5432/app failed", 0, "t*LlFKwwi5Hj"),
+        ("r75Yn9Y.zDcP;Encrypt=True;", 0, "r75Yn9Y.zDcP"),
+        ("PIkusmbsxBt logging before", 0, "PIkusmbsxBt"),
+        # a key's last lines, their END line cut off
+        (
+            f"$ tail -4 id_deploy {OPENSSH_BODY.splitlines()[1]} 8s",
+            None,
+            OPENSSH_BODY.splitlines()[1],
+        ),
+    ],
+)
 def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gone: str) -> None:
     """Where the index cut a text (the end of a stored head, the start of its tail, a
     200-character title), the piece of a secret that touches the cut is redacted."""
@@ -958,14 +964,17 @@ def test_pieces_of_secrets_at_a_cut_are_redacted(text: str, cut: int | None, gon
     assert gone not in redact(text, cuts=(at,))
 
 
-@pytest.mark.parametrize("text", [
-    "the long word internationali",  # a word cut in two stays
-    "the key-value store and npm_config_cache, use github, see hooks, then curl",
-    "johnsmith@example.com wrote",
-    "x86_64.tar.gz and os.path.join",
-    "commit 3f786850e387550fdab836ed7e6dc881de23001b is the fix",
-    "Configuration",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the long word internationali",  # a word cut in two stays
+        "the key-value store and npm_config_cache, use github, see hooks, then curl",
+        "johnsmith@example.com wrote",
+        "x86_64.tar.gz and os.path.join",
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b is the fix",
+        "Configuration",
+    ],
+)
 def test_a_cut_leaves_words_alone(text: str) -> None:
     assert redact(text, cuts=(0, len(text))) == text
 
@@ -974,8 +983,11 @@ def test_a_cut_leaves_words_alone(text: str) -> None:
 def test_json_nested_in_json_keeps_keys_and_passwords_redacted(depth: int) -> None:
     """A tool that printed JSON holding JSON...: each level doubles the backslashes
     before the quotes and line breaks (\\n, \\\\n ...)."""
-    text = {"deploy_key": f"-----BEGIN OPENSSH PRIVATE KEY-----\n{OPENSSH_BODY}\n"
-                          "-----END OPENSSH PRIVATE KEY-----\n", "db_password": PW1}
+    text = {
+        "deploy_key": f"-----BEGIN OPENSSH PRIVATE KEY-----\n{OPENSSH_BODY}\n"
+        "-----END OPENSSH PRIVATE KEY-----\n",
+        "db_password": PW1,
+    }
     for _ in range(depth):
         text = json.dumps(text)
     out = redact(text)
@@ -987,13 +999,18 @@ def test_slashes_escaped_as_some_json_encoders_do() -> None:
     """PHP's and Java's encoders write "/" as "\\/": a base64 secret, a URL with a
     password and a token with a slash are still found whole, and mapped back."""
     secret = AWS_SECRET[:10] + "/" + AWS_SECRET[11:]
-    text = json.dumps({"SecretAccessKey": secret, "url": f"redis://:{REDIS_PW}@cache:6379/0",
-                       "hook": "whsec_" + rnd(5) + "/" + rnd(30)}).replace("/", "\\/")
+    text = json.dumps(
+        {
+            "SecretAccessKey": secret,
+            "url": f"redis://:{REDIS_PW}@cache:6379/0",
+            "hook": "whsec_" + rnd(5) + "/" + rnd(30),
+        }
+    ).replace("/", "\\/")
     out = redact(text)
     assert out.count("[REDACTED:") == 3, out
     assert "cache:6379\\/0" in out and '"url": "redis:\\/\\/:[REDACTED:url-password]@' in out
     for s, _e, _ in find_secrets(text):  # spans mapped back start where the values do
-        assert text[s - 1] in ':"', text[s - 5:s + 5]
+        assert text[s - 1] in ':"', text[s - 5 : s + 5]
 
 
 def test_a_putty_key_cut_inside_an_escape() -> None:

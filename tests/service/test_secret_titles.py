@@ -27,37 +27,74 @@ TOKEN2 = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for 
 ORDINARY = "fix CheckpointSummary and printMissinAgentError after /workflows:review"
 
 
-def _session(root: Path, cwd: str, sid: str, prompt: str, *, branch: str = "main",
-             slug: str = "", title: str = "") -> None:
+def _session(
+    root: Path,
+    cwd: str,
+    sid: str,
+    prompt: str,
+    *,
+    branch: str = "main",
+    slug: str = "",
+    title: str = "",
+) -> None:
     folder = root / "projects" / cwd.replace("/", "-")
     folder.mkdir(parents=True, exist_ok=True)
-    base = {"sessionId": sid, "cwd": cwd, "gitBranch": branch, "version": "2.1.0",
-            "timestamp": "2026-03-04T10:00:00.000Z"}
+    base = {
+        "sessionId": sid,
+        "cwd": cwd,
+        "gitBranch": branch,
+        "version": "2.1.0",
+        "timestamp": "2026-03-04T10:00:00.000Z",
+    }
     if slug:
         base["slug"] = slug
-    lines = [{**base, "type": "user", "uuid": f"{sid[:8]}-u1", "parentUuid": None,
-              "message": {"role": "user", "content": prompt}},
-             {**base, "type": "assistant", "uuid": f"{sid[:8]}-a1",
-              "parentUuid": f"{sid[:8]}-u1", "timestamp": "2026-03-04T10:00:05.000Z",
-              "message": {"id": f"msg_{sid[:6]}", "role": "assistant", "model": "claude-x",
-                          "content": [{"type": "text", "text": f"done: {prompt} zebrawords"}]}}]
+    lines = [
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{sid[:8]}-u1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"{sid[:8]}-a1",
+            "parentUuid": f"{sid[:8]}-u1",
+            "timestamp": "2026-03-04T10:00:05.000Z",
+            "message": {
+                "id": f"msg_{sid[:6]}",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": f"done: {prompt} zebrawords"}],
+            },
+        },
+    ]
     if title:
         lines.append({"type": "custom-title", "customTitle": title, "sessionId": sid})
     (folder / f"{sid}.jsonl").write_bytes(b"\n".join(orjson.dumps(x) for x in lines) + b"\n")
 
 
-SIDS = {name: f"{i:08d}-1111-4222-8333-444455556666" for i, name in enumerate(
-    ("only-token", "ordinary", "mixed", "untitled-slug", "untitled", "token-path"))}
+SIDS = {
+    name: f"{i:08d}-1111-4222-8333-444455556666"
+    for i, name in enumerate(
+        ("only-token", "ordinary", "mixed", "untitled-slug", "untitled", "token-path")
+    )
+}
 
 
 @pytest.fixture(scope="module")
 def svc(tmp_path_factory: pytest.TempPathFactory) -> ArchiveService:
     root = tmp_path_factory.mktemp("titles") / "claude"
-    _session(root, "/home/dev/app", SIDS["only-token"], "rotate the deploy key today",
-             title=TOKEN)
+    _session(root, "/home/dev/app", SIDS["only-token"], "rotate the deploy key today", title=TOKEN)
     _session(root, "/home/dev/app", SIDS["ordinary"], ORDINARY)
-    _session(root, "/home/dev/app", SIDS["mixed"], f"use {TOKEN2} for the deploy job",
-             branch=f"feature/{TOKEN}")
+    _session(
+        root,
+        "/home/dev/app",
+        SIDS["mixed"],
+        f"use {TOKEN2} for the deploy job",
+        branch=f"feature/{TOKEN}",
+    )
     _session(root, "/home/dev/app", SIDS["untitled-slug"], "/clear", slug="witty-purring-moon")
     _session(root, "/home/dev/billing", SIDS["untitled"], "/compact")
     _session(root, f"/home/dev/{TOKEN2}/api", SIDS["token-path"], "check the api zebrapath")
@@ -113,17 +150,25 @@ def test_an_id_with_a_redacted_path_opens_its_entry(svc: ArchiveService) -> None
 
 
 def test_no_query_finds_a_token_in_a_name(svc: ArchiveService) -> None:
-    for probe in (f"branch:{TOKEN[:10]}", f"project:{TOKEN2[:10]}", f"{TOKEN[:8]}*",
-                  f"{TOKEN2[4:12].lower()}*"):
+    for probe in (
+        f"branch:{TOKEN[:10]}",
+        f"project:{TOKEN2[:10]}",
+        f"{TOKEN[:8]}*",
+        f"{TOKEN2[4:12].lower()}*",
+    ):
         assert svc.search(probe, include_tool_results=True, limit=1).total == 0, probe
 
 
 def test_fallback_title_rules() -> None:
     assert fallback_title(["gentle-rolling-harbor"], "/x/y", "") == "gentle rolling harbor"
-    assert fallback_title([], "/home/u/shop/", "2026-01-02T03:04:05Z") == \
-        "shop session, 2 Jan 2026 03:04"
+    assert (
+        fallback_title([], "/home/u/shop/", "2026-01-02T03:04:05Z")
+        == "shop session, 2 Jan 2026 03:04"
+    )
     assert fallback_title([], "", "") == "Untitled session"
-    assert fallback_title(["[REDACTED:github]"], "", "2026-01-02T03:04:05Z") == \
-        "Untitled session, 2 Jan 2026 03:04"
+    assert (
+        fallback_title(["[REDACTED:github]"], "", "2026-01-02T03:04:05Z")
+        == "Untitled session, 2 Jan 2026 03:04"
+    )
     assert not readable("[REDACTED:env] — [REDACTED:partial]")
     assert readable("ok [REDACTED:env]")

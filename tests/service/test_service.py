@@ -39,9 +39,22 @@ def gen(tmp_path_factory: pytest.TempPathFactory) -> Gen:
         pytest.skip("../shared/corpus/make_archive.py is not present")
     out = tmp_path_factory.mktemp("gen")
     root = out / "claude"
-    subprocess.run([sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--sessions", "40",
-                    "--needles", "20", "--answers", str(out / "answers.json")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(MAKE_ARCHIVE),
+            "--out",
+            str(root),
+            "--sessions",
+            "40",
+            "--needles",
+            "20",
+            "--answers",
+            str(out / "answers.json"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     svc = build_index(root, out / "data")
     return Gen(root, out / "data", svc, json.loads((out / "answers.json").read_text()))
 
@@ -56,8 +69,9 @@ def _all_sessions(svc: ArchiveService, **kw) -> list[M.SessionInfo]:
             return out
 
 
-def _whole_transcript(svc: ArchiveService, sid: str, agent_id: str | None = None,
-                      limit: int = 1000) -> list[M.Entry]:
+def _whole_transcript(
+    svc: ArchiveService, sid: str, agent_id: str | None = None, limit: int = 1000
+) -> list[M.Entry]:
     out, cursor = [], None
     while True:
         page = svc.transcript(sid, agent_id=agent_id, limit=limit, cursor=cursor)
@@ -160,8 +174,9 @@ def test_search_project_and_dates(demo_service: ArchiveService) -> None:
     assert until.hits and all(h.timestamp < mid for h in until.hits)
     assert since.total + until.total == everything.total
     day = mid.date().isoformat()
-    iso = svc.search("the", since=day, until=day + "T23:59:59Z", limit=500,
-                     include_tool_results=True)
+    iso = svc.search(
+        "the", since=day, until=day + "T23:59:59Z", limit=500, include_tool_results=True
+    )
     assert all(h.timestamp.date() == mid.date() for h in iso.hits if h.timestamp)
     assert svc.search("the", since="3650d").total == svc.search("the").total
     for bad in ("yesterdayish", "2026-13-45", "7x"):
@@ -226,8 +241,9 @@ def test_search_paging_is_contiguous(demo_service: ArchiveService) -> None:
 
 def test_search_facets_count_the_current_query(demo_service: ArchiveService) -> None:
     svc = demo_service
-    page = svc.search("test", facets=True, limit=500, include_tool_results=True,
-                      include_thinking=True)
+    page = svc.search(
+        "test", facets=True, limit=500, include_tool_results=True, include_thinking=True
+    )
     f = page.facets
     assert f is not None
     # facets count every kind (for the sidebar) while hits honour the default exclusions
@@ -258,8 +274,7 @@ def test_search_recency_boost_favours_recent_hits(demo_service: ArchiveService) 
     svc = demo_service
     plain = svc.search("test", limit=50)
     recent = svc.search("test", limit=50, recency=True)
-    assert {h.id for h in plain.hits} == {h.id for h in recent.hits} or \
-        plain.total == recent.total
+    assert {h.id for h in plain.hits} == {h.id for h in recent.hits} or plain.total == recent.total
 
     def mean_age(hits: list[M.Hit]) -> float:
         top = [h.timestamp.timestamp() for h in hits[:10] if h.timestamp]
@@ -298,16 +313,48 @@ def test_ranking_kind_weight_on_equal_text(tmp_path: Path) -> None:
     sid = "11111111-2222-3333-4444-555555555555"
     text = "zebracorn migration failed on the orders table"
     lines = [
-        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid, "cwd": "/w/rank",
-         "timestamp": "2026-01-01T10:00:00Z", "message": {"role": "user", "content": text}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": sid,
-         "cwd": "/w/rank", "timestamp": "2026-01-01T10:00:01Z",
-         "message": {"id": "msg_1", "role": "assistant", "model": "claude-x", "content": [
-             {"type": "tool_use", "id": "toolu_1", "name": "Bash",
-              "input": {"command": "ls"}}]}},
-        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": sid, "cwd": "/w/rank",
-         "timestamp": "2026-01-01T10:00:02Z", "message": {"role": "user", "content": [
-             {"type": "tool_result", "tool_use_id": "toolu_1", "content": text}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": sid,
+            "cwd": "/w/rank",
+            "timestamp": "2026-01-01T10:00:00Z",
+            "message": {"role": "user", "content": text},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": sid,
+            "cwd": "/w/rank",
+            "timestamp": "2026-01-01T10:00:01Z",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "ls"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "sessionId": sid,
+            "cwd": "/w/rank",
+            "timestamp": "2026-01-01T10:00:02Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": text}],
+            },
+        },
     ]
     (proj / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (root / "plans").mkdir()
@@ -351,19 +398,18 @@ def test_language_words_phrases_boolean_prefix(demo_service: ArchiveService) -> 
     hit = a.hits[0]
     words = hit.snippet.split()
     for i in range(len(words) - 2):
-        phrase = " ".join(words[i:i + 3])
+        phrase = " ".join(words[i : i + 3])
         if phrase.replace(" ", "").isalpha():
             ph = svc.search(f'"{phrase}"', limit=50)
             assert hit.id in {h.id for h in ph.hits}
-            rev = " ".join(reversed(words[i:i + 3]))
+            rev = " ".join(reversed(words[i : i + 3]))
             assert hit.id not in {h.id for h in svc.search(f'"{rev}"', limit=50).hits}
             break
 
 
 def test_language_field_filters(demo_service: ArchiveService) -> None:
     svc = demo_service
-    hits = svc.search("the", limit=500, include_tool_results=True,
-                      include_thinking=True).hits
+    hits = svc.search("the", limit=500, include_tool_results=True, include_thinking=True).hits
     sess = next(h for h in hits if h.session_id and h.kind == "assistant")
     proj = sess.project.rsplit("/", 1)[-1]
     checks = {
@@ -377,8 +423,9 @@ def test_language_field_filters(demo_service: ArchiveService) -> None:
     tool_hit = next(h for h in hits if h.tool)
     checks[f"tool:{tool_hit.tool.lower()}"] = lambda h: h.tool == tool_hit.tool
     model_hit = next(h for h in hits if h.model)
-    checks[f"the model:{model_hit.model.split('-')[1]}"] = \
-        lambda h: model_hit.model.split("-")[1] in h.model
+    checks[f"the model:{model_hit.model.split('-')[1]}"] = lambda h: (
+        model_hit.model.split("-")[1] in h.model
+    )
     branch_hit = next(h for h in hits if h.branch)
     checks[f"the branch:{branch_hit.branch}"] = lambda h: branch_hit.branch in h.branch
     for q, ok in checks.items():
@@ -419,24 +466,58 @@ def test_language_code_words_by_parts_and_whole(tmp_path: Path) -> None:
     proj = root / "projects" / "-w-code"
     proj.mkdir(parents=True)
     sid = "21111111-2222-3333-4444-555555555555"
-    texts = ["the fetchUserProfile helper returns None", "set MAX_RETRY_COUNT to 5",
-             "see src/app/billing_client.py for E0432"]
-    lines = [{"type": "user", "uuid": f"u{i}", "parentUuid": f"u{i - 1}" if i else None,
-              "sessionId": sid, "cwd": "/w/code", "timestamp": f"2026-01-01T10:00:0{i}Z",
-              "message": {"role": "user", "content": t}} for i, t in enumerate(texts)]
+    texts = [
+        "the fetchUserProfile helper returns None",
+        "set MAX_RETRY_COUNT to 5",
+        "see src/app/billing_client.py for E0432",
+    ]
+    lines = [
+        {
+            "type": "user",
+            "uuid": f"u{i}",
+            "parentUuid": f"u{i - 1}" if i else None,
+            "sessionId": sid,
+            "cwd": "/w/code",
+            "timestamp": f"2026-01-01T10:00:0{i}Z",
+            "message": {"role": "user", "content": t},
+        }
+        for i, t in enumerate(texts)
+    ]
     (proj / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (root / "history.jsonl").write_text("")
     svc = build_index(root, tmp_path / "data")
-    for q, want in [("fetchUserProfile", 0), ("user profile", 0), ("fetch", 0),
-                    ("MAX_RETRY_COUNT", 1), ("retry", 1), ("billing_client", 2),
-                    ("src/app/billing_client.py", 2), ("billing", 2), ("E0432", 2)]:
+    for q, want in [
+        ("fetchUserProfile", 0),
+        ("user profile", 0),
+        ("fetch", 0),
+        ("MAX_RETRY_COUNT", 1),
+        ("retry", 1),
+        ("billing_client", 2),
+        ("src/app/billing_client.py", 2),
+        ("billing", 2),
+        ("E0432", 2),
+    ]:
         hits = svc.search(q).hits
         assert hits and hits[0].snippet.startswith(texts[want][:10]), q
 
 
-@pytest.mark.parametrize("query", ['"unclosed', "project:", "AND OR", "((((", "NOT",
-                                  ")", "kind:bogus test", "after:notadate x",
-                                  '""', "-", "tool:" + "x" * 500, "\x00\x01 weird"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unclosed',
+        "project:",
+        "AND OR",
+        "((((",
+        "NOT",
+        ")",
+        "kind:bogus test",
+        "after:notadate x",
+        '""',
+        "-",
+        "tool:" + "x" * 500,
+        "\x00\x01 weird",
+    ],
+)
 def test_broken_queries_explain_not_crash(demo_service: ArchiveService, query: str) -> None:
     page = demo_service.search(query, facets=True, group_by_session=True)
     assert isinstance(page, M.SearchPage)
@@ -545,8 +626,9 @@ def test_sessions_filters_and_sort(demo_service: ArchiveService) -> None:
     assert {s.session_id for s in by_model} == {s.session_id for s in every if model in s.models}
     branch = next(b for s in every for b in s.branches)
     by_branch = _all_sessions(svc, branch=branch)
-    assert {s.session_id for s in by_branch} == \
-        {s.session_id for s in every if any(branch in b for b in s.branches)}
+    assert {s.session_id for s in by_branch} == {
+        s.session_id for s in every if any(branch in b for b in s.branches)
+    }
     mid = _sec(sorted(lasts)[len(lasts) // 2])
     since = _all_sessions(svc, since=mid)
     until = _all_sessions(svc, until=mid)
@@ -558,12 +640,14 @@ def test_sessions_filters_and_sort(demo_service: ArchiveService) -> None:
     page1 = svc.sessions(limit=3)
     page2 = svc.sessions(limit=3, cursor=page1.next_cursor)
     assert page1.total == len(every)
-    assert [s.session_id for s in page1.sessions + page2.sessions] == \
-        [s.session_id for s in every[:6]]
+    assert [s.session_id for s in page1.sessions + page2.sessions] == [
+        s.session_id for s in every[:6]
+    ]
 
 
-def test_session_figures_match_the_transcript(demo_service: ArchiveService,
-                                              demo_archive_ro: Path) -> None:
+def test_session_figures_match_the_transcript(
+    demo_service: ArchiveService, demo_archive_ro: Path
+) -> None:
     svc = demo_service
     for info in _all_sessions(svc):
         got = svc.session(info.session_id)
@@ -572,17 +656,32 @@ def test_session_figures_match_the_transcript(demo_service: ArchiveService,
         assert got.title and got.project and got.on_disk
         assert got.first_activity <= got.last_activity
         assert got.duration_s == pytest.approx(
-            (got.last_activity - got.first_activity).total_seconds(), abs=1)
+            (got.last_activity - got.first_activity).total_seconds(), abs=1
+        )
         objs = _jsonl(demo_archive_ro / got.path)
-        msg_ids = {o["message"]["id"] for o in objs if o.get("type") == "assistant"
-                   and isinstance(o.get("message"), dict) and o["message"].get("id")}
-        tools = sum(1 for o in objs if o.get("type") == "assistant"
-                    for b in (o.get("message") or {}).get("content") or []
-                    if isinstance(b, dict) and b.get("type") == "tool_use")
+        msg_ids = {
+            o["message"]["id"]
+            for o in objs
+            if o.get("type") == "assistant"
+            and isinstance(o.get("message"), dict)
+            and o["message"].get("id")
+        }
+        tools = sum(
+            1
+            for o in objs
+            if o.get("type") == "assistant"
+            for b in (o.get("message") or {}).get("content") or []
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        )
         assert got.tool_calls == tools, got.session_id
         assert got.messages == got.prompts + len(msg_ids), got.session_id
-        assert got.tokens.total == got.tokens.input + got.tokens.output + \
-            got.tokens.cache_creation + got.tokens.cache_read
+        assert (
+            got.tokens.total
+            == got.tokens.input
+            + got.tokens.output
+            + got.tokens.cache_creation
+            + got.tokens.cache_read
+        )
         models = {o["message"].get("model") for o in objs if o.get("type") == "assistant"}
         assert set(got.models) <= models
         assert got.subagent_count == len([a for a in got.subagents if not a.warmup])
@@ -614,13 +713,15 @@ def test_transcript_pages_in_file_order(demo_service: ArchiveService) -> None:
         # the uuid chain: each parent is an earlier entry (or outside the indexed units)
         seen: set[str] = set()
         for e in whole.entries:
-            assert not e.parent_uuid or e.parent_uuid not in {x.uuid for x in whole.entries
-                                                              if x.offset > e.offset}
+            assert not e.parent_uuid or e.parent_uuid not in {
+                x.uuid for x in whole.entries if x.offset > e.offset
+            }
             seen.add(e.uuid)
 
 
-def test_transcript_flags_rewind_and_compaction(demo_service: ArchiveService,
-                                                demo_archive_ro: Path) -> None:
+def test_transcript_flags_rewind_and_compaction(
+    demo_service: ArchiveService, demo_archive_ro: Path
+) -> None:
     svc = demo_service
     flags: dict[str, list[M.Entry]] = {}
     for info in _all_sessions(svc):
@@ -634,7 +735,7 @@ def test_transcript_flags_rewind_and_compaction(demo_service: ArchiveService,
         objs = _jsonl(demo_archive_ro / e.path)
         uuids = [o.get("uuid") for o in objs if o.get("uuid")]
         i = uuids.index(e.uuid)
-        assert e.parent_uuid in uuids[:i - 1]
+        assert e.parent_uuid in uuids[: i - 1]
     for e in flags["compact"]:
         assert e.kind == "event"
         info = svc.session(e.session_id)
@@ -652,8 +753,9 @@ def test_transcript_kinds_filter(demo_service: ArchiveService) -> None:
     assert page.entries and {e.kind for e in page.entries} == {"prompt"}
 
 
-def test_subagents_reachable_from_the_spawning_tool_call(demo_service: ArchiveService,
-                                                         gen: Gen) -> None:
+def test_subagents_reachable_from_the_spawning_tool_call(
+    demo_service: ArchiveService, gen: Gen
+) -> None:
     checked = 0
     for svc in (demo_service, gen.svc):
         for info in _all_sessions(svc):
@@ -667,16 +769,18 @@ def test_subagents_reachable_from_the_spawning_tool_call(demo_service: ArchiveSe
                 assert call is not None, (info.session_id, sub.agent_id)
                 assert call.tool in ("Task", "Agent")
                 assert call.subagent_id == sub.agent_id
-                result = [e for e in entries if e.kind == "tool_result"
-                          and e.tool_use_id == sub.tool_use_id]
+                result = [
+                    e
+                    for e in entries
+                    if e.kind == "tool_result" and e.tool_use_id == sub.tool_use_id
+                ]
                 assert all(r.subagent_id in ("", sub.agent_id) for r in result)
                 page = svc.transcript(info.session_id, agent_id=call.subagent_id, limit=50)
                 assert page.agent_id == sub.agent_id
                 assert page.entries
                 assert {e.agent_id for e in page.entries} == {sub.agent_id}
                 assert {e.session_id for e in page.entries} == {info.session_id}
-                assert page.total == len(_whole_transcript(svc, info.session_id,
-                                                           sub.agent_id))
+                assert page.total == len(_whole_transcript(svc, info.session_id, sub.agent_id))
                 checked += 1
     assert checked >= 2
 
@@ -689,8 +793,8 @@ def test_context_before_and_after(demo_service: ArchiveService) -> None:
     i = len(entries) // 2
     ctx = svc.context(entries[i].id, before=3, after=2)
     assert ctx.target.id == entries[i].id
-    assert [e.id for e in ctx.before] == [e.id for e in entries[i - 3:i]]
-    assert [e.id for e in ctx.after] == [e.id for e in entries[i + 1:i + 3]]
+    assert [e.id for e in ctx.before] == [e.id for e in entries[i - 3 : i]]
+    assert [e.id for e in ctx.after] == [e.id for e in entries[i + 1 : i + 3]]
     first = svc.context(entries[0].id, before=5, after=0)
     assert first.before == [] and first.after == []
     last = svc.context(entries[-1].id, before=0, after=5)
@@ -708,25 +812,75 @@ def _long_entry_archive(tmp_path: Path, n_chars: int) -> tuple[Path, str]:
     body = "".join(f"line {i:06d} of a very long tool output\n" for i in range(n_chars // 38))
     prompt = "<ide_opened_file>The user opened x.py</ide_opened_file>run the long thing"
     lines = [
-        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid, "cwd": "/w/long",
-         "timestamp": "2026-01-01T10:00:00Z", "message": {"role": "user", "content": prompt}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": sid,
-         "cwd": "/w/long", "timestamp": "2026-01-01T10:00:01Z",
-         "message": {"id": "msg_1", "role": "assistant", "model": "claude-x", "content": [
-             {"type": "tool_use", "id": "toolu_1", "name": "Bash",
-              "input": {"command": "make long"}}]}},
-        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": sid, "cwd": "/w/long",
-         "timestamp": "2026-01-01T10:00:02Z", "message": {"role": "user", "content": [
-             {"type": "tool_result", "tool_use_id": "toolu_1", "content": body}]}},
-        {"type": "assistant", "uuid": "a2", "parentUuid": "u2", "sessionId": sid,
-         "cwd": "/w/long", "timestamp": "2026-01-01T10:00:03Z",
-         "message": {"id": "msg_2", "role": "assistant", "model": "claude-x", "content": [
-             {"type": "text", "text": "P" * 50_000}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": sid,
+            "cwd": "/w/long",
+            "timestamp": "2026-01-01T10:00:00Z",
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": sid,
+            "cwd": "/w/long",
+            "timestamp": "2026-01-01T10:00:01Z",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "make long"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "sessionId": sid,
+            "cwd": "/w/long",
+            "timestamp": "2026-01-01T10:00:02Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": body}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "u2",
+            "sessionId": sid,
+            "cwd": "/w/long",
+            "timestamp": "2026-01-01T10:00:03Z",
+            "message": {
+                "id": "msg_2",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": "P" * 50_000}],
+            },
+        },
     ]
     (proj / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    (root / "history.jsonl").write_text(json.dumps(
-        {"display": "run the long thing", "timestamp": 1767261600000, "project": "/w/long",
-         "sessionId": sid}) + "\n")
+    (root / "history.jsonl").write_text(
+        json.dumps(
+            {
+                "display": "run the long thing",
+                "timestamp": 1767261600000,
+                "project": "/w/long",
+                "sessionId": sid,
+            }
+        )
+        + "\n"
+    )
     return root, body
 
 
@@ -783,8 +937,7 @@ def test_entries_several_ids_keep_their_order(demo_service: ArchiveService) -> N
 def test_timeline_day_week_month(demo_service: ArchiveService) -> None:
     svc = demo_service
     every = [s for s in _all_sessions(svc, include_empty=True) if s.first_activity]
-    lo = min(s.first_activity for s in every).replace(hour=0, minute=0, second=0,
-                                                      microsecond=0)
+    lo = min(s.first_activity for s in every).replace(hour=0, minute=0, second=0, microsecond=0)
     hi = max(s.first_activity for s in every) + timedelta(days=1)
     tl = svc.timeline(since=lo, until=hi)
     assert tl.bucket == "day"
@@ -863,14 +1016,14 @@ def test_plans_list_and_tree(demo_service: ArchiveService, demo_archive_ro: Path
     proj = tree.plan.project.rsplit("/", 1)[-1]
     assert all(proj in p.project for p in svc.plans(project=proj).plans)
     part = sub.codename.split("-")[1]
-    assert {p.codename for p in svc.plans(codename=part).plans} == \
-        {p.codename for p in listed.plans if part in p.codename}
+    assert {p.codename for p in svc.plans(codename=part).plans} == {
+        p.codename for p in listed.plans if part in p.codename
+    }
     word = tree.text.split()[-1].strip(".,:;`*#")
     assert tree.plan.path in {p.path for p in svc.plans(query=word).plans}
 
 
-def test_memory_files_and_reading_one(demo_service: ArchiveService,
-                                      demo_archive_ro: Path) -> None:
+def test_memory_files_and_reading_one(demo_service: ArchiveService, demo_archive_ro: Path) -> None:
     svc = demo_service
     files = svc.memory_files()
     on_disk = list((demo_archive_ro / "projects").rglob("*.md"))
@@ -896,8 +1049,11 @@ def test_memory_files_and_reading_one(demo_service: ArchiveService,
 # ---- history -------------------------------------------------------------------------
 def test_history_list_and_search(demo_service: ArchiveService, demo_archive_ro: Path) -> None:
     svc = demo_service
-    lines = [json.loads(x) for x in (demo_archive_ro / "history.jsonl").read_text().splitlines()
-             if x.strip()]
+    lines = [
+        json.loads(x)
+        for x in (demo_archive_ro / "history.jsonl").read_text().splitlines()
+        if x.strip()
+    ]
     typed = [x for x in lines if x.get("display", "").strip()]
     page = svc.history(limit=500)
     assert page.total == len(typed)
@@ -930,8 +1086,7 @@ def test_status_figures(demo_service: ArchiveService, demo_archive_ro: Path) -> 
     assert st.projects == len(demo_service.projects())
     assert st.documents == sum(st.documents_by_kind.values())
     assert st.documents_by_kind["plan"] == len(list((demo_archive_ro / "plans").glob("*.md")))
-    jsonl = [p for p in demo_archive_ro.rglob("*") if p.is_file() and p.suffix in
-             (".jsonl", ".md")]
+    jsonl = [p for p in demo_archive_ro.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".md")]
     assert st.files == len(jsonl)
     assert st.archive_bytes == sum(p.stat().st_size for p in jsonl)
     assert st.index_bytes > 0 and st.last_update is not None
@@ -960,19 +1115,26 @@ def _append_prompts(root: Path, sid_path: Path, text: str, n: int) -> None:
     parent = last["uuid"]
     for i in range(n):
         uuid = f"appended-{i:04d}-{stamp.timestamp():.0f}"
-        lines.append({"type": "user", "uuid": uuid, "parentUuid": parent,
-                      "sessionId": last.get("sessionId"), "cwd": last.get("cwd"),
-                      "timestamp": (stamp + timedelta(minutes=i)).isoformat(),
-                      "message": {"role": "user", "content": f"{text} number {i}"}})
+        lines.append(
+            {
+                "type": "user",
+                "uuid": uuid,
+                "parentUuid": parent,
+                "sessionId": last.get("sessionId"),
+                "cwd": last.get("cwd"),
+                "timestamp": (stamp + timedelta(minutes=i)).isoformat(),
+                "message": {"role": "user", "content": f"{text} number {i}"},
+            }
+        )
         parent = uuid
     with open(sid_path, "a", encoding="utf-8") as f:
         f.write("".join(json.dumps(x) + "\n" for x in lines))
 
 
-@pytest.mark.parametrize("query,grouped", [("kind:prompt", False), ("test", False),
-                                           ("the", True)])
+@pytest.mark.parametrize("query,grouped", [("kind:prompt", False), ("test", False), ("the", True)])
 def test_cursor_does_not_shift_when_documents_are_committed(
-        demo_archive: Path, tmp_path: Path, query: str, grouped: bool) -> None:
+    demo_archive: Path, tmp_path: Path, query: str, grouped: bool
+) -> None:
     """A live indexer commits between page 1 and page 2 (newer and matching entries):
     page 2 continues page 1 as it was, and a new search sees the new entries."""
     from ccarchive.config import Settings
@@ -994,16 +1156,14 @@ def test_cursor_does_not_shift_when_documents_are_committed(
         page1 = svc.search(query, limit=4, group_by_session=grouped)
         assert ids(page1) == before[:4] and page1.next_cursor
         target = svc.session(svc.sessions(limit=1).sessions[0].session_id)
-        _append_prompts(demo_archive, demo_archive / target.path,
-                        "test the appended prompt", 6)
+        _append_prompts(demo_archive, demo_archive / target.path, "test the appended prompt", 6)
         # a second session gains matches too, so grouped pages would shift
         other = svc.sessions(limit=3).sessions[-1]
         _append_prompts(demo_archive, demo_archive / other.path, "test the other one", 3)
         report = indexer.run()
         assert report.docs_added >= 9
         svc.refresh()
-        page2 = svc.search(query, limit=4, group_by_session=grouped,
-                           cursor=page1.next_cursor)
+        page2 = svc.search(query, limit=4, group_by_session=grouped, cursor=page1.next_cursor)
         assert ids(page2) == before[4:8]
         fresh = svc.search(query, limit=50, group_by_session=grouped)
         if not grouped:

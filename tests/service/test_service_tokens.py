@@ -17,8 +17,7 @@ import pytest
 
 from tests.conftest import REAL_CORPUS, build_index
 
-FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
-          "cache_read_input_tokens")
+FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def _objects(path: Path):
@@ -101,8 +100,11 @@ def test_token_totals_equal_an_independent_count(real_sessions) -> None:
         info = svc.session(sid)
         got = info.tokens
         assert (got.input, got.output, got.cache_creation, got.cache_read) == (
-            want["input_tokens"], want["output_tokens"], want["cache_creation_input_tokens"],
-            want["cache_read_input_tokens"]), src
+            want["input_tokens"],
+            want["output_tokens"],
+            want["cache_creation_input_tokens"],
+            want["cache_read_input_tokens"],
+        ), src
         assert got.total == sum(want[k] for k in FIELDS), src
         entries = sum(1 for o in _objects(src) if o.get("type") == "assistant")
         dup_groups += entries > want["messages"]
@@ -116,9 +118,12 @@ def test_naive_sum_would_differ(real_sessions) -> None:
     _svc, placed = real_sessions
     differ = 0
     for src in placed.values():
-        naive = sum(o["message"]["usage"].get("output_tokens", 0) or 0
-                    for o in _objects(src) if o.get("type") == "assistant"
-                    and isinstance(o.get("message"), dict)
-                    and isinstance(o["message"].get("usage"), dict))
+        naive = sum(
+            o["message"]["usage"].get("output_tokens", 0) or 0
+            for o in _objects(src)
+            if o.get("type") == "assistant"
+            and isinstance(o.get("message"), dict)
+            and isinstance(o["message"].get("usage"), dict)
+        )
         differ += naive != independent_totals(src)["output_tokens"]
     assert differ >= 5

@@ -24,13 +24,31 @@ from pathlib import Path
 from ccarchive.archive.record_text import TITLE_CAP, TOOL_CAP
 from tests.support.secret_shapes import SHAPES, Gen, Planted
 
-PLACES = ("prompt", "assistant", "thinking", "tool_use", "tool_result", "compact_summary",
-          "summary", "plan", "agent_plan", "memory", "session_memory", "history",
-          "history_paste", "subagent", "custom_title", "ai_title", "agent_name")
+PLACES = (
+    "prompt",
+    "assistant",
+    "thinking",
+    "tool_use",
+    "tool_result",
+    "compact_summary",
+    "summary",
+    "plan",
+    "agent_plan",
+    "memory",
+    "session_memory",
+    "history",
+    "history_paste",
+    "subagent",
+    "custom_title",
+    "ai_title",
+    "agent_name",
+)
 TITLE_PLACES = ("summary", "custom_title", "ai_title", "agent_name")
-_WORDS = ("the build failed again after the dependency update so I reran the migration with "
-          "verbose logging and compared the output against yesterday run where the worker "
-          "pool drained cleanly before the deploy window closed and the cache was warm").split()
+_WORDS = (
+    "the build failed again after the dependency update so I reran the migration with "
+    "verbose logging and compared the output against yesterday run where the worker "
+    "pool drained cleanly before the deploy window closed and the cache was warm"
+).split()
 
 
 @dataclass
@@ -93,8 +111,13 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
     # where the secret to cut through starts in core, and how long it is: the longest (the
     # earliest in a title, which keeps only its start)
     forms = [x if x in core else x.replace("/", "\\/") for x in p.secrets]  # "\\/": escaped
-    first = (min(forms, key=core.index) if place in TITLE_PLACES
-             else max(forms, key=len) if len(forms) < 3 else forms[0])
+    first = (
+        min(forms, key=core.index)
+        if place in TITLE_PLACES
+        else max(forms, key=len)
+        if len(forms) < 3
+        else forms[0]
+    )
     at, size = core.index(first), len(first)
     k = rng.randrange(8, max(9, min(size, 60)))  # its characters on the kept side of a cut
     if place in TITLE_PLACES:
@@ -107,8 +130,11 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
         cut = at - (TITLE_CAP - k)
         start = max(core.rfind(" ", 0, cut), core.rfind("\n", 0, cut)) + 1
         return core[start:], "title"
-    where = rng.choice(("start", "middle", "end", "cut")) if place in (
-        "tool_use", "tool_result") else rng.choice(("start", "middle", "end"))
+    where = (
+        rng.choice(("start", "middle", "end", "cut"))
+        if place in ("tool_use", "tool_result")
+        else rng.choice(("start", "middle", "end"))
+    )
     if where == "cut":
         # the index keeps the head and the tail of long tool text (record_text.cap): put
         # the secret across the end of the head or the start of the tail
@@ -126,7 +152,7 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
         return f"{core} {pad}", where
     if where == "end":
         return f"{pad} {core}", where
-    return f"{pad[: len(pad) // 2]} {core} {pad[len(pad) // 2:]}", where
+    return f"{pad[: len(pad) // 2]} {core} {pad[len(pad) // 2 :]}", where
 
 
 def _needle(rng: random.Random, used: set[str]) -> str:
@@ -137,8 +163,9 @@ def _needle(rng: random.Random, used: set[str]) -> str:
             return n
 
 
-def plant_archive(root: Path, seed: int, shapes: list[str] | None = None,
-                  places: tuple[str, ...] = PLACES) -> PlantedArchive:
+def plant_archive(
+    root: Path, seed: int, shapes: list[str] | None = None, places: tuple[str, ...] = PLACES
+) -> PlantedArchive:
     """Write the archive under ``root`` and say what was planted where."""
     rng = random.Random(seed)
     gen = Gen(rng)
@@ -155,8 +182,9 @@ def plant_archive(root: Path, seed: int, shapes: list[str] | None = None,
                 escaped = json.dumps(secret)[1:-1]
                 assert secret == escaped, f"{name}: a secret that JSON escapes: {secret!r}"
             # (a title may start past the secrets before the one put across its cut)
-            plant.secrets = tuple(s for s in p.secrets
-                                  if s in plant.text or s.replace("/", "\\/") in plant.text)
+            plant.secrets = tuple(
+                s for s in p.secrets if s in plant.text or s.replace("/", "\\/") in plant.text
+            )
             assert plant.secrets, (name, place)
             by_place[place].append(plant)
             out.plants.append(plant)
@@ -194,15 +222,23 @@ class _ArchiveWriter:
             else:
                 self._session(place, plants)
         (self.root / "history.jsonl").write_text(
-            "".join(json.dumps(h) + "\n" for h in self.history))
+            "".join(json.dumps(h) + "\n" for h in self.history)
+        )
 
     # ---- sessions -------------------------------------------------------------------
-    def _rows(self, sid: str, cwd: str, rows: list[dict], slug: str = "",
-              agent: str = "") -> list[dict]:
+    def _rows(
+        self, sid: str, cwd: str, rows: list[dict], slug: str = "", agent: str = ""
+    ) -> list[dict]:
         out, parent = [], None
         for r in rows:
-            base = {"sessionId": sid, "cwd": cwd, "version": "2.1.40", "gitBranch": "main",
-                    "userType": "external", "isSidechain": bool(agent)}
+            base = {
+                "sessionId": sid,
+                "cwd": cwd,
+                "version": "2.1.40",
+                "gitBranch": "main",
+                "userType": "external",
+                "isSidechain": bool(agent),
+            }
             if slug:
                 base["slug"] = slug
             if agent:
@@ -224,37 +260,89 @@ class _ArchiveWriter:
     def _turn(self, plant: Plant | None, place: str, prompt: str = "") -> list[dict]:
         """A prompt, then the place's entry holding the planting's text."""
         text = plant.text if plant else ""
-        msg = {"id": "msg_01" + self._uuid().replace("-", "")[:22], "role": "assistant",
-               "model": "claude-sonnet-4-5", "usage": {"input_tokens": 9, "output_tokens": 9}}
-        rows = [{"type": "user", "message": {"role": "user", "content":
-                                             text if place == "prompt" else prompt or "go on"}}]
+        msg = {
+            "id": "msg_01" + self._uuid().replace("-", "")[:22],
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "usage": {"input_tokens": 9, "output_tokens": 9},
+        }
+        rows = [
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": text if place == "prompt" else prompt or "go on",
+                },
+            }
+        ]
         if place == "assistant":
-            rows.append({"type": "assistant", "message": {**msg, "content": [
-                {"type": "text", "text": text}]}})
+            rows.append(
+                {
+                    "type": "assistant",
+                    "message": {**msg, "content": [{"type": "text", "text": text}]},
+                }
+            )
         elif place == "thinking":
-            rows.append({"type": "assistant", "message": {**msg, "content": [
-                {"type": "thinking", "thinking": text, "signature": "c2ln"}]}})
-            rows.append({"type": "assistant", "message": {**msg, "content": [
-                {"type": "text", "text": "Done."}]}})
+            rows.append(
+                {
+                    "type": "assistant",
+                    "message": {
+                        **msg,
+                        "content": [{"type": "thinking", "thinking": text, "signature": "c2ln"}],
+                    },
+                }
+            )
+            rows.append(
+                {
+                    "type": "assistant",
+                    "message": {**msg, "content": [{"type": "text", "text": "Done."}]},
+                }
+            )
         elif place in ("tool_use", "tool_result"):
             tid = "toolu_01" + self._uuid().replace("-", "")[:22]
             if place == "tool_use":
-                inp = self.rng.choice(({"command": text, "description": "run it"},
-                                       {"file_path": "/home/dev/app/.env", "content": text}))
+                inp = self.rng.choice(
+                    (
+                        {"command": text, "description": "run it"},
+                        {"file_path": "/home/dev/app/.env", "content": text},
+                    )
+                )
                 name = "Bash" if "command" in inp else "Write"
                 result: object = "ok"
             else:
                 name, inp = "Bash", {"command": "cat config.txt", "description": "read"}
                 result = self.rng.choice((text, [{"type": "text", "text": text}]))
-            rows.append({"type": "assistant", "message": {**msg, "content": [
-                {"type": "tool_use", "id": tid, "name": name, "input": inp}]}})
-            rows.append({"type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tid, "content": result}]}})
+            rows.append(
+                {
+                    "type": "assistant",
+                    "message": {
+                        **msg,
+                        "content": [{"type": "tool_use", "id": tid, "name": name, "input": inp}],
+                    },
+                }
+            )
+            rows.append(
+                {
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": tid, "content": result}],
+                    },
+                }
+            )
         elif place == "compact_summary":
-            rows.append({"type": "user", "isCompactSummary": True, "message": {
-                "role": "user", "content": "This session is being continued from a previous "
-                "conversation that ran out of context. The summary below covers it.\n\n"
-                + text}})
+            rows.append(
+                {
+                    "type": "user",
+                    "isCompactSummary": True,
+                    "message": {
+                        "role": "user",
+                        "content": "This session is being continued from a previous "
+                        "conversation that ran out of context. The summary below covers it.\n\n"
+                        + text,
+                    },
+                }
+            )
         return rows
 
     def _session(self, place: str, plants: list[Plant]) -> None:
@@ -271,11 +359,11 @@ class _ArchiveWriter:
         folder, cwd = self._project(record)
         for plant in plants:
             sid = plant.session_id = self._uuid()
-            rows = self._rows(sid, cwd, self._turn(None, "assistant",
-                                                   f"hello {plant.needle}"))
+            rows = self._rows(sid, cwd, self._turn(None, "assistant", f"hello {plant.needle}"))
             if record == "summary":
-                rows.append({"type": "summary", "summary": plant.text,
-                             "leafUuid": rows[-1]["uuid"]})
+                rows.append(
+                    {"type": "summary", "summary": plant.text, "leafUuid": rows[-1]["uuid"]}
+                )
             else:
                 rows.append({"type": record, key: plant.text, "sessionId": sid})
             self._write(folder, f"{sid}.jsonl", rows)
@@ -303,20 +391,51 @@ class _ArchiveWriter:
             plant.session_id, plant.agent_id = sid, aid
             place = self.rng.choice(("prompt", "assistant", "tool_result"))
             child = self._turn(plant, place, prompt=f"look into {plant.needle}")
-            self._write(folder, f"{sid}/subagents/agent-{aid}.jsonl",
-                        self._rows(sid, cwd, child, agent=aid))
-            (folder / sid / "subagents" / f"agent-{aid}.meta.json").write_text(json.dumps(
-                {"agentType": "Explore", "description": "look around", "toolUseId": tid}))
-            rows.append({"type": "assistant", "message": {
-                "id": "msg_01" + aid, "role": "assistant", "model": "claude-sonnet-4-5",
-                "usage": {"input_tokens": 1, "output_tokens": 1}, "content": [
-                    {"type": "tool_use", "id": tid, "name": "Agent", "input": {
-                        "description": "look around", "prompt": f"look into {plant.needle}",
-                        "subagent_type": "Explore"}}]}})
-            rows.append({"type": "user", "toolUseResult": {"agentId": aid, "status": "completed"},
-                         "message": {"role": "user", "content": [
-                             {"type": "tool_result", "tool_use_id": tid,
-                              "content": [{"type": "text", "text": "found it"}]}]}})
+            self._write(
+                folder, f"{sid}/subagents/agent-{aid}.jsonl", self._rows(sid, cwd, child, agent=aid)
+            )
+            (folder / sid / "subagents" / f"agent-{aid}.meta.json").write_text(
+                json.dumps({"agentType": "Explore", "description": "look around", "toolUseId": tid})
+            )
+            rows.append(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": "msg_01" + aid,
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": tid,
+                                "name": "Agent",
+                                "input": {
+                                    "description": "look around",
+                                    "prompt": f"look into {plant.needle}",
+                                    "subagent_type": "Explore",
+                                },
+                            }
+                        ],
+                    },
+                }
+            )
+            rows.append(
+                {
+                    "type": "user",
+                    "toolUseResult": {"agentId": aid, "status": "completed"},
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": tid,
+                                "content": [{"type": "text", "text": "found it"}],
+                            }
+                        ],
+                    },
+                }
+            )
             self.out.subagents.append((sid, aid))
         self._write(folder, f"{sid}.jsonl", self._rows(sid, cwd, rows))
         self.out.sessions.append(sid)
@@ -326,8 +445,9 @@ class _ArchiveWriter:
         (self.root / "plans").mkdir(exist_ok=True)
         for i, plant in enumerate(plants):
             slug = f"rotate-{plant.needle}-plan{i}"
-            (self.root / "plans" / f"{slug}.md").write_text(f"# Plan {plant.needle}\n\n"
-                                                            + plant.text)
+            (self.root / "plans" / f"{slug}.md").write_text(
+                f"# Plan {plant.needle}\n\n" + plant.text
+            )
             self.out.plans.append(slug)
 
     def _agent_plan(self, plants: list[Plant]) -> None:
@@ -339,7 +459,8 @@ class _ArchiveWriter:
             aid = "a" + "".join(self.rng.choice("0123456789abcdef") for _ in range(16))
             plant.agent_id = aid
             (self.root / "plans" / f"{slug}-agent-{aid}.md").write_text(
-                f"# Subplan {plant.needle}\n\n{plant.text}")
+                f"# Subplan {plant.needle}\n\n{plant.text}"
+            )
 
     def _memory(self, plants: list[Plant]) -> None:
         folder, _ = self._project("memory")
@@ -352,8 +473,11 @@ class _ArchiveWriter:
         folder, cwd = self._project("session_memory")
         for plant in plants:
             sid = plant.session_id = self._uuid()
-            self._write(folder, f"{sid}.jsonl", self._rows(sid, cwd, self._turn(
-                None, "assistant", f"remember {plant.needle}")))
+            self._write(
+                folder,
+                f"{sid}.jsonl",
+                self._rows(sid, cwd, self._turn(None, "assistant", f"remember {plant.needle}")),
+            )
             path = folder / sid / "session-memory" / "summary.md"
             path.parent.mkdir(parents=True)
             path.write_text(f"# Session title\n\n## Current state\n\n{plant.text}\n")
@@ -363,8 +487,13 @@ class _ArchiveWriter:
         _, cwd = self._project("history")
         for plant in plants:
             ts = 1772359200000 + 60_000 * len(self.history)
-            line = {"display": plant.text, "pastedContents": {}, "timestamp": ts,
-                    "project": cwd, "sessionId": self._uuid()}
+            line = {
+                "display": plant.text,
+                "pastedContents": {},
+                "timestamp": ts,
+                "project": cwd,
+                "sessionId": self._uuid(),
+            }
             if pasted:
                 n = plant.text.count("\n") + 1
                 line["display"] = f"fix this {plant.needle} [Pasted text #1 +{n} lines]"

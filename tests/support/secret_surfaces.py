@@ -71,8 +71,7 @@ class Exposure:
                         self.shared.append((surface, r[j : j + WINDOW], excerpt))
                     elif (surface, i) not in self._found:
                         self._found.add((surface, i))
-                        self.leaks.append((surface, self.plants[i], r[j : j + WINDOW],
-                                           excerpt))
+                        self.leaks.append((surface, self.plants[i], r[j : j + WINDOW], excerpt))
 
     def readable(self) -> set[int]:
         """Indexes of the plants of which something was readable."""
@@ -86,12 +85,16 @@ class Exposure:
             if key in seen:
                 continue
             seen.add(key)
-            lines.append(f"  {surface}: {p.shape} in {p.place} ({p.where}): {window!r} "
-                         f"in ...{excerpt!r}")
-        lines += [f"  {surface}: a shared prefix {w!r} in ...{excerpt!r}"
-                  for surface, w, excerpt in self.shared[:10]]
-        return "\n".join(lines[:60]) + (f"\n  ... {len(lines) - 60} more" if len(lines) > 60
-                                        else "")
+            lines.append(
+                f"  {surface}: {p.shape} in {p.place} ({p.where}): {window!r} in ...{excerpt!r}"
+            )
+        lines += [
+            f"  {surface}: a shared prefix {w!r} in ...{excerpt!r}"
+            for surface, w, excerpt in self.shared[:10]
+        ]
+        return "\n".join(lines[:60]) + (
+            f"\n  ... {len(lines) - 60} more" if len(lines) > 60 else ""
+        )
 
 
 def held_elsewhere(plants: list[Plant], root: Path) -> set[str]:
@@ -105,13 +108,17 @@ def held_elsewhere(plants: list[Plant], root: Path) -> set[str]:
             continue
         text = path.read_text(errors="replace")
         for secret in secrets:
-            for form in (secret, secret.replace("/", "\\/"),
-                         secret.replace("/", "\\\\/")):  # as written, in JSON
+            for form in (
+                secret,
+                secret.replace("/", "\\/"),
+                secret.replace("/", "\\\\/"),
+            ):  # as written, in JSON
                 text = text.replace(form, " ")
         for run in _RUN_RE.finditer(text):
             r = run.group()
-            found.update(w for j in range(len(r) - WINDOW + 1)
-                         if (w := r[j : j + WINDOW]) in ex.windows)
+            found.update(
+                w for j in range(len(r) - WINDOW + 1) if (w := r[j : j + WINDOW]) in ex.windows
+            )
     return found
 
 
@@ -136,8 +143,7 @@ def _strings(obj: Any) -> list[str]:
 
 def offsets(rng: random.Random, length: int, n: int) -> list[int]:
     """Page starts: the beginning, random places, and near the end."""
-    return sorted({0, *(rng.randrange(0, max(1, length)) for _ in range(n)),
-                   max(0, length - 50)})
+    return sorted({0, *(rng.randrange(0, max(1, length)) for _ in range(n)), max(0, length - 50)})
 
 
 # ---- the service --------------------------------------------------------------------
@@ -147,30 +153,40 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
     """Every service call that returns archive text, with its cutting parameters."""
     for plant in arc.plants:
         chars = rng.choice((40, 80, 180, 400, 1000))
-        page = svc.search(plant.needle, include_tool_results=True, include_thinking=True,
-                          snippet_chars=chars, group_by_session=rng.random() < 0.3)
+        page = svc.search(
+            plant.needle,
+            include_tool_results=True,
+            include_thinking=True,
+            snippet_chars=chars,
+            group_by_session=rng.random() < 0.3,
+        )
         ex.show("service.search", page)
         for hit in page.hits[:2]:
             if ":" not in hit.id:
                 continue
             for off in offsets(rng, 2500, 2):
-                e = svc.entries([hit.id], max_chars=rng.choice((100, 333, 1500)),
-                                char_offset=off)[0]
+                e = svc.entries([hit.id], max_chars=rng.choice((100, 333, 1500)), char_offset=off)[
+                    0
+                ]
                 ex.show("service.entries", e)
             e = svc.entries([hit.id], max_chars=rng.choice((100, 250)))[0]
             for _ in range(25 if rng.random() < 0.4 else 0):  # read on, page by page
                 ex.show("service.entries", e)
                 if e.next_char is None:
                     break
-                e = svc.entries([hit.id], max_chars=e.text and 250 or 100,
-                                char_offset=e.next_char)[0]
-            ex.show("service.context", svc.context(hit.id, before=2, after=2,
-                                                   max_chars=rng.choice((100, 500))))
+                e = svc.entries([hit.id], max_chars=e.text and 250 or 100, char_offset=e.next_char)[
+                    0
+                ]
+            ex.show(
+                "service.context",
+                svc.context(hit.id, before=2, after=2, max_chars=rng.choice((100, 500))),
+            )
     for words in {p.words[0] for p in arc.plants if p.words}:
         cursor = None
         for _ in range(2):
-            page = svc.search(words, include_tool_results=True, include_thinking=True,
-                              limit=50, cursor=cursor)
+            page = svc.search(
+                words, include_tool_results=True, include_thinking=True, limit=50, cursor=cursor
+            )
             ex.show("service.search", page)
             cursor = page.next_cursor
             if cursor is None:
@@ -190,13 +206,17 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
     ex.show("service.plans", svc.plans(limit=500, include_agent_plans=True))
     for slug in arc.plans:
         for chars in (100, 700, 50_000):
-            ex.show("service.plan", svc.plan(slug, max_chars=chars,
-                                             char_offset=rng.randrange(0, 300)))
+            ex.show(
+                "service.plan", svc.plan(slug, max_chars=chars, char_offset=rng.randrange(0, 300))
+            )
     for info in svc.memory_files():
         for chars in (100, 50_000):
-            ex.show("service.memory", svc.memory_file(info.project, info.filename,
-                                                      max_chars=chars,
-                                                      char_offset=rng.randrange(0, 300)))
+            ex.show(
+                "service.memory",
+                svc.memory_file(
+                    info.project, info.filename, max_chars=chars, char_offset=rng.randrange(0, 300)
+                ),
+            )
     ex.show("service.memory", svc.memory_files())
     ex.show("service.history", svc.history(limit=500))
     for plant in arc.plants:
@@ -207,8 +227,9 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
 # ---- MCP ------------------------------------------------------------------------------
 
 
-async def read_mcp(client: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random,
-                   share: float) -> None:
+async def read_mcp(
+    client: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random, share: float
+) -> None:
     """Every MCP tool, with its paging parameters; ``share`` of the plants are searched."""
 
     async def call(tool: str, **args: Any) -> dict:
@@ -221,21 +242,36 @@ async def read_mcp(client: Any, arc: PlantedArchive, ex: Exposure, rng: random.R
     for plant in arc.plants:
         if rng.random() > share:
             continue
-        res = await call("search", query=plant.needle, include_tool_results=True,
-                         include_thinking=True, detail=rng.choice(("brief", "full")),
-                         group_by_session=rng.random() < 0.3)
+        res = await call(
+            "search",
+            query=plant.needle,
+            include_tool_results=True,
+            include_thinking=True,
+            detail=rng.choice(("brief", "full")),
+            group_by_session=rng.random() < 0.3,
+        )
         hits = [t for r in res.get("results") or [] for t in (r, *r.get("more", []))]
         ids = [h["id"] for h in hits if ":" in h["id"]][:3]
         if not ids:
             continue
-        await call("get_entries", ids=ids, max_chars=rng.choice((100, 300, 100_000)),
-                   char_offset=rng.randrange(0, 1800))
+        await call(
+            "get_entries",
+            ids=ids,
+            max_chars=rng.choice((100, 300, 100_000)),
+            char_offset=rng.randrange(0, 1800),
+        )
         entry = (await call("get_entries", ids=ids[:1], max_chars=100))["entries"][0]
         for _ in range(30):
             if entry.get("next_char") is None:
                 break
-            entry = (await call("get_entries", ids=ids[:1], max_chars=rng.choice((100, 170)),
-                                char_offset=entry["next_char"]))["entries"][0]
+            entry = (
+                await call(
+                    "get_entries",
+                    ids=ids[:1],
+                    max_chars=rng.choice((100, 170)),
+                    char_offset=entry["next_char"],
+                )
+            )["entries"][0]
         await call("context", id=ids[0], max_chars=rng.choice((100, 800)))
     for sid in rng.sample(arc.sessions, min(len(arc.sessions), 40)):
         cursor = None
@@ -254,8 +290,12 @@ async def read_mcp(client: Any, arc: PlantedArchive, ex: Exposure, rng: random.R
         await call("get_plan", codename=slug, max_chars=rng.choice((100, 12_000)))
     files = (await call("list_memory_files"))["files"]
     for f in files[:: max(1, len(files) // 15)]:
-        await call("get_memory_file", project=f["project"], filename=f["filename"],
-                   max_chars=rng.choice((100, 12_000)))
+        await call(
+            "get_memory_file",
+            project=f["project"],
+            filename=f["filename"],
+            max_chars=rng.choice((100, 12_000)),
+        )
     await call("search_history", limit=200)
     for plant in arc.plants:
         if plant.place.startswith("history") and rng.random() < share:
@@ -289,13 +329,15 @@ def read_hook(svc: Any, arc: PlantedArchive, ex: Exposure) -> None:
     from ccarchive.hooks.context import prompt_context, session_start_context
 
     for plant in arc.plants[:: max(1, len(arc.plants) // 60)]:
-        event = {"session_id": "00000000-0000-4000-8000-000000000000",
-                 "prompt": f"what did we do about {plant.needle} {' '.join(plant.words)}"}
-        ex.show("hook.user-prompt-submit",
-                prompt_context(svc, event, limit=3, max_chars=1500))
+        event = {
+            "session_id": "00000000-0000-4000-8000-000000000000",
+            "prompt": f"what did we do about {plant.needle} {' '.join(plant.words)}",
+        }
+        ex.show("hook.user-prompt-submit", prompt_context(svc, event, limit=3, max_chars=1500))
     for cwd in arc.projects:
-        ex.show("hook.session-start",
-                session_start_context(svc, {"cwd": cwd}, limit=3, max_chars=1500))
+        ex.show(
+            "hook.session-start", session_start_context(svc, {"cwd": cwd}, limit=3, max_chars=1500)
+        )
 
 
 def read_export(svc: Any, arc: PlantedArchive, ex: Exposure, out: Path) -> None:

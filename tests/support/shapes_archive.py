@@ -12,9 +12,11 @@ import json
 from itertools import count
 from pathlib import Path
 
-PLAN_PROMPT = ("Implement the following plan:\n\n# Plan: Retry backoff for **fetch**\n\n"
-               "## Context\n\nThe fetch loop gives up after one try; retry with backoff.\n\n"
-               "## Steps\n\n1. Add `retry()`\n2. Test it\n")
+PLAN_PROMPT = (
+    "Implement the following plan:\n\n# Plan: Retry backoff for **fetch**\n\n"
+    "## Context\n\nThe fetch loop gives up after one try; retry with backoff.\n\n"
+    "## Steps\n\n1. Add `retry()`\n2. Test it\n"
+)
 """The first prompt Claude Code writes when a plan is accepted with a fresh context."""
 
 PLAN_SESSION = "a1f0c2d3-0000-4000-8000-000000000001"
@@ -50,8 +52,16 @@ class _Session:
 
     def _base(self, kind: str, ts: str) -> dict:
         uuid = f"{self.sid[:8]}-{next(self.n):04d}"
-        rec = {"type": kind, "uuid": uuid, "parentUuid": self.parent, "sessionId": self.sid,
-               "cwd": self.cwd, "timestamp": ts, "gitBranch": "main", "version": "2.1.40"}
+        rec = {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": self.parent,
+            "sessionId": self.sid,
+            "cwd": self.cwd,
+            "timestamp": ts,
+            "gitBranch": "main",
+            "version": "2.1.40",
+        }
         self.parent = uuid
         return rec
 
@@ -62,29 +72,37 @@ class _Session:
 
     def assistant(self, ts: str, text: str) -> None:
         rec = self._base("assistant", ts)
-        rec["message"] = {"id": f"msg_{rec['uuid']}", "role": "assistant", "model": "claude-x",
-                          "content": [{"type": "text", "text": text}],
-                          "usage": {"input_tokens": 10, "output_tokens": 5}}
+        rec["message"] = {
+            "id": f"msg_{rec['uuid']}",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
         self.lines.append(rec)
 
     def tool(self, ts: str, name: str, inp: dict, result: str) -> None:
         tid = f"toolu_{self.sid[:4]}{len(self.lines)}"
         rec = self._base("assistant", ts)
-        rec["message"] = {"id": f"msg_{rec['uuid']}", "role": "assistant", "model": "claude-x",
-                          "content": [{"type": "tool_use", "id": tid, "name": name,
-                                       "input": inp}],
-                          "usage": {"input_tokens": 10, "output_tokens": 5}}
+        rec["message"] = {
+            "id": f"msg_{rec['uuid']}",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "tool_use", "id": tid, "name": name, "input": inp}],
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
         self.lines.append(rec)
         res = self._base("user", ts)
-        res["message"] = {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": tid, "content": result}]}
+        res["message"] = {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tid, "content": result}],
+        }
         self.lines.append(res)
 
     def write(self, root: Path) -> None:
         folder = root / "projects" / self.cwd.replace("/", "-").replace(".", "-")
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{self.sid}.jsonl").write_text(
-            "".join(json.dumps(x) + "\n" for x in self.lines))
+        (folder / f"{self.sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in self.lines))
 
 
 def write_shapes_archive(root: Path) -> Path:
@@ -92,13 +110,24 @@ def write_shapes_archive(root: Path) -> Path:
     plan = _Session(PLAN_SESSION, "/home/u/work/cli")
     plan.user("2026-08-10T09:00:00Z", PLAN_PROMPT)
     plan.assistant("2026-08-10T09:00:05Z", "Reading the fetch loop first.")
-    plan.tool("2026-08-10T09:00:10Z", "Read", {"file_path": "/home/u/work/cli/src/fetch.py"},
-              "def fetch(): ...")
-    plan.tool("2026-08-10T09:00:20Z", "Grep", {"pattern": "def retry", "path": "/home/u/work/cli"},
-              "No matches")
-    plan.tool("2026-08-10T09:01:00Z", "Bash", {"command": COMMAND,
-                                               "description": "Commit without the hooks"},
-              "[main 1a2b3c4] retry with backoff")
+    plan.tool(
+        "2026-08-10T09:00:10Z",
+        "Read",
+        {"file_path": "/home/u/work/cli/src/fetch.py"},
+        "def fetch(): ...",
+    )
+    plan.tool(
+        "2026-08-10T09:00:20Z",
+        "Grep",
+        {"pattern": "def retry", "path": "/home/u/work/cli"},
+        "No matches",
+    )
+    plan.tool(
+        "2026-08-10T09:01:00Z",
+        "Bash",
+        {"command": COMMAND, "description": "Commit without the hooks"},
+        "[main 1a2b3c4] retry with backoff",
+    )
     plan.assistant("2026-08-10T09:01:05Z", "Committed the retry loop.")
 
     oss = _Session(OSS_SESSION, "/home/u/oss/cli")

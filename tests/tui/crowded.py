@@ -19,14 +19,31 @@ from ccarchive.demo.conversation import Conversation
 
 HOME = "/home/alex"
 PROJECTS = (
-    "workspace/cli", "workspace/cli/.worktrees/1", "workspace/cli/.worktrees/2",
-    "workspace/cli/.worktrees/3", "workspace/cli/.worktrees/4", "Work/entire/devenv/cli",
-    "Repositories/cli", "wks/cli", "test-cli/cli", "Developer/cli",
-    "src/github.com/acme/cli", "workspace/completion-standalone-installer",
-    "workspace/cli/.worktrees/ent-109-text-output-checkpoint-flag", "code/tally",
-    "code/spotter", "code/claude-code-log", "code/scripts-and-tools", "dotfiles",
-    "code/homepage", "infra/terraform", "infra/terraform/.worktrees/fix-gemini",
-    "notes", "code/wingman", "code/agent-bridge", "code/docs-site",
+    "workspace/cli",
+    "workspace/cli/.worktrees/1",
+    "workspace/cli/.worktrees/2",
+    "workspace/cli/.worktrees/3",
+    "workspace/cli/.worktrees/4",
+    "Work/entire/devenv/cli",
+    "Repositories/cli",
+    "wks/cli",
+    "test-cli/cli",
+    "Developer/cli",
+    "src/github.com/acme/cli",
+    "workspace/completion-standalone-installer",
+    "workspace/cli/.worktrees/ent-109-text-output-checkpoint-flag",
+    "code/tally",
+    "code/spotter",
+    "code/claude-code-log",
+    "code/scripts-and-tools",
+    "dotfiles",
+    "code/homepage",
+    "infra/terraform",
+    "infra/terraform/.worktrees/fix-gemini",
+    "notes",
+    "code/wingman",
+    "code/agent-bridge",
+    "code/docs-site",
 )
 """25 project folders under HOME: worktrees and many folders named `cli`."""
 
@@ -59,9 +76,11 @@ PLAN_TITLES = (
     "Fix Gemini Transcript Parsing for Checkpointing",
     "Add Unit Tests for CLIVersion in Metadata",
 )
-ANSWER = ("I looked at the code paths involved. The formatter rewrites the file and drops "
-          "the comment because it sits on a line of its own; moving it to the end of the "
-          "statement keeps it. I changed the two places and ran the tests again.")
+ANSWER = (
+    "I looked at the code paths involved. The formatter rewrites the file and drops "
+    "the comment because it sits on a line of its own; moving it to the end of the "
+    "statement keeps it. I changed the two places and ran the tests again."
+)
 
 
 def write_crowded_archive(root: Path, now: dt.datetime, *, plans: int = 21) -> dict:
@@ -80,11 +99,18 @@ def write_crowded_archive(root: Path, now: dt.datetime, *, plans: int = 21) -> d
             if plan_no < plans and (i + k) % 3 != 2:
                 slug = f"plan-{plan_no:02d}-{PLAN_TITLES[plan_no % len(PLAN_TITLES)][:12]}"
                 slug = slug.lower().replace(" ", "-")
-            conv = Conversation(arc, project, rel=f"projects/{project.dirname}/{sid}.jsonl",
-                                sid=sid, start=start, version="2.1.30",
-                                branch=f"alex/ent-{100 + i}-{'long-branch-name-' * (k % 2)}fix",
-                                model="claude-opus-4-5", slug=slug,
-                                base_ctx=21_000 + rng.randint(0, 4) * 900_000)
+            conv = Conversation(
+                arc,
+                project,
+                rel=f"projects/{project.dirname}/{sid}.jsonl",
+                sid=sid,
+                start=start,
+                version="2.1.30",
+                branch=f"alex/ent-{100 + i}-{'long-branch-name-' * (k % 2)}fix",
+                model="claude-opus-4-5",
+                slug=slug,
+                base_ctx=21_000 + rng.randint(0, 4) * 900_000,
+            )
             prompt = PROMPTS[(i * 3 + k) % len(PROMPTS)]
             conv.prompt(prompt)
             conv.say(ANSWER)
@@ -96,7 +122,8 @@ def write_crowded_archive(root: Path, now: dt.datetime, *, plans: int = 21) -> d
                 body = "\n\n".join(
                     f"## Step {s}\n\nChange the {project.path.rsplit('/', 1)[-1]} code so "
                     f"that {title.lower()} works; test it with the recorded fixtures."
-                    for s in range(1, 6))
+                    for s in range(1, 6)
+                )
                 arc.put(f"plans/{slug}.md", f"# Plan: {title}\n\n{body}\n", conv.t)
                 arc.counts["plans"] += 1
                 plan_no += 1

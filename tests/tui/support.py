@@ -44,8 +44,12 @@ async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:
     while True:
         screen = app.screen
         page = getattr(screen, "page", None)
-        if page is not None and page.query == query and screen._in_flight is None \
-                and not screen._pending:
+        if (
+            page is not None
+            and page.query == query
+            and screen._in_flight is None
+            and not screen._pending
+        ):
             break
         assert time.monotonic() < deadline, f"the search for {query!r} did not land"
         await pilot.pause(0.05)

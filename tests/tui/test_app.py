@@ -16,8 +16,9 @@ async def test_every_pane_has_a_function_key(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "search"
-        for n, mode in enumerate(["search", "replay", "timeline", "plans", "projects",
-                                  "prompts", "live"], start=1):
+        for n, mode in enumerate(
+            ["search", "replay", "timeline", "plans", "projects", "prompts", "live"], start=1
+        ):
             await pilot.press(f"f{n}")
             await pilot.pause()
             assert app.current_mode == mode
@@ -81,8 +82,9 @@ async def test_index_updates_reach_every_opened_pane(app) -> None:
         forgot: list[bool] = []
         view = app.screen.view
         view.forget_pages = lambda: forgot.append(True)  # the replay re-reads its pages
-        info = CommitInfo(opstamp=1, docs=1, sessions=frozenset(), kinds=frozenset(),
-                          files=frozenset())
+        info = CommitInfo(
+            opstamp=1, docs=1, sessions=frozenset(), kinds=frozenset(), files=frozenset()
+        )
         app._committed(info)  # what the indexer thread calls
         await settle(app, pilot)
         assert any(isinstance(m, IndexUpdated) for m in seen)
@@ -116,8 +118,7 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:
         app.screen.run_worker(boom, thread=True, exit_on_error=False, description="Boom")
         await settle(app, pilot)
         notes = list(app._notifications)
-        assert any("the index went away" in n.message and n.severity == "error"
-                   for n in notes)
+        assert any("the index went away" in n.message and n.severity == "error" for n in notes)
         assert app.is_running
 
 
@@ -144,16 +145,18 @@ def _timeline_data(screen) -> bool:
     from ccarchive.tui.widgets.timeline_chart import ActivityChart
     from ccarchive.tui.widgets.timeline_sessions import DaySessions
 
-    return bool(screen.query_one(ActivityChart).buckets) and \
-        bool(screen.query_one(DaySessions).sessions)
+    return bool(screen.query_one(ActivityChart).buckets) and bool(
+        screen.query_one(DaySessions).sessions
+    )
 
 
 def _live_data(screen) -> bool:
     from ccarchive.tui.widgets.tail_sessions import ActiveSessions
     from ccarchive.tui.widgets.tail_view import TailView
 
-    return bool(screen.query_one(ActiveSessions).sessions) and \
-        bool(screen.query_one(TailView).entries)
+    return bool(screen.query_one(ActiveSessions).sessions) and bool(
+        screen.query_one(TailView).entries
+    )
 
 
 def _prompts_data(screen) -> bool:
@@ -162,9 +165,10 @@ def _prompts_data(screen) -> bool:
     return bool(screen.query_one(PromptTable).items)
 
 
-@pytest.mark.parametrize(("mode", "has_data"), [("timeline", _timeline_data),
-                                                ("live", _live_data),
-                                                ("prompts", _prompts_data)])
+@pytest.mark.parametrize(
+    ("mode", "has_data"),
+    [("timeline", _timeline_data), ("live", _live_data), ("prompts", _prompts_data)],
+)
 async def test_first_frame_of_a_pane_holds_its_data(app, mode, has_data) -> None:
     """The pane reads its data before its first frame, and that frame is shown (not
     drawn while Textual holds a mode switch back, then thrown away)."""

@@ -47,9 +47,13 @@ def test_transcript_at_a_hit(app, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await still(pilot.app, pilot)
         page = pilot.app.service.search("gitignore kind:assistant", session_id=FOLLOWUP_SESSION)
-        pilot.app.post_message(OpenSession(FOLLOWUP_SESSION,
-                                     entry_id=next(h.id for h in page.hits if not h.agent_id),
-                                           query="gitignore"))
+        pilot.app.post_message(
+            OpenSession(
+                FOLLOWUP_SESSION,
+                entry_id=next(h.id for h in page.hits if not h.agent_id),
+                query="gitignore",
+            )
+        )
         await still(pilot.app, pilot)
 
     assert snap_compare(prepare(app), run_before=run_before, terminal_size=SIZE)
@@ -61,8 +65,11 @@ def test_transcript_tool_call_expanded(app, snap_compare) -> None:
         pilot.app.post_message(OpenSession(FOLLOWUP_SESSION))
         await still(pilot.app, pilot)
         view = pilot.app.screen.view
-        call = next(i for i in range(view.total) if view.entry(i).kind == "tool_call"
-                    and view.entry(i).tool == "Bash")
+        call = next(
+            i
+            for i in range(view.total)
+            if view.entry(i).kind == "tool_call" and view.entry(i).tool == "Bash"
+        )
         view.move_cursor(call, context=3)
         await pilot.press("enter")
         await still(pilot.app, pilot)

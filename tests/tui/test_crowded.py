@@ -78,8 +78,9 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
 
     app = crowded_app
     opened: list[OpenSession] = []
-    async with app.run_test(size=(80, 24), message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=(80, 24), message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("projects")
         await settle(app, pilot)
         table = app.screen.query_one(ProjectTable)
@@ -121,8 +122,15 @@ async def test_projects_escape_closes_the_session_list(crowded_app) -> None:
 # ---- project names: as wide as there is room, cut to stay distinct -------------------------
 @pytest.mark.parametrize("width", [6, 8, 10, 12, 16])
 def test_fit_name_keeps_worktrees_apart(width: int) -> None:
-    names = ["cli/.worktrees/1", "cli/.worktrees/2", "cli/.worktrees/3", "cli/.worktrees/4",
-             "devenv/cli", "Repositories/cli", "wks/cli"]
+    names = [
+        "cli/.worktrees/1",
+        "cli/.worktrees/2",
+        "cli/.worktrees/3",
+        "cli/.worktrees/4",
+        "devenv/cli",
+        "Repositories/cli",
+        "wks/cli",
+    ]
     cut = [fit_name(n, width) for n in names]
     assert all(len(c) <= width for c in cut)
     assert len(set(cut[:4])) == 4, cut  # the worktrees differ however narrow
@@ -143,7 +151,7 @@ async def test_prompts_and_timeline_tell_worktrees_apart(crowded_app, size) -> N
         seen: dict[str, str] = {}
         for row, item in enumerate(table.items):
             name = short_project(item.project)
-            cell = row_text(table, row)[15:15 + column.width + 2].strip()
+            cell = row_text(table, row)[15 : 15 + column.width + 2].strip()
             assert seen.setdefault(cell, name) == name, (cell, name, seen[cell])
         shown = {short_project(i.project) for i in table.items}
         assert sum("worktrees/" in n for n in shown) >= 3
@@ -255,8 +263,7 @@ def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tm
     from tests.conftest import build_index
 
     svc = build_index(crowded_root, tmp_path / "data")
-    page = svc.search("lint failing nolint", group_by_session=True, hits_per_group=2,
-                      limit=20)
+    page = svc.search("lint failing nolint", group_by_session=True, hits_per_group=2, limit=20)
     assert page.groups
     for g in page.groups:
         assert 1 <= len(g.hits) <= 2
@@ -293,10 +300,13 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
             assert title[:20] in row_text(table, row)
 
 
-@pytest.mark.xfail(strict=True, reason="the service's title of a session whose only prompt a "
-                   "detector takes for a cut token is `[REDACTED:partial]`: the redaction "
-                   "branch's readable titles fix it; strict, so this fails once it lands "
-                   "and the mark must go")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the service's title of a session whose only prompt a "
+    "detector takes for a cut token is `[REDACTED:partial]`: the redaction "
+    "branch's readable titles fix it; strict, so this fails once it lands "
+    "and the mark must go",
+)
 async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) -> None:
     """A session whose only prompt is `CheckpointSummary` (a name a detector may take for
     a cut token) has a readable title in Search, the Timeline and a project's list."""
@@ -342,8 +352,10 @@ async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded
         assert len(info.title) > 80
         title = screen.query_one("#tx-title")
         assert title.region.height == 2
-        lines = ["".join(s.text for s in strip) for strip in
-                 title.render_lines(title.region.reset_offset)]
+        lines = [
+            "".join(s.text for s in strip)
+            for strip in title.render_lines(title.region.reset_offset)
+        ]
         assert lines[0].rstrip().endswith("…")
         assert lines[1].strip().startswith(short_project(info.project))
         assert f"branch {info.branches[0]}"[:14] in lines[1]
@@ -354,8 +366,9 @@ async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(cr
 
     app = crowded_app
     opened: list[OpenSession] = []
-    async with app.run_test(size=(80, 24), message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=(80, 24), message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("plans")
         await settle(app, pilot)
         tree = app.screen.query_one(PlanTree)
@@ -401,7 +414,8 @@ async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowde
 
 
 async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
-        crowded_root, tmp_path, fixed_clock) -> None:
+    crowded_root, tmp_path, fixed_clock
+) -> None:
     import shutil
 
     from ccarchive.tui.app import make_app
@@ -467,8 +481,9 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
     last = app.service.last_activity()
     bound = app.service.archive_date("3d")
     if last < datetime.now(UTC):  # an archive quiet since: its own last three days
-        assert bound == (last - timedelta(days=3)).replace(hour=0, minute=0, second=0,
-                                                           microsecond=0)
+        assert bound == (last - timedelta(days=3)).replace(
+            hour=0, minute=0, second=0, microsecond=0
+        )
     async with app.run_test(size=(80, 24)) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -493,12 +508,12 @@ async def test_the_project_drop_downs_keep_names_on_one_line_and_apart(crowded_a
 
     app = crowded_app
     async with app.run_test(size=(80, 24)) as pilot:
-        for mode, select_id in (("timeline", "#timeline-project"),
-                                ("prompts", "#prompts-project")):
+        for mode, select_id in (("timeline", "#timeline-project"), ("prompts", "#prompts-project")):
             await app.switch_mode(mode)
             await settle(app, pilot)
             select = app.screen.query_one(select_id, Select)
-            labels = [str(label) for label, value in select._options
-                      if isinstance(value, str)]  # not the blank choice
+            labels = [
+                str(label) for label, value in select._options if isinstance(value, str)
+            ]  # not the blank choice
             assert len(labels) == 25 and len(set(labels)) == 25, labels
             assert all(len(label) <= SELECT_NAME for label in labels)

@@ -61,7 +61,7 @@ async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> Non
 async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
-        query = 'walker project: kind:bogus'  # two things ignored, two warnings
+        query = "walker project: kind:bogus"  # two things ignored, two warnings
         await pilot.press(*query)
         await searched(app, pilot, query)
         status = app.screen.query_one("#search-status", Static)
@@ -73,8 +73,10 @@ async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app
 
 async def test_plans_and_projects_stack_list_over_preview_at_80_columns(app) -> None:
     async with app.run_test(size=SMALL) as pilot:
-        for mode, left, right in (("plans", "#plans-left", "#plans-right"),
-                                  ("projects", "#projects-left", "#projects-right")):
+        for mode, left, right in (
+            ("plans", "#plans-left", "#plans-right"),
+            ("projects", "#projects-left", "#projects-right"),
+        ):
             await app.switch_mode(mode)
             await settle(app, pilot)
             top, bottom = app.screen.query_one(left), app.screen.query_one(right)
@@ -157,8 +159,14 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:
         assert isinstance(sheet, KeyHelp)
         pane, everywhere = sheet.rows
         keys = {row.keys: row.name for row in pane}
-        for key, name in (("t", "Time"), ("o", "Subagent"), ("e", "Export"),
-                          ("c", "Copy resume"), ("R", "Resume"), ("esc ⌫", "Back")):
+        for key, name in (
+            ("t", "Time"),
+            ("o", "Subagent"),
+            ("e", "Export"),
+            ("c", "Copy resume"),
+            ("R", "Resume"),
+            ("esc ⌫", "Back"),
+        ):
             shown = next((k for k in keys if k.split()[0] == key.split()[0]), None)
             assert shown is not None and keys[shown] == name, (key, keys)
         assert any(r.keys.startswith("f1") for r in everywhere)
@@ -200,8 +208,9 @@ async def test_header_says_starting_until_the_role_is_known(app) -> None:
         assert "read-only (another ccarchive indexes)" in header.render().plain
 
 
-async def test_a_starting_app_never_claims_another_process_indexes(demo_settings,
-                                                                   fixed_clock) -> None:
+async def test_a_starting_app_never_claims_another_process_indexes(
+    demo_settings, fixed_clock
+) -> None:
     from ccarchive.tui.app import make_app
 
     app = make_app(demo_settings)  # starts indexing: the first writer, no one else

@@ -44,8 +44,7 @@ async def search_for(app, pilot, text: str) -> ResultList:
 
 
 async def open_hit(app, pilot, results: ResultList, kind: str, path_part: str = "") -> object:
-    index = next(i for i, h in enumerate(results.hits)
-                 if h.kind == kind and path_part in h.path)
+    index = next(i for i, h in enumerate(results.hits) if h.kind == kind and path_part in h.path)
     results.focus()
     results.highlighted = index
     await pilot.press("enter")
@@ -64,14 +63,17 @@ async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:
         tree = screen.query_one(PlanTree)
         node = tree.cursor_node
         assert node is not None and node.data == NodeKey(
-            "plan", "tidy-racing-lamport", "a0c2c61f241c7e86f", hit.project)
+            "plan", "tidy-racing-lamport", "a0c2c61f241c7e86f", hit.project
+        )
         assert node.parent is not None and node.parent.is_expanded  # its plan unfolded
         assert tree.has_focus
         top = tree.scroll_offset.y
         assert top <= tree.cursor_line < top + tree.scrollable_content_region.height
         await settle(app, pilot)
-        assert "Subplan" in screen.query_one("#plan-meta").render().plain or \
-            "agent subplan" in screen.query_one("#plan-meta").render().plain
+        assert (
+            "Subplan" in screen.query_one("#plan-meta").render().plain
+            or "agent subplan" in screen.query_one("#plan-meta").render().plain
+        )
 
 
 async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:
@@ -266,8 +268,9 @@ async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:
 
 async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> None:
     opened: list[OpenSession] = []
-    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
         assert app.screen.query_one(ActivityChart).has_focus
@@ -313,7 +316,9 @@ async def test_facet_counts_add_up_to_the_match_count(app) -> None:
                 counts.setdefault(facet, 0)
                 counts[facet] += int(n)
         assert counts["kind"] == total and counts["project"] == total
-        assert not any(v in ("thinking", "tool_result") for f, v in facets._actions.values()
-                       if f == "kind")  # left out: named, not counted
-        assert "ctrl+t" in " ".join(facets.get_option_at_index(i).prompt.plain
-                                    for i in range(facets.option_count))
+        assert not any(
+            v in ("thinking", "tool_result") for f, v in facets._actions.values() if f == "kind"
+        )  # left out: named, not counted
+        assert "ctrl+t" in " ".join(
+            facets.get_option_at_index(i).prompt.plain for i in range(facets.option_count)
+        )

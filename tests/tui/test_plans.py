@@ -18,14 +18,18 @@ def _labels(tree: PlanTree) -> list[str]:
 
 async def test_tree_subplans_sessions_and_markdown(app) -> None:
     opened: list[OpenSession] = []
-    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("plans")
         await settle(app, pilot)
         tree = app.screen.query_one(PlanTree)
         assert [g.plan.codename for g in tree.groups] == [
-            "gentle-mapping-liskov", "tidy-racing-lamport", "frosty-streaming-backus",
-            "mellow-stacking-codd"]
+            "gentle-mapping-liskov",
+            "tidy-racing-lamport",
+            "frosty-streaming-backus",
+            "mellow-stacking-codd",
+        ]
         tidy = tree.groups[1]
         assert [s.agent_id for s in tidy.subplans] == ["a0c2c61f241c7e86f"]
         assert tidy.sessions[0][1] == "Parallelize tally directory walk"
@@ -37,8 +41,10 @@ async def test_tree_subplans_sessions_and_markdown(app) -> None:
         # open it, go to its subplan: the subplan's text is shown
         await pilot.press("enter", "down")
         await settle(app, pilot)
-        assert "Subplan" in app.screen.query_one("#plan-meta").render().plain or \
-            "parallel" in md.source.lower()
+        assert (
+            "Subplan" in app.screen.query_one("#plan-meta").render().plain
+            or "parallel" in md.source.lower()
+        )
         await pilot.press("down", "enter")  # the linked session
         await settle(app, pilot)
         assert opened and opened[-1].session_id.startswith("f26dbc60")
@@ -76,8 +82,7 @@ async def test_first_frame_holds_the_list_and_the_first_plan(app) -> None:
 
     def probe(screen) -> tuple[int, int, bool]:
         tree = screen.query_one(PlanTree)
-        return len(tree.groups), tree.cursor_line, bool(
-            screen.query_one("#plan-markdown").source)
+        return len(tree.groups), tree.cursor_line, bool(screen.query_one("#plan-markdown").source)
 
     async with app.run_test(size=SIZE) as pilot:
         seen = await first_frames(app, pilot, "plans", probe)  # as F4 does

@@ -9,13 +9,18 @@ from tests.tui.support import SIZE, first_frames, settle
 
 async def test_projects_and_memory_files(app) -> None:
     opened: list[OpenSession] = []
-    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("projects")
         await settle(app, pilot)
         table = app.screen.query_one(ProjectTable)
         assert [p.path.rsplit("/", 1)[-1] for p in table.projects] == [
-            "pantry-api", "tally", "dotfiles", "weather_etl"]
+            "pantry-api",
+            "tally",
+            "dotfiles",
+            "weather_etl",
+        ]
         mem = app.screen.query_one(MemoryList)
         assert [f.filename for f in mem.files] == ["MEMORY.md", "testing.md"]
         md = app.screen.query_one("#memory-markdown")
@@ -46,8 +51,7 @@ async def test_refresh_keeps_project_and_file(app) -> None:
         mem.focus()
         await pilot.press("down")
         await settle(app, pilot)
-        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(),
-                                                 frozenset())))
+        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(), frozenset())))
         await settle(app, pilot)
         assert app.screen.query_one(ProjectTable).selected.endswith("/tally")
         assert mem.selected_file.filename == "benchmarking.md"
@@ -67,9 +71,11 @@ async def test_first_frame_holds_the_lists_and_the_file(app) -> None:
     """The pane reads its lists before its first frame, and that frame is shown."""
 
     def probe(screen) -> tuple[int, int, bool]:
-        return (len(screen.query_one(ProjectTable).projects),
-                len(screen.query_one(MemoryList).files),
-                bool(screen.query_one("#memory-markdown").source))
+        return (
+            len(screen.query_one(ProjectTable).projects),
+            len(screen.query_one(MemoryList).files),
+            bool(screen.query_one("#memory-markdown").source),
+        )
 
     async with app.run_test(size=SIZE) as pilot:
         seen = await first_frames(app, pilot, "projects", probe)  # as F5 does

@@ -10,8 +10,9 @@ from tests.tui.support import SIZE, settle
 
 async def test_newest_first_search_and_filters(app) -> None:
     opened: list[OpenSession] = []
-    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
         screen = app.screen
@@ -53,7 +54,8 @@ async def test_project_and_date_filters(app) -> None:
         await pilot.pause(0.3)
         await settle(app, pilot)
         assert [i.session_id[:8] for i in table.items] == ["097b4589"] + ["7966b882"] * 3 + [
-            "a03ff1b3"] * 2
+            "a03ff1b3"
+        ] * 2
 
 
 async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> None:

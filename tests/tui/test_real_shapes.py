@@ -26,8 +26,9 @@ def app(tmp_path: Path, fixed_clock):
     """The app over the shapes archive (the clock says 2026-11-20: three months on)."""
     from ccarchive.tui.app import make_app
 
-    settings = Settings(archive_root=A.write_shapes_archive(tmp_path / "claude"),
-                        data_dir=tmp_path / "data")
+    settings = Settings(
+        archive_root=A.write_shapes_archive(tmp_path / "claude"), data_dir=tmp_path / "data"
+    )
     live = LiveArchive(settings, watch=False).start()
     for t in live._threads:
         t.join(60)
@@ -44,18 +45,28 @@ async def test_recent_activity_lists_every_recent_session(app) -> None:
         await settle(app, pilot)
         results = app.screen.query_one(ResultList)
         assert [c.group.session_id for c in results._cards] == [
-            A.BIG_SESSION, A.TREE4_SESSION, A.TREE3_SESSION, A.OSS_SESSION, A.PLAN_SESSION,
-            A.OLD_SESSION]
+            A.BIG_SESSION,
+            A.TREE4_SESSION,
+            A.TREE3_SESSION,
+            A.OSS_SESSION,
+            A.PLAN_SESSION,
+            A.OLD_SESSION,
+        ]
         assert results._cards[4].group.title == "Retry backoff for fetch"
-        lines = [str(t) for c in range(len(results._cards))
-                 for t in results._card_lines(results._cards[c], 100)]
+        lines = [
+            str(t)
+            for c in range(len(results._cards))
+            for t in results._card_lines(results._cards[c], 100)
+        ]
         for name in A.PROJECTS.values():
             assert any(ln.startswith(f"{name} · ") for ln in lines), name
         facets = app.screen.query_one(FacetList)
-        labels = [str(facets.get_option_at_index(i).prompt).strip()
-                  for i in range(facets.option_count)]
+        labels = [
+            str(facets.get_option_at_index(i).prompt).strip() for i in range(facets.option_count)
+        ]
         assert {"work/cli", "oss/cli", "cli/.worktrees/3"} <= {
-            label.rsplit(" ", 1)[0] for label in labels}
+            label.rsplit(" ", 1)[0] for label in labels
+        }
         assert facets.styles.text_wrap == "nowrap" and facets.styles.text_overflow == "ellipsis"
 
 
@@ -75,8 +86,10 @@ async def test_projects_are_named_apart_and_the_detail_has_the_path(app) -> None
         await app.switch_mode("projects")
         await settle(app, pilot)
         table = app.screen.query_one(ProjectTable)
-        names = {p.path: str(row[0]).rstrip(" ◆") for p, row in zip(table.projects,
-                                                                    table._rows, strict=True)}
+        names = {
+            p.path: str(row[0]).rstrip(" ◆")
+            for p, row in zip(table.projects, table._rows, strict=True)
+        }
         assert names == A.PROJECTS
         caption = text(app.screen, "#memory-caption")
         assert f"Memory {table.selected} · " in caption  # the selected project's full path
@@ -93,8 +106,7 @@ async def test_timeline_opens_where_the_activity_is(app) -> None:
         assert text(screen, "#timeline-range").startswith("22 Jul – 20 Aug 2026")
         day = text(screen, "#timeline-day")
         assert "1 session · 130 prompts" in day and "1 sessions" not in day
-        assert [s.session_id for s in screen.query_one(DaySessions).sessions] == [
-            A.BIG_SESSION]
+        assert [s.session_id for s in screen.query_one(DaySessions).sessions] == [A.BIG_SESSION]
         await pilot.press("m")
         await settle(app, pilot)
         assert text(screen, "#timeline-range").startswith("Sep 2025 – Aug 2026")
@@ -121,7 +133,11 @@ async def test_changing_granularity_keeps_the_picked_day(app) -> None:
         await settle(app, pilot)
         assert chart.buckets[chart.selected].day == "2026-08-10"  # its week, not the last
         assert {s.session_id for s in table.sessions} == {
-            A.PLAN_SESSION, A.OSS_SESSION, A.TREE3_SESSION, A.TREE4_SESSION}
+            A.PLAN_SESSION,
+            A.OSS_SESSION,
+            A.TREE3_SESSION,
+            A.TREE4_SESSION,
+        }
         for key in ("m", "w", "d"):
             await pilot.press(key)
             await settle(app, pilot)

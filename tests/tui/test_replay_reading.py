@@ -40,8 +40,13 @@ async def test_find_marks_the_matches_and_n_steps_through_them(app) -> None:
         await pilot.press(*"gitignore", "enter")
         await settle(app, pilot)
         view = screen.view
-        expected = app.service.search("gitignore", session_id=FOLLOWUP_SESSION, limit=200,
-                                      include_tool_results=True, include_thinking=True)
+        expected = app.service.search(
+            "gitignore",
+            session_id=FOLLOWUP_SESSION,
+            limit=200,
+            include_tool_results=True,
+            include_thinking=True,
+        )
         assert view.hits and len(view.hits) <= len(expected.hits)
         assert view.cursor in {view.pairs.shown(h) for h in view.hits}
         totals = set()
@@ -65,8 +70,7 @@ async def test_find_of_nothing_says_so(app) -> None:
         await pilot.press("slash", *"zzqqxxnothing", "enter")
         await settle(app, pilot)
         assert screen.view.cursor == before and not screen.view.hits
-        assert any("Nothing in this transcript" in str(n.message)
-                   for n in app._notifications)
+        assert any("Nothing in this transcript" in str(n.message) for n in app._notifications)
 
 
 async def test_outline_lists_the_turns_and_jumps(app) -> None:

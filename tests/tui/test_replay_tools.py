@@ -45,11 +45,20 @@ class _Session:
     def _rec(self, type_: str, message: dict, secs: float, **extra: object) -> dict:
         self.n += 1
         uid = f"aa000000-0000-4000-a000-{self.n:012d}"
-        rec = {"parentUuid": self.parent, "isSidechain": False, "userType": "external",
-               "cwd": CWD, "sessionId": SID, "version": "2.1.100", "gitBranch": "main",
-               "type": type_, "message": message, "uuid": uid,
-               "timestamp": (T0 + timedelta(seconds=secs)).isoformat().replace("+00:00", "Z"),
-               **extra}
+        rec = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": CWD,
+            "sessionId": SID,
+            "version": "2.1.100",
+            "gitBranch": "main",
+            "type": type_,
+            "message": message,
+            "uuid": uid,
+            "timestamp": (T0 + timedelta(seconds=secs)).isoformat().replace("+00:00", "Z"),
+            **extra,
+        }
         self.parent = uid
         self.lines.append(rec)
         return rec
@@ -66,14 +75,22 @@ class _Session:
 
     def result(self, tid: str, text: str, secs: float) -> None:
         block = {"tool_use_id": tid, "type": "tool_result", "content": text}
-        self._rec("user", {"role": "user", "content": [block]}, secs,
-                  toolUseResult={"stdout": text})
+        self._rec(
+            "user", {"role": "user", "content": [block]}, secs, toolUseResult={"stdout": text}
+        )
 
     @staticmethod
     def _assistant(msg: str, block: dict) -> dict:
-        return {"model": "claude-opus-4-6", "id": msg, "type": "message", "role": "assistant",
-                "content": [block], "stop_reason": None, "stop_sequence": None,
-                "usage": {"input_tokens": 4, "output_tokens": 20}}
+        return {
+            "model": "claude-opus-4-6",
+            "id": msg,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 4, "output_tokens": 20},
+        }
 
 
 def write_tools_archive(root: Path) -> None:
@@ -88,29 +105,73 @@ def write_tools_archive(root: Path) -> None:
     s.result("toolu_g1", "src/walk.rs:12: fn walk(root: &Path) {", 5)
     s.result("toolu_g2", "src/walker.rs:3: struct Walker {", 5)
     s.result("toolu_gl", "src/walk.rs\nsrc/walker.rs", 5)
-    s.call("toolu_td", "TodoWrite", {"todos": [
-        {"content": "Find the walker", "status": "completed", "activeForm": "Finding it"},
-        {"content": "Fix the walker", "status": "in_progress", "activeForm": "Fixing it"},
-        {"content": "Run the tests", "status": "pending", "activeForm": "Running them"}]},
-        6, "msg_3")
+    s.call(
+        "toolu_td",
+        "TodoWrite",
+        {
+            "todos": [
+                {"content": "Find the walker", "status": "completed", "activeForm": "Finding it"},
+                {"content": "Fix the walker", "status": "in_progress", "activeForm": "Fixing it"},
+                {"content": "Run the tests", "status": "pending", "activeForm": "Running them"},
+            ]
+        },
+        6,
+        "msg_3",
+    )
     s.result("toolu_td", "Todos have been modified successfully.", 7)
-    s.call("toolu_me", "MultiEdit", {"file_path": LONG_PATH, "edits": [
-        {"old_string": "let depth = 0;", "new_string": "let depth = 1;"},
-        {"old_string": "max: 8,", "new_string": "max: 16,\nmin: 1,"}]}, 8, "msg_4")
+    s.call(
+        "toolu_me",
+        "MultiEdit",
+        {
+            "file_path": LONG_PATH,
+            "edits": [
+                {"old_string": "let depth = 0;", "new_string": "let depth = 1;"},
+                {"old_string": "max: 8,", "new_string": "max: 16,\nmin: 1,"},
+            ],
+        },
+        8,
+        "msg_4",
+    )
     s.result("toolu_me", f"Applied 2 edits to {LONG_PATH}", 9)
-    s.call("toolu_ed", "Edit", {"file_path": f"{CWD}/src/walk.rs",
-                                "old_string": "fn walk(root: &Path) {\n    todo!()\n}",
-                                "new_string": "fn walk(root: &Path) {\n    visit(root)\n}"},
-           10, "msg_5")
+    s.call(
+        "toolu_ed",
+        "Edit",
+        {
+            "file_path": f"{CWD}/src/walk.rs",
+            "old_string": "fn walk(root: &Path) {\n    todo!()\n}",
+            "new_string": "fn walk(root: &Path) {\n    visit(root)\n}",
+        },
+        10,
+        "msg_5",
+    )
     s.result("toolu_ed", f"The file {CWD}/src/walk.rs has been updated.", 11)
-    s.call("toolu_ba", "Bash", {"command": "cargo test --all", "description": "Run the tests"},
-           12, "msg_6")
+    s.call(
+        "toolu_ba",
+        "Bash",
+        {"command": "cargo test --all", "description": "Run the tests"},
+        12,
+        "msg_6",
+    )
     s.result("toolu_ba", "test result: ok. 12 passed", 20)
-    s.call("toolu_wf", "WebFetch", {"url": "https://docs.rs/ignore",
-                                    "prompt": "How does a parallel walk work?"}, 21, "msg_7")
+    s.call(
+        "toolu_wf",
+        "WebFetch",
+        {"url": "https://docs.rs/ignore", "prompt": "How does a parallel walk work?"},
+        21,
+        "msg_7",
+    )
     s.result("toolu_wf", "WalkBuilder::build_parallel runs a visitor per thread.", 24)
-    s.call("toolu_ta", "Task", {"description": "Audit unsafe blocks", "subagent_type": "Explore",
-                                "prompt": "Find every unsafe block in src."}, 25, "msg_8")
+    s.call(
+        "toolu_ta",
+        "Task",
+        {
+            "description": "Audit unsafe blocks",
+            "subagent_type": "Explore",
+            "prompt": "Find every unsafe block in src.",
+        },
+        25,
+        "msg_8",
+    )
     s.result("toolu_ta", "No unsafe blocks.", 50)
     s.say("Fixed: the walker visits the tree now.", 60, "msg_9")
     folder = root / "projects" / "-home-dev-tools"
@@ -147,8 +208,11 @@ def drawn(view: TranscriptView) -> list[str]:
 
 
 def calls(view: TranscriptView, tool: str) -> list[int]:
-    return [i for i in range(view.total) if (e := view.entry(i)) is not None
-            and e.kind == "tool_call" and e.tool == tool]
+    return [
+        i
+        for i in range(view.total)
+        if (e := view.entry(i)) is not None and e.kind == "tool_call" and e.tool == tool
+    ]
 
 
 def recorded(app) -> list[str]:
@@ -179,10 +243,8 @@ async def test_an_unfolded_edit_is_a_coloured_diff(app) -> None:
         red = view.get_component_rich_style("transcript-view--diff-remove").color
         green = view.get_component_rich_style("transcript-view--diff-add").color
         assert red != green
-        assert any(seg.style and seg.style.color == red for seg in removed if "walkdir" in
-                   seg.text)
-        assert any(seg.style and seg.style.color == green for seg in added if "ignore" in
-                   seg.text)
+        assert any(seg.style and seg.style.color == red for seg in removed if "walkdir" in seg.text)
+        assert any(seg.style and seg.style.color == green for seg in added if "ignore" in seg.text)
 
 
 async def test_a_multiedit_is_a_diff_per_edit_on_a_path_cut_in_the_middle(tools_app) -> None:
@@ -197,8 +259,7 @@ async def test_a_multiedit_is_a_diff_per_edit_on_a_path_cut_in_the_middle(tools_
         assert "2 edits" in first and "+3 −2" in first
         await pilot.press("enter")
         texts = [s.text.strip() for s in view._entry_strips(me)]
-        for expected in ("-let depth = 0;", "+let depth = 1;", "-max: 8,", "+max: 16,",
-                         "+min: 1,"):
+        for expected in ("-let depth = 0;", "+let depth = 1;", "-max: 8,", "+max: 16,", "+min: 1,"):
             assert expected in texts
 
 
@@ -216,8 +277,9 @@ async def test_grep_glob_and_others_show_what_tells_them_apart(tools_app) -> Non
         await pilot.pause()
         lines = drawn(view)
         assert any("Bash(cargo test --all) · Run the tests" in ln for ln in lines)
-        assert any("WebFetch(https://docs.rs/ignore) · How does a parallel walk" in ln
-                   for ln in lines)
+        assert any(
+            "WebFetch(https://docs.rs/ignore) · How does a parallel walk" in ln for ln in lines
+        )
         assert any("Task(Audit unsafe blocks) · Explore" in ln for ln in lines)
 
 
@@ -316,16 +378,17 @@ def test_paths_are_cut_in_the_middle_keeping_the_file_name() -> None:
 
 def test_summaries_without_the_input_read_the_indexed_text() -> None:
     """The live tail (and a session gone from disk) draws from the indexed text only."""
-    grep = Entry(id="g", kind="tool_call", tool="Grep", text="Grep\n/src\nfn walk",
-                 files=["/src"])
+    grep = Entry(id="g", kind="tool_call", tool="Grep", text="Grep\n/src\nfn walk", files=["/src"])
     assert (tool_line(grep).main, tool_line(grep).where) == ("fn walk", "/src")
     alone = Entry(id="g", kind="tool_call", tool="Grep", text="Grep\nfn walk")
     assert (tool_line(alone).main, tool_line(alone).where) == ("fn walk", "")
-    todo = Entry(id="t", kind="tool_call", tool="TodoWrite",
-                 text='TodoWrite\n[{"content":"a","status":"completed"},'
-                      '{"content":"b","status":"pending"}]')
+    todo = Entry(
+        id="t",
+        kind="tool_call",
+        tool="TodoWrite",
+        text='TodoWrite\n[{"content":"a","status":"completed"},{"content":"b","status":"pending"}]',
+    )
     assert tool_line(todo).main == "1/2 done"
-
 
 
 def test_pairs_follow_pages_arriving_in_any_order_and_leaving() -> None:
@@ -333,8 +396,14 @@ def test_pairs_follow_pages_arriving_in_any_order_and_leaving() -> None:
     size = 10
 
     def page(p: int) -> list[Entry]:
-        return [Entry(id=str(n), kind="tool_call" if n % 6 < 3 else "tool_result",
-                      tool_use_id=f"t{n // 6}-{n % 3}") for n in range(p * size, p * size + size)]
+        return [
+            Entry(
+                id=str(n),
+                kind="tool_call" if n % 6 < 3 else "tool_result",
+                tool_use_id=f"t{n // 6}-{n % 3}",
+            )
+            for n in range(p * size, p * size + size)
+        ]
 
     pairs, pages = CallPairs(), {}
     for p in (3, 0, 5, 1, 4, 2):
@@ -344,11 +413,13 @@ def test_pairs_follow_pages_arriving_in_any_order_and_leaving() -> None:
     assert pairs.shown(10) == 7 and pairs.hidden(10) and not pairs.hidden(7)
     del pages[2]
     pairs.page_dropped(2, size)  # every pair with an end in entries 20-29 goes
-    assert pairs.call_of == {n: n - 3 for n in range(60)
-                             if n % 6 >= 3 and not (20 <= n < 30 or 20 <= n - 3 < 30)}
+    assert pairs.call_of == {
+        n: n - 3 for n in range(60) if n % 6 >= 3 and not (20 <= n < 30 or 20 <= n - 3 < 30)
+    }
     pages[2] = page(2)
     pairs.page_added(pages, 2, size)  # the page read again: paired again
     assert pairs.call_of == {n: n - 3 for n in range(60) if n % 6 >= 3}
+
 
 # ---- jump to a time ----------------------------------------------------------------------
 async def jump(app, pilot, text: str) -> None:
@@ -369,8 +440,9 @@ async def test_time_jumps_say_where_they_landed(tools_app) -> None:
 
         await jump(app, pilot, "03:00")  # the session ran 10:00-10:01
         assert view.cursor == 0
-        assert "03:00:00 is before this transcript starts (10:00:00): at the first entry." \
-            in said[-1]
+        assert (
+            "03:00:00 is before this transcript starts (10:00:00): at the first entry." in said[-1]
+        )
 
         await jump(app, pilot, "+999h")
         assert view.cursor == last
@@ -378,8 +450,9 @@ async def test_time_jumps_say_where_they_landed(tools_app) -> None:
 
         await jump(app, pilot, "2026-05-03 12:00")  # a date before the session's day
         assert view.cursor == 0
-        assert said[-1].startswith("2026-05-03 12:00:00 is before this transcript starts "
-                                   "(2026-05-04 10:00:00)")
+        assert said[-1].startswith(
+            "2026-05-03 12:00:00 is before this transcript starts (2026-05-04 10:00:00)"
+        )
 
         await jump(app, pilot, "2026-05-05")
         assert view.cursor == last and "is after this transcript ends" in said[-1]
@@ -401,8 +474,7 @@ def test_jump_wording_never_claims_a_jump_outside_the_transcript() -> None:
     assert out.moved_to_end and out.index == 40 and "past the end" in out.message
     when = parse_jump("09:59", T0, first)
     out = jump_outcome(when, 0, first, 41, first, last)
-    assert out.moved_to_end and out.index == 0 and "before this transcript starts" \
-        in out.message
+    assert out.moved_to_end and out.index == 0 and "before this transcript starts" in out.message
     when = parse_jump("11:00", T0, first)
     out = jump_outcome(when, 20, T0 + timedelta(hours=1), 41, first, last)
     assert not out.moved_to_end and out.message.startswith("Jumped to entry 21 (11:00:00)")
@@ -418,8 +490,7 @@ async def test_o_on_a_task_without_its_subagent_says_so(tools_app) -> None:
         view = await open_session(app, pilot)
         view.move_cursor(calls(view, "Task")[0])
         await pilot.press("o")
-        assert said[-1].startswith("This Task call's subagent transcript is not in the "
-                                   "archive")
+        assert said[-1].startswith("This Task call's subagent transcript is not in the archive")
         assert len(app.screen.stack) == 1
         view.move_cursor(calls(view, "Bash")[0])
         await pilot.press("o")
@@ -428,8 +499,9 @@ async def test_o_on_a_task_without_its_subagent_says_so(tools_app) -> None:
 
 # ---- export never writes into the archive ----------------------------------------------
 def listing(root: Path) -> set[tuple[str, int]]:
-    return {(str(p.relative_to(root)), p.stat().st_size if p.is_file() else -1)
-            for p in root.rglob("*")}
+    return {
+        (str(p.relative_to(root)), p.stat().st_size if p.is_file() else -1) for p in root.rglob("*")
+    }
 
 
 async def export_dialog(app, pilot) -> str:
@@ -445,7 +517,8 @@ async def answer(app, pilot, value: str) -> None:
 
 
 async def test_export_from_inside_the_archive_goes_outside_it(
-        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = tools_app
     root = app.service.root
     home = tmp_path / "home"
@@ -473,7 +546,8 @@ async def test_export_from_inside_the_archive_goes_outside_it(
 
 
 async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
-        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = tools_app
     root = app.service.root
     outside = tmp_path / "work"
@@ -486,8 +560,13 @@ async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
         await open_session(app, pilot)
         default = Path(await export_dialog(app, pilot))
         assert default.parent == outside  # the working directory, outside the archive
-        for inside in (str(root / "exports" / "x.md"), str(root),
-                       str(root / "[b]x[/oops] [link].md"), "link/x.md", str(outside / "link")):
+        for inside in (
+            str(root / "exports" / "x.md"),
+            str(root),
+            str(root / "[b]x[/oops] [link].md"),
+            "link/x.md",
+            str(outside / "link"),
+        ):
             await answer(app, pilot, inside)
             assert "inside the archive" in said[-1], inside
             assert app.screen.query_one("#ask-input").value == str(default)
@@ -499,7 +578,8 @@ async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
 
 
 async def test_export_over_a_hard_link_into_the_archive_leaves_the_archive_alone(
-        tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = tools_app
     root = app.service.root
     transcript = next(root.rglob("*.jsonl"))

@@ -38,15 +38,22 @@ async def test_search_and_replay_screenshots(app) -> None:
         app.save_screenshot("search.svg", str(SHOTS))
 
         page = app.service.search("gitignore kind:assistant", session_id=FOLLOWUP_SESSION)
-        app.post_message(OpenSession(FOLLOWUP_SESSION,
-                                     entry_id=next(h.id for h in page.hits if not h.agent_id),
-                                     query="gitignore"))
+        app.post_message(
+            OpenSession(
+                FOLLOWUP_SESSION,
+                entry_id=next(h.id for h in page.hits if not h.agent_id),
+                query="gitignore",
+            )
+        )
         await still(app, pilot)
         app.save_screenshot("transcript.svg", str(SHOTS))
 
         view = app.screen.view  # an Edit unfolds into its diff, with its result under it
-        call = next(i for i in range(view.total) if view.entry(i).kind == "tool_call"
-                    and view.entry(i).tool == "Edit")
+        call = next(
+            i
+            for i in range(view.total)
+            if view.entry(i).kind == "tool_call" and view.entry(i).tool == "Edit"
+        )
         view.move_cursor(call, context=4)
         await pilot.press("enter")
         await still(app, pilot)

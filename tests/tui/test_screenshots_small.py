@@ -19,14 +19,17 @@ SIZE = (80, 24)
 
 
 @pytest.mark.screenshots
-@pytest.mark.parametrize(("name", "mode", "keys"), [
-    ("search", "search", ()),
-    ("timeline", "timeline", ()),
-    ("plans", "plans", ("down", "down", "enter")),
-    ("transcript", "search", ("down", "down", "enter")),  # a session (the first: a plan)
-    ("projects", "projects", ("down",)),
-    ("prompts", "prompts", ()),
-])
+@pytest.mark.parametrize(
+    ("name", "mode", "keys"),
+    [
+        ("search", "search", ()),
+        ("timeline", "timeline", ()),
+        ("plans", "plans", ("down", "down", "enter")),
+        ("transcript", "search", ("down", "down", "enter")),  # a session (the first: a plan)
+        ("projects", "projects", ("down",)),
+        ("prompts", "prompts", ()),
+    ],
+)
 async def test_small_screenshot(app, name: str, mode: str, keys: tuple[str, ...]) -> None:
     SHOTS.mkdir(exist_ok=True)
     app.live.state.role = "writer"

@@ -170,6 +170,7 @@ async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) 
         await pilot.pause(0.4)
         await settle(app, pilot)
         # the counts of what the results hold: tool output and thinking left out
-        want = app.service.search("gitignore walker -kind:thinking -kind:tool_result",
-                                  facets=True).facets
+        want = app.service.search(
+            "gitignore walker -kind:thinking -kind:tool_result", facets=True
+        ).facets
         assert shown and shown[-1] == want

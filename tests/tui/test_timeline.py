@@ -16,8 +16,10 @@ async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> No
         assert len(chart.buckets) == 30
         assert chart.buckets[chart.selected].day == "2026-11-20"
         table = app.screen.query_one(DaySessions)
-        assert [s.title for s in table.sessions] == ["Rate-limit login attempts",
-                                                    "Prepare tally v0.4.0 release"]
+        assert [s.title for s in table.sessions] == [
+            "Rate-limit login attempts",
+            "Prepare tally v0.4.0 release",
+        ]
         # step back a day with the chart focused: the 19th has one session
         await pilot.press("left")
         await settle(app, pilot)
@@ -42,8 +44,9 @@ async def test_week_and_month_buckets(app) -> None:
 
 async def test_project_filter_and_open_in_replay(app) -> None:
     opened: list[OpenSession] = []
-    async with app.run_test(size=SIZE, message_hook=lambda m: isinstance(m, OpenSession)
-                            and opened.append(m)) as pilot:
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
         screen = app.screen
@@ -72,8 +75,7 @@ async def test_refresh_keeps_selection(app) -> None:
         await settle(app, pilot)
         day = chart.buckets[chart.selected].day
         table = app.screen.query_one(DaySessions)
-        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(),
-                                                 frozenset())))
+        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(), frozenset())))
         await settle(app, pilot)
         assert chart.buckets[chart.selected].day == day == "2026-11-16"
         assert [s.title for s in table.sessions] == ["Fix flaky test_expiring_soon"]

@@ -56,8 +56,7 @@ async def test_playing_follows_the_recorded_pace(app) -> None:
         await pilot.press("s")  # 10x
         await pilot.press("space")
         assert screen.playing
-        assert screen.pending_delay == pytest.approx(
-            replay_delay(e0.timestamp, e1.timestamp, 10.0))
+        assert screen.pending_delay == pytest.approx(replay_delay(e0.timestamp, e1.timestamp, 10.0))
         screen._timer.stop()  # drive the clock by hand: one tick per step
         screen.replay_tick()
         assert view.cursor == 1
@@ -83,8 +82,12 @@ async def test_expand_a_tool_call_with_its_result(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
-        call = next(i for i in range(view.total) if view.entry(i).kind == "tool_call"
-                    and view.entry(i + 1).tool_use_id == view.entry(i).tool_use_id)
+        call = next(
+            i
+            for i in range(view.total)
+            if view.entry(i).kind == "tool_call"
+            and view.entry(i + 1).tool_use_id == view.entry(i).tool_use_id
+        )
         view.move_cursor(call)
         folded = view._height(call)
         await pilot.press("enter")
@@ -139,8 +142,11 @@ async def test_jump_to_a_time(app) -> None:
         await pilot.pause()
         await pilot.press(*target.timestamp.astimezone().strftime("%H:%M:%S"), "enter")
         await settle(app, pilot)
-        found = next(i for i in range(view.total)
-                     if view.entry(i).timestamp >= target.timestamp.replace(microsecond=0))
+        found = next(
+            i
+            for i in range(view.total)
+            if view.entry(i).timestamp >= target.timestamp.replace(microsecond=0)
+        )
         assert found <= 15
         assert view.cursor == view.pairs.shown(found)  # a result is shown at its call
 
@@ -149,8 +155,7 @@ def test_parse_when() -> None:
     base = datetime(2026, 11, 15, 10, 12, tzinfo=UTC)
     assert parse_when("+10m", base, base) == base + timedelta(minutes=10)
     assert parse_when("+1h", base, base) == base + timedelta(hours=1)
-    assert parse_when("2026-11-15T11:00:00+00:00", None, base) == base.replace(hour=11,
-                                                                                minute=0)
+    assert parse_when("2026-11-15T11:00:00+00:00", None, base) == base.replace(hour=11, minute=0)
     assert parse_when("10:30", base, base).astimezone(UTC).minute == 30
     with pytest.raises(ValueError):
         parse_when("tea time", base, base)
@@ -196,10 +201,18 @@ class BigTranscript(App[None]):
         t0 = datetime(2026, 1, 1, tzinfo=UTC)
         for p in message.pages:
             self.asked.append(p)
-            view.add_page(p, [Entry(id=f"e{i}", kind="assistant" if i % 2 else "prompt",
-                                    text=f"entry number {i}\n\nwith `code`",
-                                    timestamp=t0 + timedelta(seconds=i))
-                              for i in range(p * PAGE, min(self.TOTAL, (p + 1) * PAGE))])
+            view.add_page(
+                p,
+                [
+                    Entry(
+                        id=f"e{i}",
+                        kind="assistant" if i % 2 else "prompt",
+                        text=f"entry number {i}\n\nwith `code`",
+                        timestamp=t0 + timedelta(seconds=i),
+                    )
+                    for i in range(p * PAGE, min(self.TOTAL, (p + 1) * PAGE))
+                ],
+            )
 
 
 async def test_a_100k_entry_transcript_only_reads_what_is_on_screen() -> None:

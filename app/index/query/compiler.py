@@ -132,7 +132,10 @@ class _Compiler:
     NOTs above them), then the remaining text tree is compiled; see the module docstring."""
 
     def __init__(
-        self, schema: tantivy.Schema, analyzer: tantivy.TextAnalyzer, now: datetime,
+        self,
+        schema: tantivy.Schema,
+        analyzer: tantivy.TextAnalyzer,
+        now: datetime,
         warnings: list[str],
     ) -> None:
         self.schema = schema
@@ -172,8 +175,10 @@ class _Compiler:
             needed = [q for _t, q, req in rank_terms if req]
             may = [q for _t, q, req in rank_terms if not req]
             any_text = Query.boolean_query(
-                [(Occur.Must, q) for q in needed] + [(Occur.Should, q) for q in may]
-                + ([(Occur.Should, Query.boost_query(near, NEAR_BOOST))] if near else []))
+                [(Occur.Must, q) for q in needed]
+                + [(Occur.Should, q) for q in may]
+                + ([(Occur.Should, Query.boost_query(near, NEAR_BOOST))] if near else [])
+            )
             any_query = _conjunction([any_text, *fmust], fmust_not)
         return CompiledQuery(
             query=query,
@@ -203,8 +208,10 @@ class _Compiler:
         function words are left out (all kept when nothing else is left), quoted phrases
         and `+words` are required and other words are not; otherwise every positive term
         ranks and the query itself decides what must match."""
-        rows = [(_leaf_text(node), q, (not plain) or _required(node))
-                for node, q in zip(self.leaves, self.positive, strict=True)]
+        rows = [
+            (_leaf_text(node), q, (not plain) or _required(node))
+            for node, q in zip(self.leaves, self.positive, strict=True)
+        ]
         if not plain:
             return rows
         kept = [r for r in rows if r[2] or not (isinstance(r[0], str) and is_stopword(r[0]))]
@@ -289,16 +296,23 @@ class _Compiler:
         tokens = self.analyzer.analyze(word)
         if len(tokens) == 1:
             if prefix:
-                out.append(regex_query(self.schema, S.PARTS,
-                                             regex_escape(tokens[0]) + ".*"))
+                out.append(regex_query(self.schema, S.PARTS, regex_escape(tokens[0]) + ".*"))
             else:
                 out.append(Query.term_query(self.schema, S.PARTS, tokens[0]))
                 forms = [f for f in word_forms(tokens[0]) if f != tokens[0]]
                 if forms:  # scored terms, not a term set: a set collects every match up
                     # front, which cost a quarter of a typical search (measured)
-                    out.append(Query.boost_query(Query.boolean_query(
-                        [(Occur.Should, Query.term_query(self.schema, S.TEXT, f))
-                         for f in forms]), FORMS_BOOST))
+                    out.append(
+                        Query.boost_query(
+                            Query.boolean_query(
+                                [
+                                    (Occur.Should, Query.term_query(self.schema, S.TEXT, f))
+                                    for f in forms
+                                ]
+                            ),
+                            FORMS_BOOST,
+                        )
+                    )
         camel = split_camel(word)
         if len(camel) > 1 and not prefix:
             parts = self.analyzer.analyze(" ".join(camel))[:MAX_PHRASE_TOKENS]
@@ -357,9 +371,7 @@ class _Compiler:
                 if flt.field == "kind":
                     kinds.add(_kind(flt.value) or "")
         for qs in positive.values():
-            group = qs[0] if len(qs) == 1 else Query.boolean_query(
-                [(Occur.Should, q) for q in qs]
-            )
+            group = qs[0] if len(qs) == 1 else Query.boolean_query([(Occur.Should, q) for q in qs])
             # Filters select, they do not rank: a zero score leaves ranking to the text.
             must.append(Query.const_score_query(group, 0.0))
         kinds.discard("")
@@ -405,7 +417,8 @@ class _Compiler:
             return regex_query(self.schema, S.TOOL, f"(?i){esc}")
         except ValueError:
             self.warnings.append(
-                f"{clip(flt.raw, QUOTED_CHARS)} is too complex to match; it was ignored")
+                f"{clip(flt.raw, QUOTED_CHARS)} is too complex to match; it was ignored"
+            )
             return None
 
     def _date_filter(self, flt: Filter, value: str) -> Query | None:
@@ -456,8 +469,10 @@ def _conjunction(must: list[Query], must_not: list[Query]) -> Query:
         return Query.all_query()
     if len(must) == 1 and not must_not:
         return must[0]
-    return Query.boolean_query([(Occur.Must, q) for q in must or [Query.all_query()]]
-                               + [(Occur.MustNot, q) for q in must_not])
+    return Query.boolean_query(
+        [(Occur.Must, q) for q in must or [Query.all_query()]]
+        + [(Occur.MustNot, q) for q in must_not]
+    )
 
 
 def _is_plain(node: Node) -> bool:

@@ -68,8 +68,13 @@ def parse_date_bound(value: str, *, now: datetime) -> datetime:
         tz = UTC if offset == "z" else _parse_offset(offset)
     try:
         return datetime(
-            int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
-            int(second or 0), tzinfo=tz,
+            int(year),
+            int(month or 1),
+            int(day or 1),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            tzinfo=tz,
         )
     except ValueError as e:
         raise ValueError(f"{value.strip()!r} is not a valid date ({e})") from None
@@ -93,5 +98,3 @@ def _add_months(dt: datetime, months: int) -> datetime:
         raise ValueError("year out of range")
     day = min(dt.day, calendar.monthrange(year, month0 + 1)[1])
     return dt.replace(year=year, month=month0 + 1, day=day)
-
-

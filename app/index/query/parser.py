@@ -216,4 +216,3 @@ def parse(text: str, warnings: list[str] | None = None) -> Node | None:
     """Parse a query into its AST (None when nothing usable is left)."""
     warnings = [] if warnings is None else warnings
     return _Parser(tokenize(text, warnings), warnings).parse()
-

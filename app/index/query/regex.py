@@ -38,7 +38,6 @@ def contains_query(schema: tantivy.Schema, field_name: str, text: str) -> Query:
     return regex_query(schema, field_name, f"(?i).*{regex_escape(text)}.*")
 
 
-
 def regex_escape(text: str) -> str:
     """Escape for Tantivy's (Rust) regex syntax, which rejects some of `re.escape`'s escapes."""
     return "".join("\\" + c if c in _REGEX_META else c for c in text)

@@ -31,24 +31,50 @@ QUOTED_CHARS = 40
 
 # ---- field filters -----------------------------------------------------------------
 FILTER_FIELDS = (
-    "project", "session", "kind", "role", "tool", "file", "model", "branch", "after", "before",
+    "project",
+    "session",
+    "kind",
+    "role",
+    "tool",
+    "file",
+    "model",
+    "branch",
+    "after",
+    "before",
 )
 """Filter names (`name:value`), matched case-insensitively. Any other `x:y` is text."""
 
 KIND_ALIASES: dict[str, str] = {
     **{k: k for k in S.SEARCHABLE_KINDS},
-    "prompts": S.PROMPT, "user": S.PROMPT, "human": S.PROMPT,
-    "assistants": S.ASSISTANT, "reply": S.ASSISTANT, "replies": S.ASSISTANT,
+    "prompts": S.PROMPT,
+    "user": S.PROMPT,
+    "human": S.PROMPT,
+    "assistants": S.ASSISTANT,
+    "reply": S.ASSISTANT,
+    "replies": S.ASSISTANT,
     "claude": S.ASSISTANT,
-    "think": S.THINKING, "thoughts": S.THINKING, "reasoning": S.THINKING,
-    "tool": S.TOOL_CALL, "tools": S.TOOL_CALL, "call": S.TOOL_CALL, "calls": S.TOOL_CALL,
-    "toolcall": S.TOOL_CALL, "tool_calls": S.TOOL_CALL,
-    "result": S.TOOL_RESULT, "results": S.TOOL_RESULT, "output": S.TOOL_RESULT,
-    "outputs": S.TOOL_RESULT, "toolresult": S.TOOL_RESULT, "tool_results": S.TOOL_RESULT,
-    "summaries": S.SUMMARY, "recap": S.SUMMARY, "recaps": S.SUMMARY,
+    "think": S.THINKING,
+    "thoughts": S.THINKING,
+    "reasoning": S.THINKING,
+    "tool": S.TOOL_CALL,
+    "tools": S.TOOL_CALL,
+    "call": S.TOOL_CALL,
+    "calls": S.TOOL_CALL,
+    "toolcall": S.TOOL_CALL,
+    "tool_calls": S.TOOL_CALL,
+    "result": S.TOOL_RESULT,
+    "results": S.TOOL_RESULT,
+    "output": S.TOOL_RESULT,
+    "outputs": S.TOOL_RESULT,
+    "toolresult": S.TOOL_RESULT,
+    "tool_results": S.TOOL_RESULT,
+    "summaries": S.SUMMARY,
+    "recap": S.SUMMARY,
+    "recaps": S.SUMMARY,
     "events": S.EVENT,
     "plans": S.PLAN,
-    "memories": S.MEMORY, "mem": S.MEMORY,
+    "memories": S.MEMORY,
+    "mem": S.MEMORY,
     "hist": S.HISTORY,
 }
 """`kind:` values (lower-cased, `-` read as `_`) to the kinds of `schema.SEARCHABLE_KINDS`."""
@@ -113,8 +139,9 @@ class Token(Value):
     raw: str
     """As typed, for messages."""
 
-    def __init__(self, kind: str, text: str = "", field: str = "", quoted: bool = False,
-                 raw: str = "") -> None:
+    def __init__(
+        self, kind: str, text: str = "", field: str = "", quoted: bool = False, raw: str = ""
+    ) -> None:
         set_field(self, "kind", kind)
         set_field(self, "text", text)
         set_field(self, "field", field)
@@ -133,8 +160,7 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
     """
     if len(text) > MAX_QUERY_CHARS:
         warnings.append(
-            f"the query is {len(text)} characters long; only the first "
-            f"{MAX_QUERY_CHARS} were read"
+            f"the query is {len(text)} characters long; only the first {MAX_QUERY_CHARS} were read"
         )
         text = text[:MAX_QUERY_CHARS]
     tokens: list[Token] = []
@@ -168,8 +194,13 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
             depth = max(0, depth - 1)
             tokens.append(Token("RPAREN", raw=")"))
             continue
-        if c == "-" and i + 1 < n and not text[i + 1].isspace() and text[i + 1] not in "-)" \
-                and not _short_flag(text, i):
+        if (
+            c == "-"
+            and i + 1 < n
+            and not text[i + 1].isspace()
+            and text[i + 1] not in "-)"
+            and not _short_flag(text, i)
+        ):
             tokens.append(Token("MINUS", raw="-"))
             i += 1
             continue
@@ -179,8 +210,7 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
             continue
         if terms >= MAX_TERMS:
             warnings.append(
-                f"the query has more than {MAX_TERMS} terms; only the first {MAX_TERMS} "
-                "were used"
+                f"the query has more than {MAX_TERMS} terms; only the first {MAX_TERMS} were used"
             )
             break
         terms += 1
@@ -196,7 +226,7 @@ def tokenize(text: str, warnings: list[str]) -> list[Token]:
         m = _FIELD_RE.match(word)
         if m and m.group(1).lower() in FILTER_FIELDS:
             name = m.group(1).lower()
-            value = word[m.end():]
+            value = word[m.end() :]
             quoted = False
             if not value and i < n and text[i] == '"':
                 value, i = _read_phrase(text, i, warnings)
@@ -212,13 +242,13 @@ def _read_phrase(text: str, i: int, warnings: list[str]) -> tuple[str, int]:
     """Read `"..."` starting at the quote at `i`; an unclosed quote runs to the end."""
     end = text.find('"', i + 1)
     if end < 0:
-        value = text[i + 1:]
+        value = text[i + 1 :]
         warnings.append(
             f'the quote before "{clip(value, QUOTED_CHARS)}" is never closed; the rest of the '
             "query was read as one phrase"
         )
         return value, len(text)
-    return text[i + 1:end], end + 1
+    return text[i + 1 : end], end + 1
 
 
 def _read_word(text: str, i: int) -> tuple[str, int]:
@@ -244,5 +274,4 @@ def _short_flag(text: str, i: int) -> bool:
     """Whether the `-` at `i` starts a one-letter command-line flag (`claude -p`, `ls -l`):
     searched as a word like `--no-verify`, never read as leaving out a one-letter word."""
     end = i + 2
-    return text[i + 1].isalnum() and (end == len(text) or text[end].isspace()
-                                      or text[end] == ")")
+    return text[i + 1].isalnum() and (end == len(text) or text[end].isspace() or text[end] == ")")

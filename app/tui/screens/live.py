@@ -42,11 +42,19 @@ class LiveScreen(PaneScreen):
 
     BINDINGS = [
         Binding("end", "follow", "Follow end", tooltip="Jump to the end and follow"),
-        Binding("plus,equals_sign", "window(1)", "Longer window",
-                tooltip="Widen the 'active in the last N minutes' window"),
+        Binding(
+            "plus,equals_sign",
+            "window(1)",
+            "Longer window",
+            tooltip="Widen the 'active in the last N minutes' window",
+        ),
         Binding("minus", "window(-1)", "Shorter", tooltip="Narrow the window"),
-        Binding("o", "open_session", "Open in replay",
-                tooltip="Open the followed session in transcript replay"),
+        Binding(
+            "o",
+            "open_session",
+            "Open in replay",
+            tooltip="Open the followed session in transcript replay",
+        ),
         Binding("tab", "app.focus_next", "Switch", show=False),
     ]
 
@@ -67,8 +75,9 @@ class LiveScreen(PaneScreen):
         reset: bool
         error: str | None = None
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.window_index = 1
         self.session_id: str | None = None
@@ -102,7 +111,6 @@ class LiveScreen(PaneScreen):
         self._active_loaded(self._fetch_active(self._request, self.minutes, True))
         self.set_interval(REFRESH_SECONDS, self.reload)
 
-
     # ---- active sessions -----------------------------------------------------------
     def reload(self) -> None:
         self._request += 1
@@ -114,8 +122,7 @@ class LiveScreen(PaneScreen):
     def _load_active(self, request: int, minutes: int, first_too: bool = False) -> None:
         self.post_message(self._fetch_active(request, minutes, first_too))
 
-    def _fetch_active(self, request: int, minutes: int,
-                      first_too: bool = False) -> ActiveLoaded:
+    def _fetch_active(self, request: int, minutes: int, first_too: bool = False) -> ActiveLoaded:
         """The active sessions (and with `first_too` the first one's tail), as a message."""
         svc = self.service
         gen = svc.generation
@@ -145,8 +152,9 @@ class LiveScreen(PaneScreen):
             caption.update(f"[b]Error:[/] {msg.error}")
             return
         n = len(msg.sessions)
-        caption.update(f"[b]Active[/] [dim]last {self._window_label()} · {n} "
-                       f"session{'s' * (n != 1)}  (+/-)[/]")
+        caption.update(
+            f"[b]Active[/] [dim]last {self._window_label()} · {n} session{'s' * (n != 1)}  (+/-)[/]"
+        )
         lst = self.query_one(ActiveSessions)
         lst.show(msg.sessions, self.session_id)
         if self.session_id is None and msg.sessions:
@@ -200,14 +208,19 @@ class LiveScreen(PaneScreen):
         lst = self.query_one(ActiveSessions)
         info = next((s for s in lst.sessions if s.session_id == self.session_id), None)
         if info is None:
-            meta.update("[dim]no session followed: pick an active one (+ widens the window)[/]"
-                        if self.session_id is None else f"[b]{self.session_id[:8]}[/]")
+            meta.update(
+                "[dim]no session followed: pick an active one (+ widens the window)[/]"
+                if self.session_id is None
+                else f"[b]{self.session_id[:8]}[/]"
+            )
             return
         branch = ", ".join(info.branches) or "–"
-        meta.update(f"[b]{info.title or info.session_id[:8]}[/]\n"
-                    f"{short_project(info.project)} · {branch} · last write "
-                    f"{ago(info.last_activity)} · {info.messages} msgs · "
-                    f"{human_count(info.tokens.total)} tokens · [dim]{info.session_id}[/]")
+        meta.update(
+            f"[b]{info.title or info.session_id[:8]}[/]\n"
+            f"{short_project(info.project)} · {branch} · last write "
+            f"{ago(info.last_activity)} · {info.messages} msgs · "
+            f"{human_count(info.tokens.total)} tokens · [dim]{info.session_id}[/]"
+        )
 
     @on(TailView.Pending)
     def _pending(self, msg: TailView.Pending) -> None:

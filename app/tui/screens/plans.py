@@ -40,10 +40,19 @@ class PlansScreen(PaneScreen):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search within plans"),
         Binding("g", "toggle_grouping", "By project", tooltip="Group plans by project or not"),
-        Binding("o", "open_session", "Open session",
-                tooltip="Open the selected (or the plan's latest) session in replay"),
-        Binding("escape", "clear_search", "Clear", show=False,
-                tooltip="Empty the search, back to the tree"),
+        Binding(
+            "o",
+            "open_session",
+            "Open session",
+            tooltip="Open the selected (or the plan's latest) session in replay",
+        ),
+        Binding(
+            "escape",
+            "clear_search",
+            "Clear",
+            show=False,
+            tooltip="Empty the search, back to the tree",
+        ),
     ]
 
     @dataclass
@@ -64,8 +73,9 @@ class PlansScreen(PaneScreen):
         doc: PlanDoc | None
         error: str | None = None
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.query_text = ""
         self.by_project = False
@@ -112,19 +122,25 @@ class PlansScreen(PaneScreen):
         return groups
 
     @work(thread=True, group="plans", exclusive=True, exit_on_error=False)
-    def _load_plans(self, request: int, query: str, by_project: bool = False,
-                    first_too: bool = False) -> None:
+    def _load_plans(
+        self, request: int, query: str, by_project: bool = False, first_too: bool = False
+    ) -> None:
         self.post_message(self._fetch_plans(request, query, by_project, first_too))
 
-    def _fetch_plans(self, request: int, query: str, by_project: bool = False,
-                     first_too: bool = False) -> PlansLoaded:
+    def _fetch_plans(
+        self, request: int, query: str, by_project: bool = False, first_too: bool = False
+    ) -> PlansLoaded:
         """The list (and with `first_too` the top plan's document) as a message."""
         svc = self.service
         gen = svc.generation
         try:
             # a match in a subplan shows its whole plan
-            page = svc.plans(include_agent_plans=True, limit=PLAN_LIMIT,
-                             query=query or None, whole_plans=bool(query))
+            page = svc.plans(
+                include_agent_plans=True,
+                limit=PLAN_LIMIT,
+                query=query or None,
+                whole_plans=bool(query),
+            )
             groups = group_plans(page.plans)
             for g in groups:  # titles when a plan is opened, not for every plan now
                 g.title_of = lambda sid: svc.session_title(sid)[0]
@@ -165,8 +181,9 @@ class PlansScreen(PaneScreen):
         if self._reveal is not None:
             path, self._reveal = self._reveal, None
             if not tree.reveal(path):
-                self.notify("That plan is not in the archive's plan list any more.",
-                            severity="warning")
+                self.notify(
+                    "That plan is not in the archive's plan list any more.", severity="warning"
+                )
         if not groups:
             self._show_doc(None, None)
         else:
@@ -235,7 +252,8 @@ class PlansScreen(PaneScreen):
             f"{kind}[b]{p.codename}[/] · {short_project(p.project)} · "
             f"{local(p.modified, '%d %b %Y %H:%M')} · {human_bytes(p.size)}"
             f"{'  [dim](truncated)[/]' if part.truncated else ''}\n"
-            f"[dim]sessions:[/] {sessions}")
+            f"[dim]sessions:[/] {sessions}"
+        )
         scroll = self.query_one("#plan-scroll", VerticalScroll)
         same = md.source == part.text if hasattr(md, "source") else False
         if not same:

@@ -46,8 +46,10 @@ class ProjectSessions(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="project-sessions-box"):
-            yield Static(f"[b]{self.project_name}[/]  [dim]{home_path(self.project)}[/]",
-                         id="project-sessions-title")
+            yield Static(
+                f"[b]{self.project_name}[/]  [dim]{home_path(self.project)}[/]",
+                id="project-sessions-title",
+            )
             yield ProjectSessionList(id="project-sessions-table")
             yield Static("[dim]Enter open · Esc back[/]", id="project-sessions-help")
 
@@ -57,8 +59,10 @@ class ProjectSessions(ModalScreen[None]):
 
     @work(thread=True, group="project-sessions", exclusive=True, exit_on_error=False)
     def _load(self) -> None:
-        page = self.app.service.sessions(project=self.project,  # type: ignore[attr-defined]
-                                         limit=LIMIT)
+        page = self.app.service.sessions(
+            project=self.project,  # type: ignore[attr-defined]
+            limit=LIMIT,
+        )
         self.app.call_from_thread(self._show, page.sessions, page.total)
 
     def _show(self, sessions: list[SessionInfo], total: int) -> None:
@@ -66,7 +70,8 @@ class ProjectSessions(ModalScreen[None]):
         more = f" · the newest {len(sessions)}" if total > len(sessions) else ""
         self.query_one("#project-sessions-title", Static).update(
             f"[b]{self.project_name}[/]  [dim]{plural(total, 'session')}{more} · "
-            f"{home_path(self.project)}[/]")
+            f"{home_path(self.project)}[/]"
+        )
 
     @on(DaySessions.Opened)
     def _opened(self, msg: DaySessions.Opened) -> None:

@@ -40,7 +40,7 @@ class PathLine:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         room = options.max_width - len(self.facts)
-        path = self.path if len(self.path) <= room else "…" + self.path[-max(8, room - 1):]
+        path = self.path if len(self.path) <= room else "…" + self.path[-max(8, room - 1) :]
         yield Text(self.facts + path, style="dim", no_wrap=True, overflow="ellipsis")
 
 
@@ -53,11 +53,20 @@ class ProjectsScreen(PaneScreen):
     first_frame_complete = True
 
     BINDINGS = [
-        Binding("o", "open_session", "Open session",
-                tooltip="Open the session of a session-memory summary (or the project's "
-                        "latest session)"),
-        Binding("tab", "app.focus_next", "Next list", show=False,
-                tooltip="From the projects to their memory files and back"),
+        Binding(
+            "o",
+            "open_session",
+            "Open session",
+            tooltip="Open the session of a session-memory summary (or the project's "
+            "latest session)",
+        ),
+        Binding(
+            "tab",
+            "app.focus_next",
+            "Next list",
+            show=False,
+            tooltip="From the projects to their memory files and back",
+        ),
     ]
 
     @dataclass
@@ -76,8 +85,9 @@ class ProjectsScreen(PaneScreen):
         file: MemoryFile | None
         error: str | None = None
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._request = 0
         self._file_request = 0
@@ -112,21 +122,23 @@ class ProjectsScreen(PaneScreen):
         self._request += 1
         self._loaded_projects(self._fetch(self._request))
 
-
     def reload(self) -> None:
         self._request += 1
         self._prefetched = None
         selected = self.query_one(MemoryList).selected_file
-        self._load(self._request, self.query_one(ProjectTable).selected,
-                   selected.path if selected is not None else None)
+        self._load(
+            self._request,
+            self.query_one(ProjectTable).selected,
+            selected.path if selected is not None else None,
+        )
 
     @work(thread=True, group="projects", exclusive=True, exit_on_error=False)
-    def _load(self, request: int, project: str | None = None,
-              path: str | None = None) -> None:
+    def _load(self, request: int, project: str | None = None, path: str | None = None) -> None:
         self.post_message(self._fetch(request, project, path))
 
-    def _fetch(self, request: int, project: str | None = None,
-               path: str | None = None) -> ProjectsLoaded:
+    def _fetch(
+        self, request: int, project: str | None = None, path: str | None = None
+    ) -> ProjectsLoaded:
         """Projects, memory files and the file the lists will select, as a message."""
         svc = self.service
         gen = svc.generation
@@ -135,8 +147,12 @@ class ProjectsScreen(PaneScreen):
             memory: dict[str, list[MemoryFileInfo]] = {}
             for f in svc.memory_files():
                 memory.setdefault(f.project, []).append(f)
-            titles = {f.session_id: svc.session_title(f.session_id)[0]
-                      for files in memory.values() for f in files if f.session_id}
+            titles = {
+                f.session_id: svc.session_title(f.session_id)[0]
+                for files in memory.values()
+                for f in files
+                if f.session_id
+            }
         except Exception as exc:
             return self.ProjectsLoaded(request, [], {}, {}, str(exc))
         # the file the lists will select (as ProjectTable.show and MemoryList.show keep
@@ -169,7 +185,8 @@ class ProjectsScreen(PaneScreen):
         n = len(msg.projects)
         self.query_one("#projects-caption", Static).update(
             f"Projects [dim]{n} · {plural(sum(p.sessions for p in msg.projects), 'session')} · "
-            f"{human_bytes(sum(p.archive_bytes for p in msg.projects))}[/]")
+            f"{human_bytes(sum(p.archive_bytes for p in msg.projects))}[/]"
+        )
         self._show_memory_list()
 
     def _show_memory_list(self) -> None:
@@ -183,7 +200,8 @@ class ProjectsScreen(PaneScreen):
         extra = f" · {summaries} session {noun}" if summaries else ""
         self.query_one("#memory-caption", Static).update(
             f"Memory [dim]{home_path(project or '')} · "  # full path: the list has names
-            f"{plural(len(files) - summaries, 'file')}{extra}[/]")
+            f"{plural(len(files) - summaries, 'file')}{extra}[/]"
+        )
         self._load_selected_file(force=True)
 
     def reveal(self, path: str, project: str = "") -> None:
@@ -191,12 +209,17 @@ class ProjectsScreen(PaneScreen):
         project's list, and show it."""
         table = self.query_one(ProjectTable)
         paths = [p.path for p in table.projects]
-        owner = project if project in paths else next(
-            (p for p, files in self._memory.items() if any(f.path == path for f in files)),
-            None)
+        owner = (
+            project
+            if project in paths
+            else next(
+                (p for p, files in self._memory.items() if any(f.path == path for f in files)), None
+            )
+        )
         if owner is None or owner not in paths:
-            self.notify("That memory file's project is not in the archive any more.",
-                        severity="warning")
+            self.notify(
+                "That memory file's project is not in the archive any more.", severity="warning"
+            )
             return
         table.move_cursor(row=paths.index(owner), animate=False)
         if self._list_for != owner:
@@ -238,7 +261,9 @@ class ProjectsScreen(PaneScreen):
     def _show_project_only(self, project: str | None) -> None:
         self.query_one("#memory-meta", Static).update(
             f"[b]{home_path(project or '')}[/]\n[dim]no memory files[/]"
-            if project else "[dim]no project[/]")
+            if project
+            else "[dim]no project[/]"
+        )
         self.query_one("#memory-markdown", MarkdownView).update("")
 
     @work(thread=True, group="memory-file", exclusive=True, exit_on_error=False)
@@ -262,14 +287,22 @@ class ProjectsScreen(PaneScreen):
         where = f"{short_project(info.project)} · {info.filename}"
         if info.session_id:
             title = self._titles.get(info.session_id) or info.session_id[:8]
-            where = (f"session memory of [b]{escape(title)}[/] ({info.session_id[:8]}) · "
-                     f"[dim]o opens it[/]")
-        heading = "Session memory" if info.session_id else (info.title.split(': ', 1)[-1]
-                                                             or info.filename)
-        facts = (f"{human_bytes(info.size)} · changed "
-                 f"{local(info.modified, '%d %b %Y %H:%M')} ({ago(info.modified)}) · ")
-        meta.update(Group(Text.from_markup(f"[b]{escape(heading)}[/]\n{where}"),
-                          PathLine(facts, info.path)))
+            where = (
+                f"session memory of [b]{escape(title)}[/] ({info.session_id[:8]}) · "
+                f"[dim]o opens it[/]"
+            )
+        heading = (
+            "Session memory"
+            if info.session_id
+            else (info.title.split(": ", 1)[-1] or info.filename)
+        )
+        facts = (
+            f"{human_bytes(info.size)} · changed "
+            f"{local(info.modified, '%d %b %Y %H:%M')} ({ago(info.modified)}) · "
+        )
+        meta.update(
+            Group(Text.from_markup(f"[b]{escape(heading)}[/]\n{where}"), PathLine(facts, info.path))
+        )
         md = self.query_one("#memory-markdown", MarkdownView)
         if getattr(md, "source", None) != msg.file.text:
             md.update(msg.file.text)

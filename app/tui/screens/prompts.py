@@ -56,14 +56,31 @@ class PromptsScreen(PaneScreen):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", tooltip="Search the prompts"),
         Binding("f", "focus_project", "Project", tooltip="Filter by project"),
-        Binding("a", "focus_since", "Since",
-                tooltip="Only prompts since a date: 7d, 2w, 2026-11-01 (the since box)"),
-        Binding("s", "toggle_session", "This session",
-                tooltip="Only the prompts of the selected prompt's session (again: all)"),
-        Binding("o", "open_session", "Open",
-                tooltip="Open the prompt's session in replay, at this prompt (or Enter)"),
-        Binding("escape", "clear", "Clear", show=False,
-                tooltip="Empty the search and since boxes, back to the list"),
+        Binding(
+            "a",
+            "focus_since",
+            "Since",
+            tooltip="Only prompts since a date: 7d, 2w, 2026-11-01 (the since box)",
+        ),
+        Binding(
+            "s",
+            "toggle_session",
+            "This session",
+            tooltip="Only the prompts of the selected prompt's session (again: all)",
+        ),
+        Binding(
+            "o",
+            "open_session",
+            "Open",
+            tooltip="Open the prompt's session in replay, at this prompt (or Enter)",
+        ),
+        Binding(
+            "escape",
+            "clear",
+            "Clear",
+            show=False,
+            tooltip="Empty the search and since boxes, back to the list",
+        ),
     ]
 
     @dataclass
@@ -75,8 +92,9 @@ class PromptsScreen(PaneScreen):
         warnings: list[str] = field(default_factory=list)
         error: str | None = None
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.filter = PromptFilter()
         self._request = 0
@@ -109,7 +127,6 @@ class PromptsScreen(PaneScreen):
         except Exception as exc:  # the filter offers no project; never a crash
             self.notify(f"Projects: {exc}", title="Something went wrong", severity="error")
 
-
     # ---- queries -------------------------------------------------------------------
     def reload(self, *, live: bool = False) -> None:
         self._request += 1
@@ -119,19 +136,24 @@ class PromptsScreen(PaneScreen):
         self._load(self._request, self.filter, limit, 0, False)
 
     @work(thread=True, group="prompts", exclusive=True, exit_on_error=False)
-    def _load(self, request: int, flt: PromptFilter, limit: int, offset: int,
-              append: bool) -> None:
+    def _load(self, request: int, flt: PromptFilter, limit: int, offset: int, append: bool) -> None:
         self.post_message(self._fetch(request, flt, limit, offset, append))
 
-    def _fetch(self, request: int, flt: PromptFilter, limit: int, offset: int,
-               append: bool) -> PromptsLoaded:
+    def _fetch(
+        self, request: int, flt: PromptFilter, limit: int, offset: int, append: bool
+    ) -> PromptsLoaded:
         """A page of prompts, as a message."""
         svc = self.service
         gen = svc.generation
         try:  # `since 3d`: the archive's last three days, as the Timeline counts them
-            page = svc.history(query=flt.query or None, project=flt.project,
-                               session_id=flt.session, since=svc.archive_date(flt.since),
-                               limit=limit, offset=offset)
+            page = svc.history(
+                query=flt.query or None,
+                project=flt.project,
+                session_id=flt.session,
+                since=svc.archive_date(flt.since),
+                limit=limit,
+                offset=offset,
+            )
         except Exception as exc:
             return self.PromptsLoaded(request, [], 0, append, [], str(exc))
         if not append:
@@ -143,8 +165,7 @@ class PromptsScreen(PaneScreen):
         with self.prevent(Select.Changed):
             # one line each, cut from the middle (a wrapped `Work/entire/deve` / `nv/cli`
             # read as two projects)
-            select.set_options([(fit_name(short_project(p), SELECT_NAME), p)
-                                for p in projects])
+            select.set_options([(fit_name(short_project(p), SELECT_NAME), p) for p in projects])
             if self.filter.project in projects:
                 select.value = self.filter.project
 
@@ -199,9 +220,10 @@ class PromptsScreen(PaneScreen):
         head = Text.from_markup(
             f"[b]{escape(short_project(it.project))}[/] · "
             f"{local(it.timestamp, '%a %d %b %Y %H:%M')}"
-            f"{f' ({when})' if when.endswith('ago') else ''}")
+            f"{f' ({when})' if when.endswith('ago') else ''}"
+        )
         if it.session_id:  # its title unless the title is this very prompt
-            same = title and " ".join(title.split()) == " ".join(text.split())[:len(title)]
+            same = title and " ".join(title.split()) == " ".join(text.split())[: len(title)]
             head.append(" · session ")
             if title and not same:
                 head.append(title, style="bold")
@@ -232,8 +254,13 @@ class PromptsScreen(PaneScreen):
         if msg.item.session_id:
             self._open_at_prompt(msg.item)
 
-    @work(thread=True, group="prompts-open", exclusive=True, exit_on_error=False,
-          description="Finding the prompt in its session")
+    @work(
+        thread=True,
+        group="prompts-open",
+        exclusive=True,
+        exit_on_error=False,
+        description="Finding the prompt in its session",
+    )
     def _open_at_prompt(self, item: HistoryItem) -> None:
         entry = self.service.prompt_entry(item.session_id, item.text, item.timestamp)
         self.post_message(OpenSession(item.session_id, entry_id=entry))

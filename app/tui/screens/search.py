@@ -69,21 +69,47 @@ class SearchScreen(PaneScreen):
     """Type to search; Tab moves query → results → facets; Enter opens a hit."""
 
     BINDINGS = [
-        Binding("ctrl+g", "toggle_group", "Group/hits",
-                tooltip="Results grouped by session, or every hit on its own."),
-        Binding("ctrl+t", "toggle_all_kinds", "Tool output",
-                tooltip="Also search tool output and thinking (left out by default)."),
-        Binding("ctrl+f", "focus_facets", "Facets",
-                tooltip="Filter by project, kind or date (Enter toggles one)."),
-        Binding("ctrl+o", "toggle_preview", "Preview",
-                tooltip="Show or hide the preview (hidden below 100 columns: the results "
-                        "take the width)."),
+        Binding(
+            "ctrl+g",
+            "toggle_group",
+            "Group/hits",
+            tooltip="Results grouped by session, or every hit on its own.",
+        ),
+        Binding(
+            "ctrl+t",
+            "toggle_all_kinds",
+            "Tool output",
+            tooltip="Also search tool output and thinking (left out by default).",
+        ),
+        Binding(
+            "ctrl+f",
+            "focus_facets",
+            "Facets",
+            tooltip="Filter by project, kind or date (Enter toggles one).",
+        ),
+        Binding(
+            "ctrl+o",
+            "toggle_preview",
+            "Preview",
+            tooltip="Show or hide the preview (hidden below 100 columns: the results "
+            "take the width).",
+        ),
         Binding("ctrl+x", "clear_filters", "Clear filters", tooltip="Drop every facet filter."),
-        Binding("slash", "focus_query", "Query", show=False,
-                tooltip="Back to the query line, the cursor at its end."),
+        Binding(
+            "slash",
+            "focus_query",
+            "Query",
+            show=False,
+            tooltip="Back to the query line, the cursor at its end.",
+        ),
         Binding("escape", "focus_query", "Query", show=False),
-        Binding("question_mark", "keys", "Keys", priority=True,
-                tooltip="Every key of this pane (typed into a query that has text)."),
+        Binding(
+            "question_mark",
+            "keys",
+            "Keys",
+            priority=True,
+            tooltip="Every key of this pane (typed into a query that has text).",
+        ),
     ]
 
     SHOW_TIMING = True
@@ -116,8 +142,9 @@ class SearchScreen(PaneScreen):
         hit_id: str
         context: ContextResult | None
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.filters = Filters()
         """The facet filters in force."""
@@ -148,9 +175,12 @@ class SearchScreen(PaneScreen):
     def compose(self) -> ComposeResult:
         yield ArchiveHeader("Search")
         # no select-all on focus: keys typed in a list are appended (`/` and Esc select)
-        yield QueryInput(placeholder="Search your archive…  e.g.  migration project:billing "
-                                "after:7d  kind:prompt  \"exact phrase\"", id="query",
-                    select_on_focus=False)
+        yield QueryInput(
+            placeholder="Search your archive…  e.g.  migration project:billing "
+            'after:7d  kind:prompt  "exact phrase"',
+            id="query",
+            select_on_focus=False,
+        )
         yield Static(id="search-status")
         with Horizontal(id="search-body"):
             yield FacetList(id="facets")
@@ -180,43 +210,76 @@ class SearchScreen(PaneScreen):
 
     def _start_search(self) -> None:
         self._in_flight, self._pending = self._token, False
-        args = (self.query_text, self.filters.project, sorted(self.filters.kinds),
-                self.filters.since, self.grouped, self.all_kinds)
+        args = (
+            self.query_text,
+            self.filters.project,
+            sorted(self.filters.kinds),
+            self.filters.since,
+            self.grouped,
+            self.all_kinds,
+        )
         self._search_args = (self._token, args)
         # facets with the results only when they count what the results hold (nothing
         # left out): otherwise their own query, which leaves out the same kinds
-        facets = (self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0) \
-            and not self._left_out()
+        facets = (
+            self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0
+        ) and not self._left_out()
         self._run_search(self._token, *args, facets)
 
-    @work(thread=True, group="search", exit_on_error=False,
-          description="Searching the archive")
-    def _run_search(self, token: int, text: str, project: str | None, kinds: list[str],
-                    since: str | None, grouped: bool, all_kinds: bool,
-                    facets: bool = True) -> None:
+    @work(thread=True, group="search", exit_on_error=False, description="Searching the archive")
+    def _run_search(
+        self,
+        token: int,
+        text: str,
+        project: str | None,
+        kinds: list[str],
+        since: str | None,
+        grouped: bool,
+        all_kinds: bool,
+        facets: bool = True,
+    ) -> None:
         try:
             self._search_now(token, text, project, kinds, since, grouped, all_kinds, facets)
         except BaseException as exc:
             self.post_message(self.ResultsReady(token, None, None, f"search failed: {exc}"))
             raise
 
-    def _search_now(self, token: int, text: str, project: str | None, kinds: list[str],
-                    since: str | None, grouped: bool, all_kinds: bool,
-                    facets: bool = True) -> None:
+    def _search_now(
+        self,
+        token: int,
+        text: str,
+        project: str | None,
+        kinds: list[str],
+        since: str | None,
+        grouped: bool,
+        all_kinds: bool,
+        facets: bool = True,
+    ) -> None:
         service = self.app.service
         args: dict[str, Any] = {
-            "project": project, "kind": kinds or None, "since": since, "facets": facets,
-            "include_tool_results": all_kinds, "include_thinking": all_kinds}
+            "project": project,
+            "kind": kinds or None,
+            "since": since,
+            "facets": facets,
+            "include_tool_results": all_kinds,
+            "include_thinking": all_kinds,
+        }
         try:
             groups = None
             if grouped and not text.strip():  # recent activity: one row per session
-                page = service.recent_activity(limit=GROUP_LIMIT,
-                                               hits_per_group=SNIPPETS_PER_GROUP, **args)
+                page = service.recent_activity(
+                    limit=GROUP_LIMIT, hits_per_group=SNIPPETS_PER_GROUP, **args
+                )
                 groups = page.groups
             elif grouped and self._server_groups:
                 try:
-                    page = service.search(text, limit=GROUP_LIMIT, group_by_session=True,
-                                          hits_per_group=SNIPPETS_PER_GROUP, **args)
+                    page = service.search(
+                        text,
+                        limit=GROUP_LIMIT,
+                        group_by_session=True,
+                        hits_per_group=SNIPPETS_PER_GROUP,
+                        **args,
+                    )
                     groups = page.groups
                 except ServiceError:
                     raise
@@ -230,8 +293,9 @@ class SearchScreen(PaneScreen):
                         if g.session_id:
                             g.title = service.session_title(g.session_id)[0] or g.title
             if grouped and page.ignored:  # every word ignored: the empty query's list
-                recent = service.recent_activity(limit=GROUP_LIMIT,
-                                                 hits_per_group=SNIPPETS_PER_GROUP, **args)
+                recent = service.recent_activity(
+                    limit=GROUP_LIMIT, hits_per_group=SNIPPETS_PER_GROUP, **args
+                )
                 recent.query, recent.warnings, recent.ignored = page.query, page.warnings, True
                 page, groups = recent, recent.groups
         except ServiceError as exc:
@@ -257,9 +321,11 @@ class SearchScreen(PaneScreen):
             status.update(Text(f"⚠ {message.error}", "bold red"))
             return
         page = self.page = message.page
-        self._terms = tuple(w.strip('"').lower() for w in page.query.split()
-                            if ":" not in w and w.upper() not in ("AND", "OR", "NOT")
-                            and len(w.strip('"')) > 1)
+        self._terms = tuple(
+            w.strip('"').lower()
+            for w in page.query.split()
+            if ":" not in w and w.upper() not in ("AND", "OR", "NOT") and len(w.strip('"')) > 1
+        )
         self.query_one(ResultList).show(page, message.groups, keep=keep)
         # `_facets_key` is what the facet list shows; a pending redraw is replaced by the
         # newest one, and dropped when the newest counts are those already shown (as after
@@ -273,13 +339,22 @@ class SearchScreen(PaneScreen):
             self._fetch_facets(message.token)  # the first ones: at once
         else:  # their own query, once the results have rested (typing costs none)
             self._facets_timer = self.set_timer(
-                self.FACETS_DELAY, lambda token=message.token: self._fetch_facets(token))
+                self.FACETS_DELAY, lambda token=message.token: self._fetch_facets(token)
+            )
         self._show_status(self._status_text(page, message.groups))
         if not page.hits:
             self._cancel_preview()
-            self.query_one(HitPreview).show_message(Text(
-                "No results." + ("  Facet filters are on: ctrl+x clears them."
-                                 if self.filters.active() else ""), "italic"))
+            self.query_one(HitPreview).show_message(
+                Text(
+                    "No results."
+                    + (
+                        "  Facet filters are on: ctrl+x clears them."
+                        if self.filters.active()
+                        else ""
+                    ),
+                    "italic",
+                )
+            )
 
     def _fetch_facets(self, token: int) -> None:
         self._facets_timer = None
@@ -292,14 +367,33 @@ class SearchScreen(PaneScreen):
             text = " ".join([str(text), *(f"-kind:{k}" for k in left_out)])
         self._run_facets(token, text, project, kinds, since, all_kinds)
 
-    @work(thread=True, group="facets", exclusive=True, exit_on_error=False,
-          description="Counting the facets")
-    def _run_facets(self, token: int, text: str, project: str | None, kinds: list[str],
-                    since: str | None, all_kinds: bool) -> None:
+    @work(
+        thread=True,
+        group="facets",
+        exclusive=True,
+        exit_on_error=False,
+        description="Counting the facets",
+    )
+    def _run_facets(
+        self,
+        token: int,
+        text: str,
+        project: str | None,
+        kinds: list[str],
+        since: str | None,
+        all_kinds: bool,
+    ) -> None:
         try:  # the counts do not depend on grouping, the kinds asked for or the limit
             page = self.app.service.search(
-                text, limit=1, project=project, kind=kinds or None, since=since,
-                facets=True, include_tool_results=all_kinds, include_thinking=all_kinds)
+                text,
+                limit=1,
+                project=project,
+                kind=kinds or None,
+                since=since,
+                facets=True,
+                include_tool_results=all_kinds,
+                include_thinking=all_kinds,
+            )
         except ServiceError:
             return  # the results' own search said what is wrong with the query
         self.post_message(self.FacetsReady(token, page.facets))
@@ -309,15 +403,19 @@ class SearchScreen(PaneScreen):
         message.stop()
         if message.token != self._token or message.token != self._shown_token:
             return
-        key = (message.facets, self.filters.project, frozenset(self.filters.kinds),
-               self.filters.since)
+        key = (
+            message.facets,
+            self.filters.project,
+            frozenset(self.filters.kinds),
+            self.filters.since,
+        )
         if key != self._facets_key:
             self._facets_key = key
-            self.query_one(FacetList).show(message.facets, self.filters,
-                                           left_out=self._left_out())
+            self.query_one(FacetList).show(message.facets, self.filters, left_out=self._left_out())
 
-    def _left_out(self, kinds: list[str] | None = None,
-                  all_kinds: bool | None = None) -> tuple[str, ...]:
+    def _left_out(
+        self, kinds: list[str] | None = None, all_kinds: bool | None = None
+    ) -> tuple[str, ...]:
         """The kinds the results leave out (none when the query or a facet names kinds,
         or ctrl+t asked for everything)."""
         kinds = sorted(self.filters.kinds) if kinds is None else kinds
@@ -334,10 +432,15 @@ class SearchScreen(PaneScreen):
         self._status_lines = lines
 
     def _status_text(self, page: SearchPage, groups: list[SessionGroup] | None) -> Text:
-        width = self.query_one("#search-status", Static).content_region.width \
-            or self.size.width - 4
-        return status_text(page, groups, self.filters, timing=self.SHOW_TIMING,
-                           left_out=bool(self._left_out()), width=width)
+        width = self.query_one("#search-status", Static).content_region.width or self.size.width - 4
+        return status_text(
+            page,
+            groups,
+            self.filters,
+            timing=self.SHOW_TIMING,
+            left_out=bool(self._left_out()),
+            width=width,
+        )
 
     # ---- preview -------------------------------------------------------------------
     @on(ResultList.HitHighlighted)
@@ -348,19 +451,24 @@ class SearchScreen(PaneScreen):
             self._run_preview(message.hit)
         else:  # read it once the cursor rests (typing and scrolling cost no previews)
             self._preview_timer = self.set_timer(
-                self.PREVIEW_DELAY, lambda hit=message.hit: self._run_preview(hit))
+                self.PREVIEW_DELAY, lambda hit=message.hit: self._run_preview(hit)
+            )
 
     def _cancel_preview(self) -> None:
         if self._preview_timer is not None:
             self._preview_timer.stop()
             self._preview_timer = None
 
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False,
-          description="Reading the preview")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="preview",
+        exit_on_error=False,
+        description="Reading the preview",
+    )
     def _run_preview(self, hit: Hit) -> None:
         try:
-            ctx = self.app.service.context(hit.id, before=2, after=3,
-                                           max_chars=700)
+            ctx = self.app.service.context(hit.id, before=2, after=3, max_chars=700)
         except ServiceError:
             ctx = None
         self.post_message(self.PreviewReady(hit.id, ctx))
@@ -399,9 +507,12 @@ class SearchScreen(PaneScreen):
         if event.key == "down" and isinstance(focused, Input):
             self.query_one(ResultList).focus()
             event.stop()
-        elif isinstance(focused, (ResultList, FacetList)) and event.is_printable \
-                and event.character and (event.character.isdigit()
-                                         or event.key not in self.active_bindings):
+        elif (
+            isinstance(focused, (ResultList, FacetList))
+            and event.is_printable
+            and event.character
+            and (event.character.isdigit() or event.key not in self.active_bindings)
+        ):
             # typed in a list: to the query, appended (as in fzf); bound keys (j/k, /, ?)
             # keep their meaning, digits are typed (`3d`, `v2`): F1-F7 switch panes
             event.stop()
@@ -484,8 +595,11 @@ class SearchScreen(PaneScreen):
         """Open a hit where it lives."""
         query = self.query_text or None
         if hit.kind in TRANSCRIPT_KINDS and hit.session_id:
-            self.post_message(OpenSession(hit.session_id, entry_id=hit.id,
-                                          agent_id=hit.agent_id or None, query=query))
+            self.post_message(
+                OpenSession(
+                    hit.session_id, entry_id=hit.id, agent_id=hit.agent_id or None, query=query
+                )
+            )
         elif hit.kind == "history" and hit.session_id:
             self._open_history(hit, query)
         elif hit.kind == "plan" and hit.path:
@@ -495,8 +609,13 @@ class SearchScreen(PaneScreen):
         else:
             self.notify("This hit has no transcript to open.", severity="warning")
 
-    @work(thread=True, group="open-history", exclusive=True, exit_on_error=False,
-          description="Finding the prompt in its session")
+    @work(
+        thread=True,
+        group="open-history",
+        exclusive=True,
+        exit_on_error=False,
+        description="Finding the prompt in its session",
+    )
     def _open_history(self, hit: Hit, query: str | None) -> None:
         """A typed prompt opens its session at the prompt entry it became."""
         service = self.app.service

@@ -25,14 +25,22 @@ def left_out_kinds(query: str, kinds: list[str], all_kinds: bool) -> tuple[str, 
     return LEFT_OUT_KINDS
 
 
-def status_text(page: SearchPage, groups: list[SessionGroup] | None, filters: Filters, *,
-                timing: bool, left_out: bool, width: int) -> Text:
+def status_text(
+    page: SearchPage,
+    groups: list[SessionGroup] | None,
+    filters: Filters,
+    *,
+    timing: bool,
+    left_out: bool,
+    width: int,
+) -> Text:
     """Count first (it never wraps away), filters, warnings, then the ctrl+t hint."""
     out = Text()
     # a query of nothing but ignored words matched everything: what is listed is the
     # recent activity, and the count of "matches" would be the whole archive
-    what = "recent activity" if not page.query.strip() or page.ignored \
-        else f"{page.total:,} matching"
+    what = (
+        "recent activity" if not page.query.strip() or page.ignored else f"{page.total:,} matching"
+    )
     if page.ignored:
         what = "nothing to search for: recent activity"
     out.append(what, "dim")

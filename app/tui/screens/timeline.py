@@ -41,8 +41,9 @@ def _day(d: str) -> datetime:
     return datetime.combine(date.fromisoformat(d), time(), tzinfo=UTC)
 
 
-def _selected(days: list[DayActivity], key: str | None,
-              within: tuple[str, str] | None = None) -> int:
+def _selected(
+    days: list[DayActivity], key: str | None, within: tuple[str, str] | None = None
+) -> int:
     """The bucket to select: the kept one, else the last with activity (in `within`, the
     [first, end) days of a coarser bucket, when given), else the last."""
     keys = [b.day for b in days]
@@ -59,8 +60,9 @@ def _selected(days: list[DayActivity], key: str | None,
 
 def last_active_day(projects: list[ProjectInfo], project: str | None) -> date | None:
     """The (UTC) day of the last activity of the archive, or of one project."""
-    last = [p.last_activity for p in projects
-            if p.last_activity and (not project or p.path == project)]
+    last = [
+        p.last_activity for p in projects if p.last_activity and (not project or p.path == project)
+    ]
     return max(last).astimezone(UTC).date() if last else None
 
 
@@ -103,21 +105,43 @@ class TimelineScreen(PaneScreen):
         Binding("d", "bucket('day')", "Days", tooltip="One bar per day (30 days)"),
         Binding("w", "bucket('week')", "Weeks", tooltip="One bar per week (26 weeks)"),
         Binding("m", "bucket('month')", "Months", tooltip="One bar per month (12 months)"),
-        Binding("left_square_bracket", "shift(-1)", "Earlier",
-                tooltip="Move the range one window back"),
-        Binding("right_square_bracket", "shift(1)", "Later",
-                tooltip="Move the range one window forward"),
+        Binding(
+            "left_square_bracket", "shift(-1)", "Earlier", tooltip="Move the range one window back"
+        ),
+        Binding(
+            "right_square_bracket", "shift(1)", "Later", tooltip="Move the range one window forward"
+        ),
         Binding("t", "today", "Today", show=False, tooltip="Range ending today"),
         Binding("f", "focus_project", "Project", tooltip="Filter by project"),
         Binding("o", "open_session", "Open", tooltip="Open the selected session in replay"),
-        Binding("enter", "open_session", "Open", show=False,
-                tooltip="Open the selected session in replay (from the chart too)"),
-        Binding("left", "step(-1)", "Earlier bucket", show=False,
-                tooltip="The bucket before (from anywhere in the pane)"),
-        Binding("right", "step(1)", "Later bucket", show=False,
-                tooltip="The bucket after (from anywhere in the pane)"),
-        Binding("escape", "focus_chart", "Chart", show=False,
-                tooltip="Back to the chart (from the project filter or the sessions)"),
+        Binding(
+            "enter",
+            "open_session",
+            "Open",
+            show=False,
+            tooltip="Open the selected session in replay (from the chart too)",
+        ),
+        Binding(
+            "left",
+            "step(-1)",
+            "Earlier bucket",
+            show=False,
+            tooltip="The bucket before (from anywhere in the pane)",
+        ),
+        Binding(
+            "right",
+            "step(1)",
+            "Later bucket",
+            show=False,
+            tooltip="The bucket after (from anywhere in the pane)",
+        ),
+        Binding(
+            "escape",
+            "focus_chart",
+            "Chart",
+            show=False,
+            tooltip="Back to the chart (from the project filter or the sessions)",
+        ),
     ]
 
     @dataclass
@@ -144,8 +168,9 @@ class TimelineScreen(PaneScreen):
         total: int
         error: str | None = None
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.bucket_kind = "day"
         self.end: date | None = None
@@ -171,8 +196,7 @@ class TimelineScreen(PaneScreen):
         with Horizontal(id="timeline-bar"):
             yield Static("Timeline", id="timeline-title")
             yield Static("", id="timeline-range")
-            yield Select[str]([], prompt="All projects", id="timeline-project",
-                              allow_blank=True)
+            yield Select[str]([], prompt="All projects", id="timeline-project", allow_blank=True)
         yield ActivityChart(id="timeline-chart")
         yield Static("", id="timeline-day")
         yield DaySessions(id="timeline-sessions")
@@ -189,23 +213,40 @@ class TimelineScreen(PaneScreen):
         """Re-run the timeline query (keeps the selected bucket and session); `inline`:
         in this call rather than in a worker."""
         self._tl_request += 1
-        args = (self._tl_request, self.end, self.bucket_kind, self.project,
-                self.selected_key, self._within)
+        args = (
+            self._tl_request,
+            self.end,
+            self.bucket_kind,
+            self.project,
+            self.selected_key,
+            self._within,
+        )
         if inline:
             self._timeline_loaded(self._fetch_timeline(*args))
         else:
             self._load_timeline(*args)
 
     @work(thread=True, group="timeline", exclusive=True, exit_on_error=False)
-    def _load_timeline(self, request: int, end: date | None, kind: str,
-                       project: str | None, selected_key: str | None = None,
-                       within: tuple[str, str] | None = None) -> None:
-        self.post_message(self._fetch_timeline(request, end, kind, project, selected_key,
-                                               within))
+    def _load_timeline(
+        self,
+        request: int,
+        end: date | None,
+        kind: str,
+        project: str | None,
+        selected_key: str | None = None,
+        within: tuple[str, str] | None = None,
+    ) -> None:
+        self.post_message(self._fetch_timeline(request, end, kind, project, selected_key, within))
 
-    def _fetch_timeline(self, request: int, end: date | None, kind: str,
-                        project: str | None, selected_key: str | None = None,
-                        within: tuple[str, str] | None = None) -> TimelineLoaded:
+    def _fetch_timeline(
+        self,
+        request: int,
+        end: date | None,
+        kind: str,
+        project: str | None,
+        selected_key: str | None = None,
+        within: tuple[str, str] | None = None,
+    ) -> TimelineLoaded:
         """The timeline, the projects and the selected bucket's sessions, as a message;
         `end` None: the range ends on the day of the last activity."""
         svc = self.service
@@ -213,8 +254,9 @@ class TimelineScreen(PaneScreen):
         try:
             infos = svc.projects()
             latest = last_active_day(infos, project) or now().date()
-            tl = svc.timeline(ending=end or latest, buckets=WINDOWS[kind], bucket=kind,
-                              project=project)
+            tl = svc.timeline(
+                ending=end or latest, buckets=WINDOWS[kind], bucket=kind, project=project
+            )
             projects = [p.path for p in infos]
         except Exception as exc:  # shown in place, never a crash
             return self.TimelineLoaded(request, None, [], str(exc))
@@ -224,8 +266,7 @@ class TimelineScreen(PaneScreen):
             day = tl.days[sel].day
             start, end = _bucket_range(day, kind, tl)
             try:
-                page = svc.sessions_started(since=start, until=end, project=project,
-                                            limit=500)
+                page = svc.sessions_started(since=start, until=end, project=project, limit=500)
                 sessions = (day, page.sessions, page.total)
             except Exception:
                 sessions = None  # the bucket's own query will say what went wrong
@@ -258,8 +299,7 @@ class TimelineScreen(PaneScreen):
         with self.prevent(Select.Changed):
             # one line each, cut from the middle (a wrapped `Work/entire/deve` / `nv/cli`
             # read as two projects)
-            select.set_options([(fit_name(short_project(p), SELECT_NAME), p)
-                                for p in projects])
+            select.set_options([(fit_name(short_project(p), SELECT_NAME), p) for p in projects])
             if self.project in projects:
                 select.value = self.project
 
@@ -270,22 +310,27 @@ class TimelineScreen(PaneScreen):
         self.query_one("#timeline-range", Static).update(
             f"{range_label(tl)}  [dim]by {tl.bucket}[/]\n"  # two lines: fits 80 columns
             f"{_count(sessions, 'session')}  {_count(messages, 'message')}  "
-            f"{_count(tokens, 'token')}")
+            f"{_count(tokens, 'token')}"
+        )
 
-    def _select_bucket(self, b: DayActivity,
-                       read: tuple[str, list[SessionInfo], int] | None = None) -> None:
+    def _select_bucket(
+        self, b: DayActivity, read: tuple[str, list[SessionInfo], int] | None = None
+    ) -> None:
         self.selected_key = b.day
         start, end = _bucket_range(b.day, self.bucket_kind, self._timeline)
         first, stop = _day(b.day).date(), next_bucket(_day(b.day), self.bucket_kind).date()
         if self.picked is None or not first <= date.fromisoformat(self.picked[0]) < stop:
             self.picked = (b.day, self.bucket_kind == "day")
-        label = {"day": start.strftime("%a %d %b %Y"),
-                 "week": f"Week of {start.strftime('%d %b %Y')}",
-                 "month": start.strftime("%B %Y")}[self.bucket_kind]
+        label = {
+            "day": start.strftime("%a %d %b %Y"),
+            "week": f"Week of {start.strftime('%d %b %Y')}",
+            "month": start.strftime("%B %Y"),
+        }[self.bucket_kind]
         self.query_one("#timeline-day", Static).update(
             f"[b]{label}[/]   {plural(b.sessions, 'session')} · {plural(b.prompts, 'prompt')}"
             f" · {plural(b.messages, 'message', shown=human_count(b.messages))}"
-            f" · {plural(b.tokens, 'token', shown=human_count(b.tokens))}")
+            f" · {plural(b.tokens, 'token', shown=human_count(b.tokens))}"
+        )
         self._ss_request += 1
         if read is not None and read[0] == b.day:  # read with the timeline
             self.query_one(DaySessions).show(read[1])
@@ -293,11 +338,13 @@ class TimelineScreen(PaneScreen):
         self._load_sessions(self._ss_request, start, end, self.project)
 
     @work(thread=True, group="timeline-sessions", exclusive=True, exit_on_error=False)
-    def _load_sessions(self, request: int, since: datetime, until: datetime,
-                       project: str | None) -> None:
+    def _load_sessions(
+        self, request: int, since: datetime, until: datetime, project: str | None
+    ) -> None:
         try:
-            page = self.service.sessions_started(since=since, until=until, project=project,
-                                                 limit=500)
+            page = self.service.sessions_started(
+                since=since, until=until, project=project, limit=500
+            )
         except Exception as exc:
             self.post_message(self.SessionsLoaded(request, [], 0, str(exc)))
             return

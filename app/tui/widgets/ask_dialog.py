@@ -15,8 +15,9 @@ class AskDialog(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, *, value: str = "", placeholder: str = "",
-                 help: str = "") -> None:  # noqa: A002
+    def __init__(
+        self, title: str, *, value: str = "", placeholder: str = "", help: str = ""
+    ) -> None:
         super().__init__()
         self._title = title
         self._value = value

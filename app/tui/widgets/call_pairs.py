@@ -35,8 +35,7 @@ class CallPairs:
         self.result_of.clear()
         self.call_of.clear()
 
-    def page_added(self, pages: Mapping[int, list[Entry]], page_no: int,
-                   page_size: int) -> None:
+    def page_added(self, pages: Mapping[int, list[Entry]], page_no: int, page_size: int) -> None:
         """Pair the results and calls of a page just loaded (or loaded again) with each
         other and with the pages beside it: a pair spans at most `PAIR_WINDOW` entries,
         less than a page, so no other pair can change (a few hundred entries are read,
@@ -55,9 +54,13 @@ class CallPairs:
                 elif e.kind == "tool_result":
                     call = calls.pop(tid, None)
                     res = base + i
-                    if call is None or not 0 < res - call <= PAIR_WINDOW \
-                            or not (lo <= call < hi or lo <= res < hi) \
-                            or call in self.result_of or res in self.call_of:
+                    if (
+                        call is None
+                        or not 0 < res - call <= PAIR_WINDOW
+                        or not (lo <= call < hi or lo <= res < hi)
+                        or call in self.result_of
+                        or res in self.call_of
+                    ):
                         continue
                     self.result_of[call] = res
                     self.call_of[res] = call

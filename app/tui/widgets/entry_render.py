@@ -38,8 +38,10 @@ EXPANDED_MAX_LINES = 400
 cost thousands of strips (the whole text is in the export and in `ccarchive show`)."""
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_TAGS = re.compile(r"</?(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr|"
-                   r"command-name|command-message|command-args|system-reminder)>")
+_TAGS = re.compile(
+    r"</?(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr|"
+    r"command-name|command-message|command-args|system-reminder)>"
+)
 
 
 def clean(text: str) -> str:
@@ -104,10 +106,16 @@ def _flags(entry: Entry, theme: EntryTheme) -> Text:
     return out
 
 
-def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DEFAULT_THEME,
-                 width: int = 100, terms: tuple[str, ...] = (),
-                 show_time: bool = True,
-                 tool_input: dict[str, Any] | None = None) -> RenderableType:
+def render_entry(
+    entry: Entry,
+    *,
+    expanded: bool = False,
+    theme: EntryTheme = DEFAULT_THEME,
+    width: int = 100,
+    terms: tuple[str, ...] = (),
+    show_time: bool = True,
+    tool_input: dict[str, Any] | None = None,
+) -> RenderableType:
     """One entry as the transcript shows it.
 
     Args:
@@ -127,8 +135,15 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
     stamp = Text(f"  {_time(entry)}", theme.dim) if show_time and _time(entry) else Text()
     flags = _flags(entry, theme)
     text = clean(entry.text)
-    more = Text(f"… {entry.text_len - len(entry.text):,} more chars (e: export, or "
-                f"ccarchive show {entry.id})", theme.dim) if entry.truncated else None
+    more = (
+        Text(
+            f"… {entry.text_len - len(entry.text):,} more chars (e: export, or "
+            f"ccarchive show {entry.id})",
+            theme.dim,
+        )
+        if entry.truncated
+        else None
+    )
 
     if kind == "prompt":
         head = Text.assemble(("❯ ", theme.prompt_mark))
@@ -162,8 +177,10 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
             line.append_text(stamp)
             return line
         shown, cut = _cap_lines(text)
-        parts = [Text.assemble(("∴ Thinking", theme.thinking), stamp),
-                 Padding(_highlighted(shown, theme.thinking, terms, theme), (0, 0, 0, 2))]
+        parts = [
+            Text.assemble(("∴ Thinking", theme.thinking), stamp),
+            Padding(_highlighted(shown, theme.thinking, terms, theme), (0, 0, 0, 2)),
+        ]
         if cut:
             parts.append(Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, 2)))
         return Group(*parts)
@@ -203,8 +220,9 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
             line.no_wrap = True
             return line
         shown, cut = _cap_lines(text.strip("\n"))
-        body = _highlighted(shown, Style(color=style.color) if style.color else Style(), terms,
-                            theme)
+        body = _highlighted(
+            shown, Style(color=style.color) if style.color else Style(), terms, theme
+        )
         label = "result (error)" if "error" in entry.flags else "result"
         parts = [Text.assemble(("  └ ", theme.dim), (label, style)), Padding(body, (0, 0, 0, 4))]
         if cut:
@@ -221,8 +239,9 @@ def render_entry(entry: Entry, *, expanded: bool = False, theme: EntryTheme = DE
         rule = Rule(title, style=theme.flag, characters="─")
         if not expanded:
             return Group(rule, Text("  " + one_line(text, width - 4), theme.summary))
-        return Group(rule, Padding(Markdown(_cap_lines(text)[0],
-                                            code_theme=theme.code_theme), (0, 0, 0, 2)))
+        return Group(
+            rule, Padding(Markdown(_cap_lines(text)[0], code_theme=theme.code_theme), (0, 0, 0, 2))
+        )
 
     if kind == "event":
         if "compact" in entry.flags:
@@ -252,19 +271,21 @@ def _call_markdown(entry: Entry, tool_input: dict[str, Any] | None, flags: str) 
     head = f"**Tool: {line.name}** `{what}`" + (f" · {line.detail}" if line.detail else "")
     items = todo_items(entry, tool_input) if entry.tool == "TodoWrite" else None
     if items is not None:
-        body = "\n".join(f"- [{'x' if t.get('status') == 'completed' else ' '}] "
-                         f"{one_line(str(t.get('content', '')), 300)}"
-                         + (" _(in progress)_" if t.get("status") == "in_progress" else "")
-                         for t in items)
+        body = "\n".join(
+            f"- [{'x' if t.get('status') == 'completed' else ' '}] "
+            f"{one_line(str(t.get('content', '')), 300)}"
+            + (" _(in progress)_" if t.get("status") == "in_progress" else "")
+            for t in items
+        )
         return f"{head}{flags}\n\n{body}\n"
     if tool_input is not None and edit_pairs(tool_input):
-        diff = "\n\n".join(diff_lines(old, new, DEFAULT_THEME).plain
-                            for old, new in edit_pairs(tool_input))
+        diff = "\n\n".join(
+            diff_lines(old, new, DEFAULT_THEME).plain for old, new in edit_pairs(tool_input)
+        )
         body = _fenced(diff, "diff")
     else:
         body = _fenced("\n".join(entry.text.split("\n")[1:]))
-    return (f"{head}{flags}\n\n<details><summary>input</summary>\n\n{body}\n\n"
-            f"</details>\n")
+    return f"{head}{flags}\n\n<details><summary>input</summary>\n\n{body}\n\n</details>\n"
 
 
 def entry_markdown(entry: Entry, tool_input: dict[str, Any] | None = None) -> str:
@@ -274,8 +295,10 @@ def entry_markdown(entry: Entry, tool_input: dict[str, Any] | None = None) -> st
     flags = f" _({', '.join(entry.flags)})_" if entry.flags else ""
     if entry.kind == "prompt":
         quoted = "\n".join("> " + ln for ln in text.split("\n"))
-        return f"### 🧑 {'Subagent task' if entry.role == 'agent' else 'User'}" \
-               f" · {when}{flags}\n\n{quoted}\n"
+        return (
+            f"### 🧑 {'Subagent task' if entry.role == 'agent' else 'User'}"
+            f" · {when}{flags}\n\n{quoted}\n"
+        )
     if entry.kind == "assistant":
         return f"### 🤖 Assistant · {when}{flags}\n\n{text}\n"
     if entry.kind == "thinking":
@@ -284,9 +307,11 @@ def entry_markdown(entry: Entry, tool_input: dict[str, Any] | None = None) -> st
         return _call_markdown(entry, tool_input, flags)
     if entry.kind == "tool_result":
         fence = "````" if "```" in text else "```"
-        return (f"<details><summary>result{' (error)' if 'error' in entry.flags else ''}: "
-                f"{_escape_html(result_summary(entry))}</summary>\n\n{fence}\n{text}\n{fence}"
-                f"\n\n</details>\n")
+        return (
+            f"<details><summary>result{' (error)' if 'error' in entry.flags else ''}: "
+            f"{_escape_html(result_summary(entry))}</summary>\n\n{fence}\n{text}\n{fence}"
+            f"\n\n</details>\n"
+        )
     if entry.kind == "summary":
         return f"---\n\n**Summary**\n\n{text}\n\n---\n"
     if entry.kind == "event":

@@ -24,11 +24,11 @@ class EntryTheme:
     flag: Style = field(default_factory=lambda: Style(color="#c678dd", bold=True))
     summary: Style = field(default_factory=lambda: Style(color="#b294bb"))
     subagent: Style = field(default_factory=lambda: Style(color="#c678dd", bold=True))
-    match: Style = field(default_factory=lambda: Style(color="#1d1f21", bgcolor="#f0c674",
-                                                       bold=True))
+    match: Style = field(
+        default_factory=lambda: Style(color="#1d1f21", bgcolor="#f0c674", bold=True)
+    )
     diff_add: Style = field(default_factory=lambda: Style(color="#b5bd68", bgcolor="#1f2d1f"))
-    diff_remove: Style = field(default_factory=lambda: Style(color="#cc6666",
-                                                             bgcolor="#2d1f1f"))
+    diff_remove: Style = field(default_factory=lambda: Style(color="#cc6666", bgcolor="#2d1f1f"))
     code_theme: str = "monokai"
 
 

@@ -77,8 +77,7 @@ class FacetList(OptionList):
         super().__init__(id=id)
         self._actions: dict[str, tuple[str, str]] = {}
 
-    def show(self, facets: Facets | None, filters: Filters,
-             left_out: tuple[str, ...] = ()) -> None:
+    def show(self, facets: Facets | None, filters: Filters, left_out: tuple[str, ...] = ()) -> None:
         """Redraw for new counts and filters, keeping the cursor where it was; `left_out`:
         the kinds the results leave out (named apart, never counted)."""
         keep = self.highlighted
@@ -109,8 +108,13 @@ class FacetList(OptionList):
         for k in facets.kinds if facets else []:
             if k.value in left_out:
                 continue
-            item("kind", k.value, KIND_LABELS.get(k.value, k.value), k.count,
-                 k.value in filters.kinds)
+            item(
+                "kind",
+                k.value,
+                KIND_LABELS.get(k.value, k.value),
+                k.count,
+                k.value in filters.kinds,
+            )
         if left_out:
             dim = self.get_component_rich_style("facet-list--range", partial=True)
             names = ", ".join(KIND_LABELS.get(k, k) for k in left_out)
@@ -120,10 +124,17 @@ class FacetList(OptionList):
         options.append(Option(Text("DATES", heading), disabled=True))
         if facets and facets.first and facets.last:
             first, last = facets.first.astimezone(), facets.last.astimezone()
-            span = f"  {first:%d %b %Y}" if first.date() == last.date() else \
-                f"  {first:%d %b} – {last:%d %b %Y}"
-            options.append(Option(Text(span, self.get_component_rich_style(
-                "facet-list--range", partial=True)), disabled=True))
+            span = (
+                f"  {first:%d %b %Y}"
+                if first.date() == last.date()
+                else f"  {first:%d %b} – {last:%d %b %Y}"
+            )
+            options.append(
+                Option(
+                    Text(span, self.get_component_rich_style("facet-list--range", partial=True)),
+                    disabled=True,
+                )
+            )
         for value, label in DATE_CHOICES:
             item("since", value, label, None, filters.since == value)
         self.add_options(options)

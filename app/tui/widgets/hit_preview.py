@@ -21,13 +21,26 @@ from ccarchive.tui.widgets.entry_render import render_entry
 from ccarchive.tui.widgets.entry_theme import EntryTheme
 from ccarchive.tui.widgets.result_list import project_name, when
 
-TRANSCRIPT_KINDS = frozenset({"prompt", "assistant", "thinking", "tool_call", "tool_result",
-                              "summary", "event"})
+TRANSCRIPT_KINDS = frozenset(
+    {"prompt", "assistant", "thinking", "tool_call", "tool_result", "summary", "event"}
+)
 """Kinds that live in a transcript (a hit of these opens in replay)."""
 
 
-ENTRY_PARTS = ("prompt", "assistant", "tool", "tool-arg", "dim", "thinking", "error", "flag",
-               "summary", "subagent", "diff-add", "diff-remove")
+ENTRY_PARTS = (
+    "prompt",
+    "assistant",
+    "tool",
+    "tool-arg",
+    "dim",
+    "thinking",
+    "error",
+    "flag",
+    "summary",
+    "subagent",
+    "diff-add",
+    "diff-remove",
+)
 """The parts of an entry the preview colours from the theme (Replay's)."""
 
 
@@ -86,8 +99,10 @@ class HitPreview(ScrollView, can_focus=False):
             lines = self._strips(full - self._bar)
         width = full if len(lines) <= self.content_region.height else full - self._bar
         style = self.rich_style  # final strips: a repaint only picks lines
-        self._lines = [line.apply_style(style).extend_cell_length(width, style)
-                       .crop(0, width) for line in lines]
+        self._lines = [
+            line.apply_style(style).extend_cell_length(width, style).crop(0, width)
+            for line in lines
+        ]
         self.virtual_size = Size(width, len(lines))
         if home:
             self.scroll_to(0, 0, animate=False, immediate=True)
@@ -106,8 +121,7 @@ class HitPreview(ScrollView, can_focus=False):
             renderable = self._render_hit(*self._source, width=width)
         console = self.app.console
         options = console.options.update_width(width).update(highlight=False)
-        return [Strip(line, width) for line in console.render_lines(renderable, options,
-                                                                    pad=True)]
+        return [Strip(line, width) for line in console.render_lines(renderable, options, pad=True)]
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -116,19 +130,29 @@ class HitPreview(ScrollView, can_focus=False):
             return Strip.blank(width, self.rich_style)
         return self._lines[line]
 
-    def _render_hit(self, hit: Hit, ctx: ContextResult | None,
-                    terms: tuple[str, ...], *, width: int) -> RenderableType:
+    def _render_hit(
+        self, hit: Hit, ctx: ContextResult | None, terms: tuple[str, ...], *, width: int
+    ) -> RenderableType:
         def st(name: str):
             return self.get_component_rich_style(f"hit-preview--{name}", partial=True)
 
         width = max(20, width - 2)
         theme = EntryTheme(
-            prompt=st("prompt"), prompt_mark=st("prompt"), assistant_mark=st("assistant"),
-            tool=st("tool"), tool_arg=st("tool-arg"), dim=st("dim"), thinking=st("thinking"),
-            error=st("error"), flag=st("flag"), summary=st("summary"),
-            subagent=st("subagent"), match=self.get_component_rich_style("hit-preview--match"),
+            prompt=st("prompt"),
+            prompt_mark=st("prompt"),
+            assistant_mark=st("assistant"),
+            tool=st("tool"),
+            tool_arg=st("tool-arg"),
+            dim=st("dim"),
+            thinking=st("thinking"),
+            error=st("error"),
+            flag=st("flag"),
+            summary=st("summary"),
+            subagent=st("subagent"),
+            match=self.get_component_rich_style("hit-preview--match"),
             diff_add=self.get_component_rich_style("hit-preview--diff-add"),
-            diff_remove=self.get_component_rich_style("hit-preview--diff-remove"))
+            diff_remove=self.get_component_rich_style("hit-preview--diff-remove"),
+        )
         head = Text.assemble((hit.title or "(untitled)", st("title")))
         meta = f"\n{project_name(hit.project) or '—'} · {when(hit.timestamp)}"
         if hit.branch:
@@ -143,8 +167,9 @@ class HitPreview(ScrollView, can_focus=False):
             return Group(*parts)
         for e in ctx.before:
             parts += [render_entry(e, width=width, show_time=False, theme=theme), Text("")]
-        target = render_entry(ctx.target, width=width - 2, terms=terms, expanded=True,
-                              show_time=False, theme=theme)
+        target = render_entry(
+            ctx.target, width=width - 2, terms=terms, expanded=True, show_time=False, theme=theme
+        )
         bg = self.get_component_rich_style("hit-preview--target").bgcolor
         parts += [Padding(target, (0, 1, 0, 1), style=Style(bgcolor=bg)), Text("")]
         for e in ctx.after:

@@ -106,20 +106,38 @@ class KeyFooter(Widget, can_focus=False):
         help_key = None
         for node, binding, enabled, tooltip in active.values():
             if binding.key == HELP_KEY:
-                help_key = _Key(binding.key, app.get_key_display(binding),
-                                binding.description, enabled, tooltip or binding.description)
+                help_key = _Key(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    enabled,
+                    tooltip or binding.description,
+                )
                 continue
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)  # one key per action, as Footer does
-            keys.append(_Key(binding.key, app.get_key_display(binding), binding.description,
-                             enabled, tooltip or binding.description, node is app))
+            keys.append(
+                _Key(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    enabled,
+                    tooltip or binding.description,
+                    node is app,
+                )
+            )
         keys.sort(key=lambda k: k.app_level)  # the pane's own first (a stable sort)
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _n, binding, enabled, _t = active[app.COMMAND_PALETTE_BINDING]
-            palette = _Key(binding.key, app.get_key_display(binding), binding.description,
-                           enabled, binding.tooltip or binding.description)
+            palette = _Key(
+                binding.key,
+                app.get_key_display(binding),
+                binding.description,
+                enabled,
+                binding.tooltip or binding.description,
+            )
             keys = [k for k in keys if k.key != binding.key]
         new = tuple(keys)
         if new == self._keys and palette == self._palette and help_key == self._help:
@@ -134,8 +152,10 @@ class KeyFooter(Widget, can_focus=False):
         desc_st = self.get_component_rich_style("key-footer--description")
         if k.description:
             pad = "" if compact else " "
-            text = Text.assemble((f" {k.display}{pad}", key_st),
-                                 (f"{' ' if compact else ''}{k.description}{pad}", desc_st))
+            text = Text.assemble(
+                (f" {k.display}{pad}", key_st),
+                (f"{' ' if compact else ''}{k.description}{pad}", desc_st),
+            )
         else:
             text = Text(k.display, style=key_st)
         if not k.enabled:
@@ -159,9 +179,14 @@ class KeyFooter(Widget, can_focus=False):
             if narrow and self._help is not None and width >= PANES_FROM:
                 # the pane keys have no room of their own below 100 columns: say they
                 # exist (a click opens the key sheet, which lists them)
-                panes = _Key(HELP_KEY, "F1-7", "Panes", True,
-                             "F1 Search · F2 Replay · F3 Timeline · F4 Plans · "
-                             "F5 Projects · F6 Prompts · F7 Live")
+                panes = _Key(
+                    HELP_KEY,
+                    "F1-7",
+                    "Panes",
+                    True,
+                    "F1 Search · F2 Replay · F3 Timeline · F4 Plans · "
+                    "F5 Projects · F6 Prompts · F7 Live",
+                )
             for k in (panes, self._help, self._palette):
                 if k is None:
                     continue
@@ -169,8 +194,9 @@ class KeyFooter(Widget, can_focus=False):
                 right.append_text(self._item(k, compact=True))
                 spans.append((start, right.cell_len, k))
             right.append(" ")
-            spans = [(width - right.cell_len + a, width - right.cell_len + b, k)
-                     for a, b, k in spans]
+            spans = [
+                (width - right.cell_len + a, width - right.cell_len + b, k) for a, b, k in spans
+            ]
         room = width - right.cell_len
         out = Text(no_wrap=True, overflow="crop", end="")
         for k in self._keys or ():

@@ -157,8 +157,14 @@ class LineTable(ScrollView, can_focus=True):
         def control(self) -> LineTable:
             return self.table
 
-    def __init__(self, columns: Sequence[Column], *, zebra_stripes: bool = True,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        zebra_stripes: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.columns = list(columns)
         self.zebra_stripes = zebra_stripes
@@ -206,8 +212,11 @@ class LineTable(ScrollView, can_focus=True):
             return
         rows = len(self._rows) if rows is None else rows
         region = self.content_region
-        scrollbar = self.styles.scrollbar_size_vertical \
-            if rows + 1 > region.height and self.styles.overflow_y != "hidden" else 0
+        scrollbar = (
+            self.styles.scrollbar_size_vertical
+            if rows + 1 > region.height and self.styles.overflow_y != "hidden"
+            else 0
+        )
         hidden = tuple(c.hidden for c in self.columns)
 
         def room() -> int:
@@ -256,8 +265,13 @@ class LineTable(ScrollView, can_focus=True):
 
     def _scroll_to_row(self, row: int, animate: bool = False) -> None:
         # below the header, which stays put (DataTable's spacing)
-        self.scroll_to_region(Region(int(self.scroll_x), row + 1, 1, 1), animate=animate,
-                              spacing=Spacing(1, 0, 0, 0), force=True, immediate=True)
+        self.scroll_to_region(
+            Region(int(self.scroll_x), row + 1, 1, 1),
+            animate=animate,
+            spacing=Spacing(1, 0, 0, 0),
+            force=True,
+            immediate=True,
+        )
 
     # ---- drawing -------------------------------------------------------------------
     def notify_style_update(self) -> None:
@@ -274,8 +288,11 @@ class LineTable(ScrollView, can_focus=True):
         key = (name, self.has_focus)
         style = self._styles.get(key)
         if style is None:
-            style = self._styles[key] = self.get_component_rich_style(name) if full \
+            style = self._styles[key] = (
+                self.get_component_rich_style(name)
+                if full
                 else self.get_component_styles(name).rich_style
+            )
         return style
 
     def render_line(self, y: int) -> Strip:
@@ -292,8 +309,7 @@ class LineTable(ScrollView, can_focus=True):
             cells = self._cells[key] = self._render_cells(row, cursor, hover)
         # DataTable extends the row's look (not the cells') to the widget's edge
         table_width = self._table_width()
-        extend = Segment(" " * max(0, width - table_width), self._extend_style(row, cursor,
-                                                                                 hover))
+        extend = Segment(" " * max(0, width - table_width), self._extend_style(row, cursor, hover))
         strip = Strip([*cells, extend])
         x = self.scroll_offset.x
         if x:
@@ -322,8 +338,7 @@ class LineTable(ScrollView, can_focus=True):
         # the order DataTable combines them in: the row's style, then the hover and
         # cursor components, then (cursor colours win over the cells') their colours
         component = self._component(cursor, hover)
-        post = Style.from_color(component.color) + Style.from_color(
-            bgcolor=component.bgcolor)
+        post = Style.from_color(component.color) + Style.from_color(bgcolor=component.bgcolor)
         pre = self._row_style(row) + component
         cells = [c.label for c in self.columns] if row == -1 else self._rows[row]
         console = self.app.console
@@ -333,8 +348,9 @@ class LineTable(ScrollView, can_focus=True):
                 continue
             if column.cut is not None and isinstance(cell, str) and row != -1:
                 cell = Text(column.cut(cell, column.width), end="")
-            segments.extend(Segment.apply_style(
-                self._cell_segments(cell, column.width, console), pre, post))
+            segments.extend(
+                Segment.apply_style(self._cell_segments(cell, column.width, console), pre, post)
+            )
         return segments
 
     @staticmethod

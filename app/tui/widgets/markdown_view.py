@@ -32,12 +32,22 @@ FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 
 _STYLES = {
     # Rich's style name: this widget's component class
-    "markdown.h1": "h1", "markdown.h2": "h2", "markdown.h3": "h3", "markdown.h4": "h4",
-    "markdown.h5": "h5", "markdown.h6": "h6", "markdown.code": "code",
-    "markdown.code_block": "code-block", "markdown.block_quote": "quote",
-    "markdown.item.bullet": "bullet", "markdown.item.number": "bullet",
-    "markdown.link": "link", "markdown.link_url": "link", "markdown.hr": "rule",
-    "markdown.table.border": "rule", "markdown.table.header": "table-header",
+    "markdown.h1": "h1",
+    "markdown.h2": "h2",
+    "markdown.h3": "h3",
+    "markdown.h4": "h4",
+    "markdown.h5": "h5",
+    "markdown.h6": "h6",
+    "markdown.code": "code",
+    "markdown.code_block": "code-block",
+    "markdown.block_quote": "quote",
+    "markdown.item.bullet": "bullet",
+    "markdown.item.number": "bullet",
+    "markdown.link": "link",
+    "markdown.link_url": "link",
+    "markdown.hr": "rule",
+    "markdown.table.border": "rule",
+    "markdown.table.header": "table-header",
 }
 
 
@@ -58,8 +68,13 @@ class _CodeBlock(CodeBlock):
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         style = console.get_style("markdown.code_block")
         code = str(self.text).rstrip()
-        syntax = Syntax(code, self.lexer_name, theme="ansi_dark", word_wrap=True,
-                        background_color=style.bgcolor.name if style.bgcolor else None)
+        syntax = Syntax(
+            code,
+            self.lexer_name,
+            theme="ansi_dark",
+            word_wrap=True,
+            background_color=style.bgcolor.name if style.bgcolor else None,
+        )
         yield Padding(syntax, (1, 2), style=style)
 
 
@@ -67,19 +82,22 @@ class _ListItem(ListItem):
     """Bullets and numbers as Textual draws them: `• ` and ` 1. `."""
 
     def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.elements, options.update(
-            width=options.max_width - 2), style=self.style)
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - 2), style=self.style
+        )
         style = console.get_style("markdown.item.bullet", default="none")
         for n, line in enumerate(lines):
             yield Segment("  " if n else "• ", style)
             yield from line
             yield Segment("\n")
 
-    def render_number(self, console: Console, options: ConsoleOptions, number: int,
-                      last_number: int) -> RenderResult:
+    def render_number(
+        self, console: Console, options: ConsoleOptions, number: int, last_number: int
+    ) -> RenderResult:
         width = len(str(last_number)) + 3
-        lines = console.render_lines(self.elements, options.update(
-            width=options.max_width - width), style=self.style)
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - width), style=self.style
+        )
         style = console.get_style("markdown.item.number", default="none")
         numeral = Segment(f"{number}.".rjust(width - 1) + " ", style)
         padding = Segment(" " * width, style)
@@ -98,9 +116,14 @@ class _Rule(HorizontalRule):
 
 
 class _Markdown(Markdown):
-    elements: ClassVar = {**Markdown.elements, "heading_open": _Heading,
-                          "fence": _CodeBlock, "code_block": _CodeBlock,
-                          "list_item_open": _ListItem, "hr": _Rule}
+    elements: ClassVar = {
+        **Markdown.elements,
+        "heading_open": _Heading,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
+        "list_item_open": _ListItem,
+        "hr": _Rule,
+    }
 
 
 class MarkdownView(Widget):
@@ -155,10 +178,19 @@ class MarkdownView(Widget):
     """Textual's Markdown look, from the theme (its `Markdown*` widgets' defaults)."""
 
     COMPONENT_CLASSES = {
-        "markdown-view--h1", "markdown-view--h2", "markdown-view--h3", "markdown-view--h4",
-        "markdown-view--h5", "markdown-view--h6", "markdown-view--code",
-        "markdown-view--code-block", "markdown-view--quote", "markdown-view--bullet",
-        "markdown-view--link", "markdown-view--rule", "markdown-view--table-header",
+        "markdown-view--h1",
+        "markdown-view--h2",
+        "markdown-view--h3",
+        "markdown-view--h4",
+        "markdown-view--h5",
+        "markdown-view--h6",
+        "markdown-view--code",
+        "markdown-view--code-block",
+        "markdown-view--quote",
+        "markdown-view--bullet",
+        "markdown-view--link",
+        "markdown-view--rule",
+        "markdown-view--table-header",
         "markdown-view--front-matter",
     }
 
@@ -192,8 +224,14 @@ class MarkdownView(Widget):
 
         def style(name: str) -> Style:
             st = self.get_component_rich_style(f"markdown-view--{name}")
-            return Style(color=st.color, bgcolor=st.bgcolor, bold=st.bold,
-                         italic=st.italic, underline=st.underline, strike=st.strike)
+            return Style(
+                color=st.color,
+                bgcolor=st.bgcolor,
+                bold=st.bold,
+                italic=st.italic,
+                underline=st.underline,
+                strike=st.strike,
+            )
 
         styles = {rich_name: style(name) for rich_name, name in _STYLES.items()}
         styles["markdown.h1.border"] = styles["markdown.h1"]
@@ -206,17 +244,18 @@ class MarkdownView(Widget):
         source = self.source
         out = Text(end="", no_wrap=True, overflow="crop")
         console = self.app.console
-        options = console.options.update(width=max(1, width), highlight=False,
-                                         height=None)
+        options = console.options.update(width=max(1, width), highlight=False, height=None)
         front = FRONT_MATTER.match(source)
         lines: list[list[Segment]] = [[]]  # a blank line on top (two above a heading)
         with console.use_theme(self._theme()):
             if front:
-                matter = Text(front.group(1).strip("\n"),
-                              style=self.get_component_rich_style("markdown-view--front-matter"))
+                matter = Text(
+                    front.group(1).strip("\n"),
+                    style=self.get_component_rich_style("markdown-view--front-matter"),
+                )
                 lines += console.render_lines(matter, options, pad=False)
                 lines.append([])
-                source = source[front.end():]
+                source = source[front.end() :]
             if source.strip():
                 try:
                     if self._parsed is None:

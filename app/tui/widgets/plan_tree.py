@@ -46,8 +46,9 @@ class PlanGroup:
         """(id, title) of the sessions that wrote or used the plan."""
         if self._sessions is None:
             title_of = self.title_of
-            self._sessions = [(sid, title_of(sid) if title_of else "")
-                              for sid in self.plan.sessions]
+            self._sessions = [
+                (sid, title_of(sid) if title_of else "") for sid in self.plan.sessions
+            ]
         return self._sessions
 
 
@@ -92,8 +93,13 @@ class PlanTree(Tree[NodeKey]):
     }
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Open", show=False,
-                tooltip="Unfold a plan (its subplans and sessions); on a session: open it"),
+        Binding(
+            "enter",
+            "select_cursor",
+            "Open",
+            show=False,
+            tooltip="Unfold a plan (its subplans and sessions); on a session: open it",
+        ),
     ]
 
     _building = False
@@ -141,8 +147,11 @@ class PlanTree(Tree[NodeKey]):
     def get_label_width(self, node: TreeNode[NodeKey]) -> int:
         # Tree renders every label (a copy, styled, the icon prepended) to measure it,
         # for every line of every rebuild: ~350 lines, ~5 ms of the first screen
-        icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) \
-            if node.allow_expand else ""
+        icon = (
+            (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
+            if node.allow_expand
+            else ""
+        )
         label = node.label
         return cell_len(icon) + (cell_len(label) if isinstance(label, str) else label.cell_len)
 
@@ -199,23 +208,31 @@ class PlanTree(Tree[NodeKey]):
         if g is None or node.children:
             return
         for sp in g.subplans:
-            node.add_leaf(Text.assemble(("◆ ", self._style("agent")),
-                                        one_line(sp.title.removeprefix("Subplan: ")
-                                                 or sp.agent_id, 40),
-                                        ("  subplan", self._style("meta"))),
-                          data=NodeKey("plan", sp.codename, sp.agent_id, sp.project))
+            node.add_leaf(
+                Text.assemble(
+                    ("◆ ", self._style("agent")),
+                    one_line(sp.title.removeprefix("Subplan: ") or sp.agent_id, 40),
+                    ("  subplan", self._style("meta")),
+                ),
+                data=NodeKey("plan", sp.codename, sp.agent_id, sp.project),
+            )
         for sid, title in g.sessions:
-            node.add_leaf(Text.assemble(("▶ ", self._style("session")),
-                                        one_line(title or sid, 40),
-                                        (f"  {sid[:8]}", self._style("meta"))),
-                          data=NodeKey("session", sid, "", g.plan.project))
+            node.add_leaf(
+                Text.assemble(
+                    ("▶ ", self._style("session")),
+                    one_line(title or sid, 40),
+                    (f"  {sid[:8]}", self._style("meta")),
+                ),
+                data=NodeKey("session", sid, "", g.plan.project),
+            )
 
     @on(Tree.NodeExpanded)
     def _expanded(self, event: Tree.NodeExpanded[NodeKey]) -> None:
         self._fill(event.node)  # the event goes on to the screen
 
-    def show(self, groups: list[PlanGroup], by_project: bool,
-             prefer: NodeKey | None = None) -> None:
+    def show(
+        self, groups: list[PlanGroup], by_project: bool, prefer: NodeKey | None = None
+    ) -> None:
         """Rebuild the tree, keeping expanded plans and the cursor's node; when that
         node is gone (a project's line, after `g` back to the flat list), the cursor goes
         to `prefer` (the plan on show), not to whatever line took its place."""
@@ -240,8 +257,9 @@ class PlanTree(Tree[NodeKey]):
         if target is not None:
             self._move_to(target)
 
-    def _add_groups(self, groups: list[PlanGroup], by_project: bool,
-                    expanded: set[NodeKey], first: bool) -> None:
+    def _add_groups(
+        self, groups: list[PlanGroup], by_project: bool, expanded: set[NodeKey], first: bool
+    ) -> None:
         self._group_of = {}
         parent_for: dict[str, TreeNode[NodeKey]] = {}
         for g in groups:
@@ -252,13 +270,17 @@ class PlanTree(Tree[NodeKey]):
                     pk = NodeKey("project", proj)
                     parent_for[proj] = self.root.add(
                         Text(short_project(proj), style=self._style("project")),
-                        data=pk, expand=True)
+                        data=pk,
+                        expand=True,
+                    )
                 parent = parent_for[proj]
             key = NodeKey("plan", g.plan.codename, g.plan.agent_id, g.plan.project)
             self._group_of[key] = g
-            node = parent.add(self._plan_label(g.plan, len(g.subplans), len(g.plan.sessions)),
-                              data=key, expand=key in expanded or (first and not expanded
-                                                                   and g is groups[0]))
+            node = parent.add(
+                self._plan_label(g.plan, len(g.subplans), len(g.plan.sessions)),
+                data=key,
+                expand=key in expanded or (first and not expanded and g is groups[0]),
+            )
             if node.is_expanded:
                 self._fill(node)
 
@@ -279,8 +301,7 @@ class PlanTree(Tree[NodeKey]):
             self._fill(node)
             node.expand()
             if sub is not None:
-                node = self._find(NodeKey("plan", sub.codename, sub.agent_id,
-                                          sub.project)) or node
+                node = self._find(NodeKey("plan", sub.codename, sub.agent_id, sub.project)) or node
             self._move_to(node)
             self.call_after_refresh(self._scroll_to_cursor)
             return True

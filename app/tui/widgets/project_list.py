@@ -30,17 +30,28 @@ class ProjectTable(LineTable):
     """Project, sessions, last used, size and tokens; the cursor picks the project."""
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Sessions",
-                tooltip="The selected project's sessions, newest first (Enter opens one)"),
+        Binding(
+            "enter",
+            "select_cursor",
+            "Sessions",
+            tooltip="The selected project's sessions, newest first (Enter opens one)",
+        ),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
         # the name takes the room the figures leave, cut so that it stays distinct; the
         # last use is a date with its year once it is a month old (`16 Feb 2026`)
-        super().__init__([Column("project", 20, flexible=True, cut=fit_name),
-                          Column("", 1), Column(Text("sessions", justify="right"), 8),
-                          Column("last used", 11), Column(Text("size", justify="right"), 7),
-                          Column(Text("tokens", justify="right"), 6)], id=id)
+        super().__init__(
+            [
+                Column("project", 20, flexible=True, cut=fit_name),
+                Column("", 1),
+                Column(Text("sessions", justify="right"), 8),
+                Column("last used", 11),
+                Column(Text("size", justify="right"), 7),
+                Column(Text("tokens", justify="right"), 6),
+            ],
+            id=id,
+        )
         self.projects: list[ProjectInfo] = []
 
     def show(self, projects: list[ProjectInfo], memory_counts: dict[str, int]) -> None:
@@ -49,10 +60,16 @@ class ProjectTable(LineTable):
         rows = []
         for p in projects:
             mark = Text("◆", style="bold") if memory_counts.get(p.path) else ""
-            rows.append((short_project(p.path), mark, Text(str(p.sessions), justify="right"),
-                         ago(p.last_activity),
-                         Text(human_bytes(p.archive_bytes), justify="right"),
-                         Text(human_count(p.tokens), justify="right")))
+            rows.append(
+                (
+                    short_project(p.path),
+                    mark,
+                    Text(str(p.sessions), justify="right"),
+                    ago(p.last_activity),
+                    Text(human_bytes(p.archive_bytes), justify="right"),
+                    Text(human_count(p.tokens), justify="right"),
+                )
+            )
         self.set_rows(rows)
         paths = [p.path for p in projects]
         if keep is not None and keep in paths:
@@ -69,8 +86,13 @@ class MemoryList(OptionList):
     """A project's memory files (MEMORY.md first), then its session-memory summaries."""
 
     BINDINGS = [
-        Binding("enter", "select", "Open", show=False,
-                tooltip="On a session-memory summary: open its session (or o)"),
+        Binding(
+            "enter",
+            "select",
+            "Open",
+            show=False,
+            tooltip="On a session-memory summary: open its session (or o)",
+        ),
     ]
 
     @dataclass
@@ -103,17 +125,21 @@ class MemoryList(OptionList):
         options: list[Option] = []
         for f in files:
             if f.session_id:
-                label = Text.assemble(("◇ ", "bold"), one_line(titles.get(f.session_id)
-                                                              or f.session_id[:8], 34),
-                                      ("  session memory", "dim"))
+                label = Text.assemble(
+                    ("◇ ", "bold"),
+                    one_line(titles.get(f.session_id) or f.session_id[:8], 34),
+                    ("  session memory", "dim"),
+                )
             else:
                 title = f.title.split(": ", 1)[-1] if ": " in f.title else f.title
-                label = Text.assemble(("◆ ", "bold"), f.filename,
-                                      (f"  {one_line(title, 28)}", "dim"))
+                label = Text.assemble(
+                    ("◆ ", "bold"), f.filename, (f"  {one_line(title, 28)}", "dim")
+                )
             options.append(Option(label, id=f.path))
         if not options:
-            options.append(Option(Text("no memory files", style="dim italic"), id="-",
-                                  disabled=True))
+            options.append(
+                Option(Text("no memory files", style="dim italic"), id="-", disabled=True)
+            )
         self.add_options(options)
         # one line an option (the labels are cut to fit): known now, the first layout
         # makes room for the scrollbar the list needs, rather than a second one after

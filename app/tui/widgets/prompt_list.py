@@ -36,18 +36,27 @@ class PromptTable(LineTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         # the prompt takes the rest of the width: the cells cut themselves to it
-        super().__init__([*(Column(label, width, drop=drop,
-                                   cut=fit_name if label == "project" else None)
-                            for label, width, drop in FIXED),
-                          Column("prompt", 60, flexible=True)], id=id)
+        super().__init__(
+            [
+                *(
+                    Column(label, width, drop=drop, cut=fit_name if label == "project" else None)
+                    for label, width, drop in FIXED
+                ),
+                Column("prompt", 60, flexible=True),
+            ],
+            id=id,
+        )
         self.items: list[HistoryItem] = []
 
     def _row(self, it: HistoryItem) -> tuple[Cell, ...]:
         text = it.text.strip()
         style = "italic" if text.startswith("/") else ""
-        return (local(it.timestamp, "%d %b %H:%M"), short_project(it.project),
-                Text(it.session_id[:8], style="dim"),
-                Text(one_line(text, MAX_TEXT), style=style, no_wrap=True, overflow="ellipsis"))
+        return (
+            local(it.timestamp, "%d %b %H:%M"),
+            short_project(it.project),
+            Text(it.session_id[:8], style="dim"),
+            Text(one_line(text, MAX_TEXT), style=style, no_wrap=True, overflow="ellipsis"),
+        )
 
     def show(self, items: list[HistoryItem]) -> int:
         """Replace the rows; returns how many rows are new above the cursor's prompt."""
@@ -62,8 +71,9 @@ class PromptTable(LineTable):
         # the project column as wide as the longest name (up to PROJECT_CAP), cut from
         # the side that keeps it distinct; the prompt takes the rest
         width = self.size.width or self.app.size.width
-        self.columns[1].width = name_width([short_project(it.project) for it in items],
-                                           min(PROJECT_CAP, max(12, width // 5)))
+        self.columns[1].width = name_width(
+            [short_project(it.project) for it in items], min(PROJECT_CAP, max(12, width // 5))
+        )
         self.set_rows([self._row(it) for it in items])
         self.fit_columns()
         if keep is None or old_index is None:

@@ -60,9 +60,13 @@ def group_hits(hits: list[Hit], per_group: int = 3) -> list[SessionGroup]:
         key = h.session_id or h.id
         g = groups.get(key)
         if g is None:
-            g = groups[key] = SessionGroup(session_id=h.session_id, title=h.title,
-                                           project=h.project, timestamp=h.timestamp,
-                                           score=h.score)
+            g = groups[key] = SessionGroup(
+                session_id=h.session_id,
+                title=h.title,
+                project=h.project,
+                timestamp=h.timestamp,
+                score=h.score,
+            )
         g.hit_count += 1
         if len(g.hits) < per_group:
             g.hits.append(h)
@@ -71,21 +75,25 @@ def group_hits(hits: list[Hit], per_group: int = 3) -> list[SessionGroup]:
     return list(groups.values())
 
 
-def fit_snippet(snippet: str, spans: list[tuple[int, int]],
-                chars: int) -> tuple[str, list[tuple[int, int]]]:
+def fit_snippet(
+    snippet: str, spans: list[tuple[int, int]], chars: int
+) -> tuple[str, list[tuple[int, int]]]:
     """Cut a snippet to `chars`, keeping the first highlighted word in view."""
     if len(snippet) <= chars:
         return snippet, spans
     first = spans[0][0] if spans else 0
     start = max(0, min(first - chars // 4, len(snippet) - chars))
-    piece = snippet[start:start + chars - 1]
+    piece = snippet[start : start + chars - 1]
     if start:  # "…word", not "… word"
         stripped = piece.lstrip()
         start += len(piece) - len(stripped)
-        piece = snippet[start:start + chars - 1]
+        piece = snippet[start : start + chars - 1]
     prefix = "…" if start else ""
-    cut = [(a - start + len(prefix), min(b, start + len(piece)) - start + len(prefix))
-           for a, b in spans if a >= start and a < start + len(piece)]
+    cut = [
+        (a - start + len(prefix), min(b, start + len(piece)) - start + len(prefix))
+        for a, b in spans
+        if a >= start and a < start + len(piece)
+    ]
     return prefix + piece + "…", cut
 
 
@@ -104,8 +112,7 @@ class Card:
         if self.group is not None:
             self.height = 2 + min(SNIPPETS_PER_GROUP, len(self.group.hits))
         else:
-            text, _ = fit_snippet(self.hit.snippet, self.hit.highlights,
-                                  max(10, inner * 2 - 2))
+            text, _ = fit_snippet(self.hit.snippet, self.hit.highlights, max(10, inner * 2 - 2))
             self.height = 3 if len(text) <= inner else 4
         return self.height
 
@@ -120,8 +127,13 @@ class ResultList(ScrollView, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("home", "first", "First", show=False),
         Binding("end", "last", "Last", show=False),
-        Binding("enter", "select", "Open", show=False,
-                tooltip="Open the hit: replay at its entry, a plan or memory file in its pane"),
+        Binding(
+            "enter",
+            "select",
+            "Open",
+            show=False,
+            tooltip="Open the hit: replay at its entry, a plan or memory file in its pane",
+        ),
     ]
 
     COMPONENT_CLASSES = {
@@ -166,12 +178,14 @@ class ResultList(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
 
     # ---- data ----------------------------------------------------------------------
-    def show(self, page: SearchPage, groups: list[SessionGroup] | None,
-             keep: bool = True) -> None:
+    def show(self, page: SearchPage, groups: list[SessionGroup] | None, keep: bool = True) -> None:
         """Replace the results, keeping the cursor on the same hit if it is still there
         (`keep`: the same search again, as after an index commit), else on the first."""
-        old = self.hits[self._highlighted] if keep and self._highlighted is not None \
-            and self._highlighted < len(self.hits) else None
+        old = (
+            self.hits[self._highlighted]
+            if keep and self._highlighted is not None and self._highlighted < len(self.hits)
+            else None
+        )
         if groups is not None:
             self._cards = [Card(g.hits[0], g) for g in groups if g.hits]
         else:
@@ -217,8 +231,12 @@ class ResultList(ScrollView, can_focus=True):
 
     def _scroll_to_card(self, index: int) -> None:
         card = self._cards[index]
-        self.scroll_to_region(Region(0, self._starts[index], 1, card.height),
-                              animate=False, immediate=True, force=True)
+        self.scroll_to_region(
+            Region(0, self._starts[index], 1, card.height),
+            animate=False,
+            immediate=True,
+            force=True,
+        )
 
     def _card_at(self, line: int) -> int | None:
         if not self._cards or line < 0:
@@ -257,22 +275,29 @@ class ResultList(ScrollView, can_focus=True):
         # so their translucent colours blend; the rest keep the card's background.
         style = self._styles.get(name)
         if style is None:
-            solid = name == "match" or name.startswith("badge") or name in (
-                "option", "highlighted", "hover")
+            solid = (
+                name == "match"
+                or name.startswith("badge")
+                or name in ("option", "highlighted", "hover")
+            )
             style = self._styles[name] = self.get_component_rich_style(
-                f"result-list--{name}", partial=not solid)
+                f"result-list--{name}", partial=not solid
+            )
         return style
 
     def _badge(self, kind: str) -> Text:
         label = KIND_LABELS.get(kind, kind)
-        cls = {"prompt": "badge-prompt", "history": "badge-prompt", "assistant":
-               "badge-assistant", "tool_call": "badge-tool", "tool_result": "badge-tool"}.get(
-                   kind, "badge-other")
+        cls = {
+            "prompt": "badge-prompt",
+            "history": "badge-prompt",
+            "assistant": "badge-assistant",
+            "tool_call": "badge-tool",
+            "tool_result": "badge-tool",
+        }.get(kind, "badge-other")
         return Text.assemble((f" {label} ", self._style(cls)))
 
     def _snippet(self, hit: Hit, chars: int) -> Text:
-        text, spans = fit_snippet(hit.snippet.replace("\n", " "), hit.highlights,
-                                  max(10, chars))
+        text, spans = fit_snippet(hit.snippet.replace("\n", " "), hit.highlights, max(10, chars))
         snippet = Text(text, self._style("snippet"))
         for start, end in spans:
             snippet.stylize(self._style("match"), start, end)
@@ -311,8 +336,12 @@ class ResultList(ScrollView, can_focus=True):
                 head = Text.assemble(("gone ", "bold red"), head)
             head.truncate(max(1, width), overflow="ellipsis")
             lines.append(head)
-            lines.append(Text(f"{project_name(group.project) or '—'} · "
-                              f"{when(group.timestamp)}", self._style("meta")))
+            lines.append(
+                Text(
+                    f"{project_name(group.project) or '—'} · {when(group.timestamp)}",
+                    self._style("meta"),
+                )
+            )
             for h in group.hits[:SNIPPETS_PER_GROUP]:
                 line = self._badge(h.kind)
                 line.append(" ")
@@ -342,8 +371,9 @@ class ResultList(ScrollView, can_focus=True):
             line.end = ""
             segments = list(line.render(console))
             strip = Strip(segments, line.cell_len).apply_style(base)
-            strips.append(Strip.join([Strip.blank(1, base), strip,
-                                      Strip.blank(width - 1 - inner, base)]))
+            strips.append(
+                Strip.join([Strip.blank(1, base), strip, Strip.blank(width - 1 - inner, base)])
+            )
         self._strips[key] = strips
         return strips
 
@@ -353,8 +383,13 @@ class ResultList(ScrollView, can_focus=True):
         index = self._card_at(line)
         if index is None:
             return Strip.blank(width, self._style("option"))
-        variant = "highlighted" if index == self._highlighted else \
-            "hover" if index == self._hover else "option"
+        variant = (
+            "highlighted"
+            if index == self._highlighted
+            else "hover"
+            if index == self._hover
+            else "option"
+        )
         strips = self._card_strips(index, variant)
         offset = line - self._starts[index]
         return strips[offset] if offset < len(strips) else Strip.blank(width, self._style(variant))

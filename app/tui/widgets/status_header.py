@@ -50,7 +50,7 @@ state and the count keep their place beside the pane's name and the archive."""
 
 def short_path(path: str) -> str:
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home and home != "/" and path.startswith(home) else path
+    return "~" + path[len(home) :] if home and home != "/" and path.startswith(home) else path
 
 
 class ArchiveHeader(Widget):
@@ -92,10 +92,12 @@ class ArchiveHeader(Widget):
         # the state's role reads "read-only" until the lock is tried: not a fact yet
         role = st.role if getattr(app, "role_known", True) else "starting"
         vectors = getattr(live, "vectors", None)  # semantic search's, while they are built
-        embedding = round(vectors.state.progress, 2) if vectors is not None and \
-            vectors.state.running and vectors.state.todo > 1 else None
-        return (role, st.indexing, round(st.progress, 2), app.service.document_count(),
-                embedding)
+        embedding = (
+            round(vectors.state.progress, 2)
+            if vectors is not None and vectors.state.running and vectors.state.todo > 1
+            else None
+        )
+        return (role, st.indexing, round(st.progress, 2), app.service.document_count(), embedding)
 
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"archive-header--{part}", partial=True)
@@ -111,11 +113,15 @@ class ArchiveHeader(Widget):
         settings = getattr(app, "settings", None)
         right = Text(no_wrap=True)
         if indexing:
-            right.append(f"◐ indexing {float(progress) * 100:.0f}%",  # type: ignore[arg-type]
-                         self._style("indexing"))
+            right.append(
+                f"◐ indexing {float(progress) * 100:.0f}%",  # type: ignore[arg-type]
+                self._style("indexing"),
+            )
         elif embedding is not None:
-            right.append(f"◐ embedding {float(embedding) * 100:.0f}%",  # type: ignore[arg-type]
-                         self._style("indexing"))
+            right.append(
+                f"◐ embedding {float(embedding) * 100:.0f}%",  # type: ignore[arg-type]
+                self._style("indexing"),
+            )
         elif role == "writer":
             right.append("● live", self._style("live"))
         elif role == "offline":
@@ -123,17 +129,20 @@ class ArchiveHeader(Widget):
         elif role == "starting":
             right.append("◌ starting", self._style("count"))
         else:
-            right.append("○ read-only" if narrow else "○ read-only (another ccarchive indexes)",
-                         self._style("read-only"))
+            right.append(
+                "○ read-only" if narrow else "○ read-only (another ccarchive indexes)",
+                self._style("read-only"),
+            )
             if narrow:
                 self.tooltip = "Another ccarchive process indexes; this one follows it."
         count = f"{int(docs):,}"  # type: ignore[call-overload]
-        right.append(f"  {count} docs " if narrow else f"  {count} documents ",
-                     self._style("count"))
+        right.append(
+            f"  {count} docs " if narrow else f"  {count} documents ", self._style("count")
+        )
         path = short_path(str(settings.archive_root)) if settings else ""
         room = self.size.width - out.cell_len - right.cell_len - 2
         if room > 4 and path:
-            shown = path if len(path) <= room else "…" + path[-(room - 1):]
+            shown = path if len(path) <= room else "…" + path[-(room - 1) :]
             out.append("  " + shown, self._style("path"))
         pad = self.size.width - out.cell_len - right.cell_len
         if pad > 0:

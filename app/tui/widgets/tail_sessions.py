@@ -23,15 +23,20 @@ class ActiveSessions(OptionList):
         with self.prevent(OptionList.OptionHighlighted):
             self.clear_options()
             if not sessions:
-                self.add_option(Option(Text("no session active in this window",
-                                            style="dim italic"), id="-", disabled=True))
+                self.add_option(
+                    Option(
+                        Text("no session active in this window", style="dim italic"),
+                        id="-",
+                        disabled=True,
+                    )
+                )
                 return
             for s in sessions:
-                label = Text(one_line(s.title or s.first_prompt or s.session_id, 30),
-                             style="bold")
-                label.append(f"\n{short_project(s.project)} · {ago(s.last_activity)} · "
-                             f"{s.messages} msgs",
-                             style="dim")
+                label = Text(one_line(s.title or s.first_prompt or s.session_id, 30), style="bold")
+                label.append(
+                    f"\n{short_project(s.project)} · {ago(s.last_activity)} · {s.messages} msgs",
+                    style="dim",
+                )
                 self.add_option(Option(label, id=s.session_id))
             ids = [s.session_id for s in sessions]
             if keep in ids:

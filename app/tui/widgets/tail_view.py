@@ -45,9 +45,18 @@ class TailView(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {
-        "tail-view--prompt", "tail-view--assistant", "tail-view--tool", "tail-view--tool-arg",
-        "tail-view--dim", "tail-view--thinking", "tail-view--error", "tail-view--flag",
-        "tail-view--summary", "tail-view--subagent", "tail-view--match", "tail-view--new",
+        "tail-view--prompt",
+        "tail-view--assistant",
+        "tail-view--tool",
+        "tail-view--tool-arg",
+        "tail-view--dim",
+        "tail-view--thinking",
+        "tail-view--error",
+        "tail-view--flag",
+        "tail-view--summary",
+        "tail-view--subagent",
+        "tail-view--match",
+        "tail-view--new",
     }
 
     follow: reactive[bool] = reactive(True)
@@ -113,13 +122,24 @@ class TailView(ScrollView, can_focus=True):
     # ---- drawing -----------------------------------------------------------------------
     def _entry_theme(self) -> EntryTheme:
         if self._theme is None:
+
             def s(name: str) -> Style:
                 return self.get_component_rich_style(f"tail-view--{name}", partial=True)
+
             self._theme = EntryTheme(
-                prompt=s("prompt"), prompt_mark=s("prompt"), assistant_mark=s("assistant"),
-                tool=s("tool"), tool_arg=s("tool-arg"), dim=s("dim"), thinking=s("thinking"),
-                error=s("error"), flag=s("flag"), summary=s("summary"), subagent=s("subagent"),
-                match=s("match"))
+                prompt=s("prompt"),
+                prompt_mark=s("prompt"),
+                assistant_mark=s("assistant"),
+                tool=s("tool"),
+                tool_arg=s("tool-arg"),
+                dim=s("dim"),
+                thinking=s("thinking"),
+                error=s("error"),
+                flag=s("flag"),
+                summary=s("summary"),
+                subagent=s("subagent"),
+                match=s("match"),
+            )
         return self._theme
 
     def _cut(self, entry: Entry, width: int) -> list[Strip]:
@@ -129,7 +149,8 @@ class TailView(ScrollView, can_focus=True):
         lines = console.render_lines(renderable, options, pad=True)
         base = self._base
         strips = [Strip(line, width).apply_style(base) for line in lines] or [
-            Strip.blank(width, base)]
+            Strip.blank(width, base)
+        ]
         if entry.kind != "tool_call":
             strips.append(Strip.blank(width, base))
         return strips

@@ -76,8 +76,9 @@ class ActivityChart(Widget, can_focus=True):
         index: int
         bucket: DayActivity
 
-    def __init__(self, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.buckets: list[DayActivity] = []
         self.bucket_kind = "day"
@@ -153,7 +154,7 @@ class ActivityChart(Widget, can_focus=True):
         scale_st = style("activity-chart--scale")
         sel_bg = style("activity-chart--selected").bgcolor
         empty_st = style("activity-chart--empty")
-        shown = self.buckets[lay.first: lay.first + lay.count]
+        shown = self.buckets[lay.first : lay.first + lay.count]
         rows = self.band_rows
         lines: list[Strip] = []
         for key, name in METRICS:
@@ -166,8 +167,11 @@ class ActivityChart(Widget, can_focus=True):
                     scale = human_count(top)
                     label = name if len(name) + 1 + len(scale) <= LABEL_W - 2 else name[:4]
                     pad = " " * max(1, LABEL_W - 2 - len(label) - len(scale))
-                    segs += [Segment(label, label_st), Segment(pad, base),
-                             Segment(f"{scale}  ", scale_st)]
+                    segs += [
+                        Segment(label, label_st),
+                        Segment(pad, base),
+                        Segment(f"{scale}  ", scale_st),
+                    ]
                 elif row == 0:
                     segs.append(Segment(f"{name:>{LABEL_W - 2}}  ", label_st))
                 elif row == rows - 1:
@@ -241,8 +245,11 @@ class ActivityChart(Widget, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if self._lines is None or (self._lines and self._lines[0].cell_length != width) \
-                or len(self._lines) != self.band_rows * len(METRICS) + 1:
+        if (
+            self._lines is None
+            or (self._lines and self._lines[0].cell_length != width)
+            or len(self._lines) != self.band_rows * len(METRICS) + 1
+        ):
             self._lines = self._build(width)
         if y < len(self._lines):
             return self._lines[y]

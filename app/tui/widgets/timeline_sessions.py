@@ -58,11 +58,21 @@ class DaySessions(LineTable):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         # the title takes whatever width the other columns leave
-        super().__init__([Column(label, self.WHEN_WIDTH if key == "started" else width,
-                                 flexible=key == "title", drop=DROP.get(key, 0),
-                                 cut=fit_name if key == "project" else None)
-                          for label, key, width in COLUMNS if key in self.KEYS],
-                         id=id, classes=classes)
+        super().__init__(
+            [
+                Column(
+                    label,
+                    self.WHEN_WIDTH if key == "started" else width,
+                    flexible=key == "title",
+                    drop=DROP.get(key, 0),
+                    cut=fit_name if key == "project" else None,
+                )
+                for label, key, width in COLUMNS
+                if key in self.KEYS
+            ],
+            id=id,
+            classes=classes,
+        )
         self.sessions: list[SessionInfo] = []
         self._keys: list[str] = []
         self._title_width = -1
@@ -93,9 +103,22 @@ class DaySessions(LineTable):
         if not sessions:
             self._keys = ["-"]
             # in the title column: the first one (9 cells) read `no sessio`
-            self.set_rows([self._shown_cells(("", Text("no sessions in this period",
-                                                 style="dim italic"), "", "", "", "", "",
-                                            ""))])
+            self.set_rows(
+                [
+                    self._shown_cells(
+                        (
+                            "",
+                            Text("no sessions in this period", style="dim italic"),
+                            "",
+                            "",
+                            "",
+                            "",
+                            "",
+                            "",
+                        )
+                    )
+                ]
+            )
             return
         rows = []
         for s, name in zip(sessions, names, strict=True):
@@ -103,20 +126,25 @@ class DaySessions(LineTable):
             agents = Text(str(s.subagent_count) if s.subagent_count else "·", justify="right")
             title = s.title or s.first_prompt or s.session_id
             if not s.on_disk:  # the index keeps what the file held; the file went
-                title_cell = Text.assemble(("gone ", "bold red"),
-                                           one_line(title, max(1, title_width - 5)))
+                title_cell = Text.assemble(
+                    ("gone ", "bold red"), one_line(title, max(1, title_width - 5))
+                )
             else:
                 title_cell = Text(one_line(title, title_width))
-            rows.append(self._shown_cells((
-                local(s.first_activity, self.WHEN_FORMAT) if s.first_activity else "–",
-                title_cell,
-                name,
-                one_line(", ".join(s.branches) or "–", 18),
-                one_line(models, 14),
-                Text(human_duration(s.duration_s), justify="right"),
-                Text(human_count(s.tokens.total + s.tokens.subagents), justify="right"),
-                agents,
-            )))
+            rows.append(
+                self._shown_cells(
+                    (
+                        local(s.first_activity, self.WHEN_FORMAT) if s.first_activity else "–",
+                        title_cell,
+                        name,
+                        one_line(", ".join(s.branches) or "–", 18),
+                        one_line(models, 14),
+                        Text(human_duration(s.duration_s), justify="right"),
+                        Text(human_count(s.tokens.total + s.tokens.subagents), justify="right"),
+                        agents,
+                    )
+                )
+            )
         self._keys = [s.session_id for s in sessions]
         self.set_rows(rows)
         if keep is not None and keep in self._keys:
@@ -124,8 +152,7 @@ class DaySessions(LineTable):
 
     def _shown_cells(self, row: tuple[str | Text, ...]) -> tuple[str | Text, ...]:
         """A row's cells for the columns shown (`KEYS`), from all of them."""
-        return tuple(c for (_l, key, _w), c in zip(COLUMNS, row, strict=True)
-                     if key in self.KEYS)
+        return tuple(c for (_l, key, _w), c in zip(COLUMNS, row, strict=True) if key in self.KEYS)
 
     def fit_columns(self, rows: int | None = None) -> None:
         super().fit_columns(rows)

@@ -39,8 +39,9 @@ BODY_MAX_LINES = 400
 """An unfolded body stops here (the whole input is in the export)."""
 
 
-def tool_summary(entry: Entry, width: int, theme: EntryTheme,
-                 inp: dict[str, Any] | None = None) -> Text:
+def tool_summary(
+    entry: Entry, width: int, theme: EntryTheme, inp: dict[str, Any] | None = None
+) -> Text:
     """`Grep(print_table) · in …/tally/src`: a tool call on one line, at most `width`.
 
     The main argument gets the room first (it is what tells two calls apart; a path
@@ -51,13 +52,14 @@ def tool_summary(entry: Entry, width: int, theme: EntryTheme,
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(line.name, theme.subagent if line.name in SUBAGENT_TOOLS else theme.tool)
     room = max(10, width - len(line.name) - 2)
-    rest = (len(line.where) + 6 if line.where else 0) + (len(line.detail) + 3
-                                                          if line.detail else 0)
+    rest = (len(line.where) + 6 if line.where else 0) + (len(line.detail) + 3 if line.detail else 0)
     main_w = room - min(rest, room // 3) if line.main_is_path else room
     if line.main:
         out.append("(", theme.dim)
-        out.append(fit_path(line.main, main_w) if line.main_is_path
-                   else clip(line.main, main_w), theme.tool_arg)
+        out.append(
+            fit_path(line.main, main_w) if line.main_is_path else clip(line.main, main_w),
+            theme.tool_arg,
+        )
         out.append(")", theme.dim)
     if line.where and width - out.cell_len - 6 >= 8:
         out.append(" · in " + fit_path(line.where, width - out.cell_len - 6), theme.dim)
@@ -76,8 +78,13 @@ def diff_lines(old: str, new: str, theme: EntryTheme) -> Text:
             if out:
                 out.append("⋯\n", theme.dim)
             continue
-        style = theme.diff_add if row.startswith("+") else \
-            theme.diff_remove if row.startswith("-") else theme.dim
+        style = (
+            theme.diff_add
+            if row.startswith("+")
+            else theme.diff_remove
+            if row.startswith("-")
+            else theme.dim
+        )
         out.append(row or " ", style)
         out.append("\n")
     if not rows:
@@ -91,8 +98,13 @@ def _checklist(items: list[dict[str, Any]], theme: EntryTheme) -> Text:
     for t in items:
         status = str(t.get("status") or "pending")
         mark = TODO_MARKS.get(status, "☐")
-        style = theme.dim if status == "completed" else \
-            theme.tool if status == "in_progress" else theme.tool_arg
+        style = (
+            theme.dim
+            if status == "completed"
+            else theme.tool
+            if status == "in_progress"
+            else theme.tool_arg
+        )
         out.append(f"{mark} ", style)
         out.append(one_line(t.get("content", "")) + "\n", style)
     out.rstrip()
@@ -114,8 +126,7 @@ def _fields(inp: dict[str, Any], theme: EntryTheme) -> Text:
     return out
 
 
-def tool_body(entry: Entry, inp: dict[str, Any] | None,
-              theme: EntryTheme) -> RenderableType | None:
+def tool_body(entry: Entry, inp: dict[str, Any] | None, theme: EntryTheme) -> RenderableType | None:
     """What an unfolded call shows under its line, or None to show its indexed text."""
     name = entry.tool
     if name == "TodoWrite":
@@ -148,6 +159,8 @@ def capped(body: RenderableType, theme: EntryTheme, indent: int) -> list[Rendera
         if len(lines) > BODY_MAX_LINES:
             cut = len(lines) - BODY_MAX_LINES
             body = Text("\n").join(lines[:BODY_MAX_LINES])
-            return [Padding(body, (0, 0, 0, indent)),
-                    Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, indent))]
+            return [
+                Padding(body, (0, 0, 0, indent)),
+                Padding(Text(f"… {cut} more lines", theme.dim), (0, 0, 0, indent)),
+            ]
     return [Padding(body, (0, 0, 0, indent))]

@@ -61,8 +61,10 @@ def highlight_strip(strip: Strip, terms: tuple[str, ...], style: Style) -> Strip
     for piece in pieces:
         length = sum(len(seg.text) for seg in piece)
         inside = any(a <= pos < b for a, b in spans)
-        out.extend(Segment(seg.text, (seg.style or Style()) + style, seg.control)
-                   if inside else seg for seg in piece)
+        out.extend(
+            Segment(seg.text, (seg.style or Style()) + style, seg.control) if inside else seg
+            for seg in piece
+        )
         pos += length
     return Strip(out, strip.cell_length)
 
@@ -77,8 +79,12 @@ class TranscriptView(Widget, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("home,g", "first", "First", show=False, tooltip="First entry."),
         Binding("end,G", "last", "Last", show=False, tooltip="Last entry."),
-        Binding("enter", "toggle_expand", "Expand", tooltip="Unfold a tool call, result or "
-                "thinking (and fold it again)."),
+        Binding(
+            "enter",
+            "toggle_expand",
+            "Expand",
+            tooltip="Unfold a tool call, result or thinking (and fold it again).",
+        ),
     ]
 
     COMPONENT_CLASSES = {
@@ -167,8 +173,9 @@ class TranscriptView(Widget, can_focus=True):
             self.total = total
             self.refresh()
 
-    def add_page(self, page_no: int, entries: list[Entry],
-                 inputs: dict[str, dict] | None = None) -> None:
+    def add_page(
+        self, page_no: int, entries: list[Entry], inputs: dict[str, dict] | None = None
+    ) -> None:
         """A page of entries (and the structured inputs of its tool calls, if read)."""
         self._wanted.discard(page_no)
         self._pages[page_no] = entries
@@ -216,8 +223,11 @@ class TranscriptView(Widget, can_focus=True):
         return page[i] if i < len(page) else None
 
     def _want(self, pages: list[int]) -> None:
-        new = [p for p in pages if p not in self._pages and p not in self._wanted
-               and 0 <= p * PAGE < max(self.total, 1)]
+        new = [
+            p
+            for p in pages
+            if p not in self._pages and p not in self._wanted and 0 <= p * PAGE < max(self.total, 1)
+        ]
         if new:
             self._wanted.update(new)
             self.post_message(self.PagesWanted(new))
@@ -233,15 +243,26 @@ class TranscriptView(Widget, can_focus=True):
 
     def _entry_theme(self) -> EntryTheme:
         if self._theme is None:
+
             def s(name: str) -> Style:
                 return self.get_component_rich_style(f"transcript-view--{name}", partial=True)
+
             self._theme = EntryTheme(
-                prompt=s("prompt"), prompt_mark=s("prompt"), assistant_mark=s("assistant"),
-                tool=s("tool"), tool_arg=s("tool-arg"), dim=s("dim"), thinking=s("thinking"),
-                error=s("error"), flag=s("flag"), summary=s("summary"), subagent=s("subagent"),
+                prompt=s("prompt"),
+                prompt_mark=s("prompt"),
+                assistant_mark=s("assistant"),
+                tool=s("tool"),
+                tool_arg=s("tool-arg"),
+                dim=s("dim"),
+                thinking=s("thinking"),
+                error=s("error"),
+                flag=s("flag"),
+                summary=s("summary"),
+                subagent=s("subagent"),
                 match=self.get_component_rich_style("transcript-view--match"),
                 diff_add=self.get_component_rich_style("transcript-view--diff-add"),
-                diff_remove=self.get_component_rich_style("transcript-view--diff-remove"))
+                diff_remove=self.get_component_rich_style("transcript-view--diff-remove"),
+            )
         return self._theme
 
     @property
@@ -256,9 +277,14 @@ class TranscriptView(Widget, can_focus=True):
         return self._inputs.get(index // PAGE, {}).get(entry.id)
 
     def _render_entry(self, index: int, entry: Entry, expanded: bool, width: int) -> list[Strip]:
-        renderable = render_entry(entry, expanded=expanded, theme=self._entry_theme(),
-                                  width=width, tool_input=self.tool_input(index),
-                                  terms=self.terms if index in self._hit_set else ())
+        renderable = render_entry(
+            entry,
+            expanded=expanded,
+            theme=self._entry_theme(),
+            width=width,
+            tool_input=self.tool_input(index),
+            terms=self.terms if index in self._hit_set else (),
+        )
         console = self.app.console
         options = console.options.update_width(width).update(highlight=False)
         lines = console.render_lines(renderable, options, pad=True)
@@ -276,8 +302,17 @@ class TranscriptView(Widget, can_focus=True):
         entry = self.entry(index)
         width = self.content_width
         if entry is None:
-            return [Strip([Segment("  …", self.get_component_rich_style(
-                "transcript-view--loading", partial=True))], 3).extend_cell_length(width)]
+            return [
+                Strip(
+                    [
+                        Segment(
+                            "  …",
+                            self.get_component_rich_style("transcript-view--loading", partial=True),
+                        )
+                    ],
+                    3,
+                ).extend_cell_length(width)
+            ]
         expanded = index in self.expanded
         key = (index, width, expanded, self._generation)
         cached = self._strips.get(key)
@@ -289,8 +324,9 @@ class TranscriptView(Widget, can_focus=True):
         if result is not None and result_entry is not None:
             strips += self._render_entry(result, result_entry, expanded, width)
             entry = result_entry
-        if entry.kind not in NO_GAP_AFTER and not (entry.kind == "event"
-                                                   and "compact" not in entry.flags):
+        if entry.kind not in NO_GAP_AFTER and not (
+            entry.kind == "event" and "compact" not in entry.flags
+        ):
             strips.append(Strip.blank(width))
         self._strips[key] = strips
         return strips
@@ -326,15 +362,18 @@ class TranscriptView(Widget, can_focus=True):
         strip = self._entry_strips(index)[ln]
         is_cursor = index == self.cursor
         gutter_style = self.get_component_rich_style(
-            "transcript-view--cursor-bar" if is_cursor else "transcript-view--dim", partial=True)
+            "transcript-view--cursor-bar" if is_cursor else "transcript-view--dim", partial=True
+        )
         if is_cursor:
             mark = Segment("▌ ", gutter_style)
             bg = self.get_component_rich_style("transcript-view--cursor").bgcolor
             strip = strip.apply_style(Style(bgcolor=bg))
-        elif ln == 0 and (index in self._hit_set
-                          or self.pairs.result_of.get(index) in self._hit_set):
-            mark = Segment("◆ ", self.get_component_rich_style("transcript-view--hit-mark",
-                                                                partial=True))
+        elif ln == 0 and (
+            index in self._hit_set or self.pairs.result_of.get(index) in self._hit_set
+        ):
+            mark = Segment(
+                "◆ ", self.get_component_rich_style("transcript-view--hit-mark", partial=True)
+            )
         else:
             mark = Segment("  ")
         used = 2 + strip.cell_length + 1
@@ -410,8 +449,11 @@ class TranscriptView(Widget, can_focus=True):
             return
         self._build_layout()
         shown = self.visible_entries()
-        if self.cursor not in shown or (shown and shown[-1] == self.cursor
-                                        and self._layout[-1][1] < self._height(self.cursor) - 1):
+        if self.cursor not in shown or (
+            shown
+            and shown[-1] == self.cursor
+            and self._layout[-1][1] < self._height(self.cursor) - 1
+        ):
             pin = self._pin or 0
             self.top, self.top_line = self.cursor, 0
             self.scroll_lines(-pin)

@@ -49,8 +49,7 @@ def title_text(stack: list[Place]) -> Text:
     for sub in stack[1:]:
         out.append(f"◈ subagent: {sub.title or sub.agent_id}", "bold magenta")
         out.append("  ‹  ", "dim")
-    out.append(" ".join((info.title if info and info.title else place.session_id).split()),
-               "bold")
+    out.append(" ".join((info.title if info and info.title else place.session_id).split()), "bold")
     if info is not None:
         meta = []
         if not info.on_disk:
@@ -66,8 +65,7 @@ def title_text(stack: list[Place]) -> Text:
             meta.append(", ".join(m.replace("claude-", "") for m in info.models[:2]))
         meta.append(f"{info.tokens.total:,} tokens")
         if info.subagent_count:
-            meta.append(f"{info.subagent_count} subagent"
-                        f"{'s' if info.subagent_count != 1 else ''}")
+            meta.append(f"{info.subagent_count} subagent{'s' if info.subagent_count != 1 else ''}")
         meta.append(place.session_id[:8])
         if info.project:  # the full path last: a wide terminal shows it, a narrow one cuts it
             meta.append(home_path(info.project))
@@ -79,8 +77,7 @@ def title_text(stack: list[Place]) -> Text:
     return out
 
 
-def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
-                speed: str) -> Text:
+def status_text(view: TranscriptView, place: Place | None, *, playing: bool, speed: str) -> Text:
     """`❚❚ paused · 1x  entry 12 of 240 · hit 2/5 for “walker” (n/N) · 2026-11-20 14:05:12`:
     the time last, so that an 80-column line cuts the time, not the hit counter."""
     out = Text(no_wrap=True, overflow="ellipsis")
@@ -101,6 +98,5 @@ def status_text(view: TranscriptView, place: Place | None, *, playing: bool,
     if view.total:
         entry = view.entry(view.cursor)
         if entry is not None and entry.timestamp:
-            out.append("  ·  " + entry.timestamp.astimezone().strftime(
-                "%Y-%m-%d %H:%M:%S"), "dim")
+            out.append("  ·  " + entry.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S"), "dim")
     return out

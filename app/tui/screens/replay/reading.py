@@ -44,9 +44,11 @@ class TurnOutline(ModalScreen[int | None]):
             box.border_subtitle = "Enter jumps · Esc closes"
             options = []
             for n, (index, e) in enumerate(self.turns, start=1):
-                label = Text.assemble((f"{n:>3} ", "dim"),
-                                      (f"{local(e.timestamp, '%d %b %H:%M')}  ", "dim"),
-                                      one_line(e.text, 200))
+                label = Text.assemble(
+                    (f"{n:>3} ", "dim"),
+                    (f"{local(e.timestamp, '%d %b %H:%M')}  ", "dim"),
+                    one_line(e.text, 200),
+                )
                 options.append(Option(label, id=str(index)))
             yield OptionList(*options, id="outline-list")
 

@@ -67,35 +67,78 @@ class ReplayScreen(PaneScreen):
         Binding("space", "play", "Play/pause", tooltip="Play the session at the chosen speed."),
         Binding("s", "speed", "Speed", tooltip="Cycle the speed: 1x, 10x, 100x, fixed steps."),
         Binding("right,l", "turn(1)", "Next turn", tooltip="Jump to the next prompt."),
-        Binding("left,h", "turn(-1)", "Prev turn", show=False,
-                tooltip="Jump to the previous prompt."),
+        Binding(
+            "left,h", "turn(-1)", "Prev turn", show=False, tooltip="Jump to the previous prompt."
+        ),
         Binding("n", "hit(1)", "Next hit", tooltip="Next entry matching the search."),
-        Binding("N", "hit(-1)", "Prev hit", show=False,
-                tooltip="Previous entry matching the search."),
-        Binding("slash", "find", "Find",
-                tooltip="Find in this session (its matches become the hits of n/N)."),
+        Binding(
+            "N", "hit(-1)", "Prev hit", show=False, tooltip="Previous entry matching the search."
+        ),
+        Binding(
+            "slash",
+            "find",
+            "Find",
+            tooltip="Find in this session (its matches become the hits of n/N).",
+        ),
         Binding("u", "outline", "Turns", tooltip="The prompts of this session: jump to one."),
         Binding("t", "jump_time", "Time", tooltip="Jump to a time (14:05, +10m, a date)."),
         Binding("o", "open_subagent", "Subagent", tooltip="Open the subagent this call ran."),
-        Binding("escape,backspace", "back", "Back",
-                tooltip="Back to the session (from a subagent) or to the pane that opened "
-                        "this one."),
-        Binding("c", "copy_resume", "Copy resume",
-                tooltip="Copy `claude --resume <id>` to the clipboard."),
-        Binding("R", "run_resume", "Resume", show=False,
-                tooltip="Run `claude --resume <id>` in the project's directory."),
+        Binding(
+            "escape,backspace",
+            "back",
+            "Back",
+            tooltip="Back to the session (from a subagent) or to the pane that opened this one.",
+        ),
+        Binding(
+            "c",
+            "copy_resume",
+            "Copy resume",
+            tooltip="Copy `claude --resume <id>` to the clipboard.",
+        ),
+        Binding(
+            "R",
+            "run_resume",
+            "Resume",
+            show=False,
+            tooltip="Run `claude --resume <id>` in the project's directory.",
+        ),
         Binding("e", "export", "Export", tooltip="Export this transcript as Markdown."),
-        Binding("x", "export_turn", "Export turn", show=False,
-                tooltip="Export the turn under the cursor (its prompt and what answered "
-                        "it) as Markdown."),
-        Binding("y", "copy_entry", "Copy entry", show=False,
-                tooltip="Copy the text of the entry under the cursor, whole."),
-        Binding("Y", "copy_id", "Copy id", show=False,
-                tooltip="Copy the id of the entry under the cursor (ccarchive show <id>)."),
-        Binding("v", "pager", "Pager", show=False,
-                tooltip="Read the entry under the cursor in $PAGER (less)."),
-        Binding("E", "editor", "Editor", show=False,
-                tooltip="Open the entry under the cursor in $VISUAL / $EDITOR."),
+        Binding(
+            "x",
+            "export_turn",
+            "Export turn",
+            show=False,
+            tooltip="Export the turn under the cursor (its prompt and what answered "
+            "it) as Markdown.",
+        ),
+        Binding(
+            "y",
+            "copy_entry",
+            "Copy entry",
+            show=False,
+            tooltip="Copy the text of the entry under the cursor, whole.",
+        ),
+        Binding(
+            "Y",
+            "copy_id",
+            "Copy id",
+            show=False,
+            tooltip="Copy the id of the entry under the cursor (ccarchive show <id>).",
+        ),
+        Binding(
+            "v",
+            "pager",
+            "Pager",
+            show=False,
+            tooltip="Read the entry under the cursor in $PAGER (less).",
+        ),
+        Binding(
+            "E",
+            "editor",
+            "Editor",
+            show=False,
+            tooltip="Open the entry under the cursor in $VISUAL / $EDITOR.",
+        ),
     ]
 
     AUTO_FOCUS = "#transcript"
@@ -122,8 +165,9 @@ class ReplayScreen(PaneScreen):
         key: int
         hits: list[int]
 
-    def __init__(self, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.stack: list[Place] = []
         """Open transcripts: the session, then any subagent opened from it."""
@@ -154,13 +198,20 @@ class ReplayScreen(PaneScreen):
         return self.stack[-1] if self.stack else None
 
     # ---- opening -------------------------------------------------------------------
-    def open_session(self, session_id: str, *, entry_id: str | None = None,
-                     agent_id: str | None = None, query: str | None = None) -> None:
+    def open_session(
+        self,
+        session_id: str,
+        *,
+        entry_id: str | None = None,
+        agent_id: str | None = None,
+        query: str | None = None,
+    ) -> None:
         """Open a session (at an entry, in a subagent) as the only transcript."""
         self._stop_playing()
         self.stack = []
-        self._push(Place(session_id=session_id, agent_id=agent_id or "", query=query),
-                   entry_id=entry_id)
+        self._push(
+            Place(session_id=session_id, agent_id=agent_id or "", query=query), entry_id=entry_id
+        )
 
     def _push(self, place: Place, *, entry_id: str | None = None, index: int = 0) -> None:
         self._key += 1
@@ -172,10 +223,16 @@ class ReplayScreen(PaneScreen):
         self.workers.cancel_group(self, "transcript-pages")
         self._run_open(place.key, place.session_id, place.agent_id, entry_id, index)
 
-    @work(thread=True, exclusive=True, group="transcript-open", exit_on_error=False,
-          description="Opening the transcript")
-    def _run_open(self, key: int, session_id: str, agent_id: str, entry_id: str | None,
-                  index: int) -> None:
+    @work(
+        thread=True,
+        exclusive=True,
+        group="transcript-open",
+        exit_on_error=False,
+        description="Opening the transcript",
+    )
+    def _run_open(
+        self, key: int, session_id: str, agent_id: str, entry_id: str | None, index: int
+    ) -> None:
         service = self.app.service
         try:
             if entry_id:
@@ -183,16 +240,22 @@ class ReplayScreen(PaneScreen):
                 session_id, agent_id = sid or session_id, agent or agent_id
             info = service.session(session_id)
             start = (index // PAGE) * PAGE
-            page = service.transcript(info.session_id, agent_id=agent_id or None, start=start,
-                                      limit=PAGE)
+            page = service.transcript(
+                info.session_id, agent_id=agent_id or None, start=start, limit=PAGE
+            )
         except ServiceError as exc:
             self.post_message(self.Opened(key, None, None, 0, str(exc)))
             return
         inputs = service.tool_inputs(page.entries)
         self.post_message(self.Opened(key, info, page, index, inputs=inputs))
 
-    @work(thread=True, exclusive=True, group="transcript-open", exit_on_error=False,
-          description="Finding the latest session")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="transcript-open",
+        exit_on_error=False,
+        description="Finding the latest session",
+    )
     def _open_latest(self) -> None:
         sessions = self.app.service.sessions(limit=1).sessions
         if sessions:
@@ -221,8 +284,9 @@ class ReplayScreen(PaneScreen):
             sub = next((s for s in message.info.subagents if s.agent_id == place.agent_id), None)
             place.title = (sub.description or sub.agent_type) if sub else place.agent_id
             if len(self.stack) == 1:  # a hit inside a subagent: Escape leads to its session
-                self.stack.insert(0, Place(session_id=place.session_id, info=message.info,
-                                           query=place.query))
+                self.stack.insert(
+                    0, Place(session_id=place.session_id, info=message.info, query=place.query)
+                )
         if place.cursor or place.top:  # coming back from a subagent: where we were
             view.cursor, view.top, view.top_line = place.cursor, place.top, place.top_line
             view.refresh()
@@ -242,14 +306,18 @@ class ReplayScreen(PaneScreen):
         for page_no in message.pages:
             self._load_page(place.key, place.session_id, place.agent_id, page_no)
 
-    @work(thread=True, group="transcript-pages", exit_on_error=False,
-          description="Reading transcript entries")
+    @work(
+        thread=True,
+        group="transcript-pages",
+        exit_on_error=False,
+        description="Reading transcript entries",
+    )
     def _load_page(self, key: int, session_id: str, agent_id: str, page_no: int) -> None:
         service = self.app.service
-        page = service.transcript(session_id, agent_id=agent_id or None, start=page_no * PAGE,
-                                  limit=PAGE)
-        self.post_message(self.PageLoaded(key, page_no, page,
-                                          service.tool_inputs(page.entries)))
+        page = service.transcript(
+            session_id, agent_id=agent_id or None, start=page_no * PAGE, limit=PAGE
+        )
+        self.post_message(self.PageLoaded(key, page_no, page, service.tool_inputs(page.entries)))
 
     @on(PageLoaded)
     def _page_loaded(self, message: PageLoaded) -> None:
@@ -262,16 +330,27 @@ class ReplayScreen(PaneScreen):
         self._render_status()
 
     # ---- search hits ---------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="transcript-hits", exit_on_error=False,
-          description="Finding the search hits in this session")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="transcript-hits",
+        exit_on_error=False,
+        description="Finding the search hits in this session",
+    )
     def _find_hits(self, key: int, session_id: str, agent_id: str, query: str) -> None:
         service = self.app.service
-        page = service.search(query, session_id=session_id, limit=200,
-                              include_tool_results=True, include_thinking=True)
+        page = service.search(
+            query,
+            session_id=session_id,
+            limit=200,
+            include_tool_results=True,
+            include_thinking=True,
+        )
         positions = []
         for hit in page.hits:
-            if (hit.agent_id or "") != agent_id and not (hit.agent_id == "sidechain"
-                                                         and not agent_id):
+            if (hit.agent_id or "") != agent_id and not (
+                hit.agent_id == "sidechain" and not agent_id
+            ):
                 continue
             try:
                 positions.append(service.entry_position(hit.id)[2])
@@ -287,16 +366,22 @@ class ReplayScreen(PaneScreen):
             return
         place.hits = message.hits
         view = self.view
-        view.terms = tuple(w.strip('"').lower() for w in (place.query or "").split()
-                           if ":" not in w and w.upper() not in ("AND", "OR", "NOT"))
+        view.terms = tuple(
+            w.strip('"').lower()
+            for w in (place.query or "").split()
+            if ":" not in w and w.upper() not in ("AND", "OR", "NOT")
+        )
         view.set_hits(message.hits)
         if place.find_pending:  # `/`: to the first match after the cursor
             place.find_pending = False
             if message.hits:
                 self.action_hit(1)
             else:
-                self.notify(f"Nothing in this transcript matches “{place.query}”.",
-                            severity="warning", markup=False)
+                self.notify(
+                    f"Nothing in this transcript matches “{place.query}”.",
+                    severity="warning",
+                    markup=False,
+                )
         self._render_status()
 
     def action_hit(self, direction: int) -> None:
@@ -349,8 +434,11 @@ class ReplayScreen(PaneScreen):
             self._timer.stop()
         view = self.view
         cur, nxt = view.entry(view.cursor), view.entry(view.next_shown(view.cursor, 1))
-        delay = replay_delay(cur.timestamp if cur else None, nxt.timestamp if nxt else None,
-                             SPEEDS[self.speed_index][1])
+        delay = replay_delay(
+            cur.timestamp if cur else None,
+            nxt.timestamp if nxt else None,
+            SPEEDS[self.speed_index][1],
+        )
         self.pending_delay = delay
         self._timer = self.set_timer(delay, self.replay_tick)
 
@@ -392,16 +480,21 @@ class ReplayScreen(PaneScreen):
         entry = view.entry(view.cursor)
         agent = entry.subagent_id if entry else ""
         if entry is not None and not agent and entry.tool_use_id and place and place.info:
-            agent = next((s.agent_id for s in place.info.subagents
-                          if s.tool_use_id == entry.tool_use_id), "")
+            agent = next(
+                (s.agent_id for s in place.info.subagents if s.tool_use_id == entry.tool_use_id), ""
+            )
         if not agent or place is None:
             if entry is not None and entry.kind == "tool_call" and entry.tool in SUBAGENT_TOOLS:
-                self.notify(f"This {entry.tool} call's subagent transcript is not in the "
-                            "archive (Claude Code did not keep it, or it was deleted).",
-                            severity="warning")
+                self.notify(
+                    f"This {entry.tool} call's subagent transcript is not in the "
+                    "archive (Claude Code did not keep it, or it was deleted).",
+                    severity="warning",
+                )
             else:
-                self.notify("Not a subagent call: put the cursor on a ◈ Agent/Task line.",
-                            severity="warning")
+                self.notify(
+                    "Not a subagent call: put the cursor on a ◈ Agent/Task line.",
+                    severity="warning",
+                )
             return
         self._stop_playing()
         place.cursor, place.top, place.top_line = view.cursor, view.top, view.top_line
@@ -421,8 +514,11 @@ class ReplayScreen(PaneScreen):
         self.query_one("#tx-title", Static).update(title_text(self.stack))
 
     def _render_status(self) -> None:
-        self.query_one("#tx-status", Static).update(status_text(
-            self.view, self.place, playing=self.playing, speed=SPEEDS[self.speed_index][0]))
+        self.query_one("#tx-status", Static).update(
+            status_text(
+                self.view, self.place, playing=self.playing, speed=SPEEDS[self.speed_index][0]
+            )
+        )
 
     # ---- live ----------------------------------------------------------------------
     @on(IndexUpdated)
@@ -440,10 +536,15 @@ class ReplayScreen(PaneScreen):
 
     # ---- jumping to a time (`t`): the parsing and the wording are in `time_jump` -----
     def action_jump_time(self) -> None:
-        self.app.push_screen(AskDialog(
-            "Jump to a time", placeholder="14:05   +10m   2026-11-14 14:05",
-            help="A clock time (local, on the current entry's day), a time after the "
-                 "start (+10m, +1h30m), or a date and time."), self._jump_answered)
+        self.app.push_screen(
+            AskDialog(
+                "Jump to a time",
+                placeholder="14:05   +10m   2026-11-14 14:05",
+                help="A clock time (local, on the current entry's day), a time after the "
+                "start (+10m, +1h30m), or a date and time.",
+            ),
+            self._jump_answered,
+        )
 
     def _jump_answered(self, answer: str | None) -> None:
         place = self.place
@@ -451,8 +552,9 @@ class ReplayScreen(PaneScreen):
             return
         cur = self.view.entry(self.view.cursor)
         first = self.view.entry(0)
-        start = (first.timestamp if first and first.timestamp else None) \
-            or place.info.first_activity
+        start = (
+            first.timestamp if first and first.timestamp else None
+        ) or place.info.first_activity
         try:
             when = parse_jump(answer, cur.timestamp if cur else None, start)
         except ValueError as exc:
@@ -460,17 +562,26 @@ class ReplayScreen(PaneScreen):
             return
         self._find_time(place.key, place.session_id, place.agent_id, self.view.total, when)
 
-    @work(thread=True, exclusive=True, group="transcript-jump", exit_on_error=False,
-          description="Finding the time in the transcript")
-    def _find_time(self, key: int, session_id: str, agent_id: str, total: int,
-                   when: When) -> None:
+    @work(
+        thread=True,
+        exclusive=True,
+        group="transcript-jump",
+        exit_on_error=False,
+        description="Finding the time in the transcript",
+    )
+    def _find_time(self, key: int, session_id: str, agent_id: str, total: int, when: When) -> None:
         """Binary search on entry times, one single-entry read per step (~17 for 100k),
         and the first and last times, so that a time outside the transcript says so."""
         service = self.app.service
 
         def stamps(start: int, limit: int) -> list[datetime]:
-            page = service.transcript(session_id, agent_id=agent_id or None,
-                                      start=max(0, start), limit=max(1, limit), max_chars=1)
+            page = service.transcript(
+                session_id,
+                agent_id=agent_id or None,
+                start=max(0, start),
+                limit=max(1, limit),
+                max_chars=1,
+            )
             return [e.timestamp for e in page.entries if e.timestamp is not None]
 
         lo, hi = 0, max(0, total - 1)
@@ -482,17 +593,26 @@ class ReplayScreen(PaneScreen):
             else:
                 hi = mid
         head, tail, found = stamps(0, 20), stamps(total - 20, 20), stamps(lo, 1)
-        outcome = jump_outcome(when, lo, found[0] if found else None, total,
-                               head[0] if head else None, tail[-1] if tail else None)
+        outcome = jump_outcome(
+            when,
+            lo,
+            found[0] if found else None,
+            total,
+            head[0] if head else None,
+            tail[-1] if tail else None,
+        )
         self.app.call_from_thread(self._time_found, key, outcome)
 
     def _time_found(self, key: int, outcome: JumpOutcome) -> None:
         place = self.place
         if place is not None and key == place.key:  # still the transcript it was asked in
             self.view.move_cursor(outcome.index)
-            self.notify(outcome.message, severity="warning" if outcome.moved_to_end
-                        else "information", timeout=6 if outcome.moved_to_end else 3,
-                        markup=False)
+            self.notify(
+                outcome.message,
+                severity="warning" if outcome.moved_to_end else "information",
+                timeout=6 if outcome.moved_to_end else 3,
+                markup=False,
+            )
 
     # ---- resuming in Claude Code (`c`, `R`) and exporting as Markdown (`e`) ---------
     # An export path is checked before anything is written (`export_target`): one inside
@@ -508,9 +628,12 @@ class ReplayScreen(PaneScreen):
             return
         self.app.copy_to_clipboard(cmd)
         where = self.place.info.project if self.place and self.place.info else ""
-        self.notify(f"Copied: {cmd}" + (f"\nRun it in {short_path(where)} (R does)."
-                                        if where else ""), title="Resume", timeout=6,
-                    markup=False)
+        self.notify(
+            f"Copied: {cmd}" + (f"\nRun it in {short_path(where)} (R does)." if where else ""),
+            title="Resume",
+            timeout=6,
+            markup=False,
+        )
 
     def action_run_resume(self) -> None:
         place = self.place
@@ -518,11 +641,11 @@ class ReplayScreen(PaneScreen):
             return
         claude = shutil.which("claude")
         if claude is None:
-            self.notify("`claude` is not on PATH; c copies the command instead.",
-                        severity="error")
+            self.notify("`claude` is not on PATH; c copies the command instead.", severity="error")
             return
-        cwd = place.info.project if place.info.project and Path(place.info.project).is_dir() \
-            else None
+        cwd = (
+            place.info.project if place.info.project and Path(place.info.project).is_dir() else None
+        )
         with self.app.suspend():
             subprocess.run([claude, "--resume", place.session_id], cwd=cwd, check=False)
 
@@ -533,16 +656,23 @@ class ReplayScreen(PaneScreen):
         place = self.place
         if place is None or place.info is None:
             return
-        self._ask_export(str(default_export_dir(self._archive_root())
-                             / export_name(place.info, place.agent_id)))
+        self._ask_export(
+            str(default_export_dir(self._archive_root()) / export_name(place.info, place.agent_id))
+        )
 
     def _ask_export(self, value: str, refused: str = "") -> None:
-        help_text = "The whole transcript, full texts (read back from the archive). " \
-                    "Never inside the archive."
-        self.app.push_screen(AskDialog(
-            "Export as Markdown to", value=value,
-            help=f"⚠ {escape(refused)}\nHere instead?" if refused else help_text),
-            self._export_answered)
+        help_text = (
+            "The whole transcript, full texts (read back from the archive). "
+            "Never inside the archive."
+        )
+        self.app.push_screen(
+            AskDialog(
+                "Export as Markdown to",
+                value=value,
+                help=f"⚠ {escape(refused)}\nHere instead?" if refused else help_text,
+            ),
+            self._export_answered,
+        )
 
     def _export_answered(self, answer: str | None) -> None:
         place = self.place
@@ -553,35 +683,46 @@ class ReplayScreen(PaneScreen):
         try:
             path = export_target(answer, root, name)
         except ExportRefused as exc:  # say why, and offer the default place
-            self.notify(str(exc), title="Not exported", severity="error", timeout=8,
-                        markup=False)
+            self.notify(str(exc), title="Not exported", severity="error", timeout=8, markup=False)
             self._ask_export(str(default_export_dir(root) / name), refused=str(exc))
             return
         self._run_export(path, place.info, place.agent_id, place.title)
 
-    @work(thread=True, exclusive=True, group="export", exit_on_error=False,
-          description="Exporting the transcript")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="export",
+        exit_on_error=False,
+        description="Exporting the transcript",
+    )
     def _run_export(self, path: Path, info: SessionInfo, agent_id: str, title: str) -> None:
         try:
-            n = export_markdown(self.app.service, info, agent_id, title, path,
-                                archive_root=self._archive_root())
+            n = export_markdown(
+                self.app.service, info, agent_id, title, path, archive_root=self._archive_root()
+            )
         except (ExportRefused, OSError) as exc:
-            self.app.call_from_thread(self.notify, str(exc), title="Not exported",
-                                      severity="error", markup=False)
+            self.app.call_from_thread(
+                self.notify, str(exc), title="Not exported", severity="error", markup=False
+            )
             return
-        self.app.call_from_thread(self.notify, f"{n:,} entries written to {path}",
-                                  title="Exported", markup=False)
+        self.app.call_from_thread(
+            self.notify, f"{n:,} entries written to {path}", title="Exported", markup=False
+        )
 
     # ---- find ------------------------------------------------------------------------
     def action_find(self) -> None:
         place = self.place
         if place is None or place.info is None:
             return
-        self.app.push_screen(AskDialog(
-            "Find in this session", value=place.query or "",
-            placeholder="words, \"a phrase\", kind:tool_call …",
-            help="Its matching entries are marked ◆; n/N step through them."),
-            self._find_answered)
+        self.app.push_screen(
+            AskDialog(
+                "Find in this session",
+                value=place.query or "",
+                placeholder='words, "a phrase", kind:tool_call …',
+                help="Its matching entries are marked ◆; n/N step through them.",
+            ),
+            self._find_answered,
+        )
 
     def _find_answered(self, answer: str | None) -> None:
         place = self.place
@@ -598,11 +739,15 @@ class ReplayScreen(PaneScreen):
             return
         self._load_turns(place.key, place.session_id, place.agent_id)
 
-    @work(thread=True, exclusive=True, group="transcript-outline", exit_on_error=False,
-          description="Reading the turns")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="transcript-outline",
+        exit_on_error=False,
+        description="Reading the turns",
+    )
     def _load_turns(self, key: int, session_id: str, agent_id: str) -> None:
-        turns = self.app.service.turns(session_id,
-                                       agent_id=agent_id or None)
+        turns = self.app.service.turns(session_id, agent_id=agent_id or None)
         self.app.call_from_thread(self._show_outline, key, turns)
 
     def _show_outline(self, key: int, turns: list[tuple[int, Entry]]) -> None:
@@ -633,8 +778,11 @@ class ReplayScreen(PaneScreen):
         if entry is None:
             return
         self.app.copy_to_clipboard(entry.text)
-        self.notify(f"Copied the {entry.kind.replace('_', ' ')} ({len(entry.text):,} "
-                    "characters)", title="Copy", markup=False)
+        self.notify(
+            f"Copied the {entry.kind.replace('_', ' ')} ({len(entry.text):,} characters)",
+            title="Copy",
+            markup=False,
+        )
 
     def action_copy_id(self) -> None:
         entry = self.view.entry(self.view.cursor)
@@ -659,8 +807,11 @@ class ReplayScreen(PaneScreen):
         command = next((os.environ[v] for v in env if os.environ.get(v)), default)
         argv = shlex.split(command)
         if not argv or shutil.which(argv[0]) is None:
-            self.notify(f"`{argv[0] if argv else command}` is not on PATH "
-                        f"(set ${env[0]}).", severity="error", markup=False)
+            self.notify(
+                f"`{argv[0] if argv else command}` is not on PATH (set ${env[0]}).",
+                severity="error",
+                markup=False,
+            )
             return
         fd, name = tempfile.mkstemp(prefix="ccarchive-", suffix=".md")
         path = Path(name)
@@ -700,13 +851,16 @@ class ReplayScreen(PaneScreen):
             return
         first, stop = self._turn_span()
         root = Path(self.app.service.root)
-        name = export_name(place.info, place.agent_id).removesuffix(".md") \
-            + f"-turn-{first + 1}.md"
-        self.app.push_screen(AskDialog(
-            "Export this turn as Markdown to", value=str(default_export_dir(root) / name),
-            help=f"Entries {first + 1}–{stop} (its prompt and what answered it). Never "
-                 "inside the archive."),
-            lambda answer: self._export_turn(answer, name, (first, stop)))
+        name = export_name(place.info, place.agent_id).removesuffix(".md") + f"-turn-{first + 1}.md"
+        self.app.push_screen(
+            AskDialog(
+                "Export this turn as Markdown to",
+                value=str(default_export_dir(root) / name),
+                help=f"Entries {first + 1}–{stop} (its prompt and what answered it). Never "
+                "inside the archive.",
+            ),
+            lambda answer: self._export_turn(answer, name, (first, stop)),
+        )
 
     def _export_turn(self, answer: str | None, name: str, span: tuple[int, int]) -> None:
         place = self.place
@@ -715,11 +869,16 @@ class ReplayScreen(PaneScreen):
         root = Path(self.app.service.root)
         try:
             path = export_target(answer, root, name)
-            n = export_markdown(self.app.service, place.info, place.agent_id, place.title,
-                                path, archive_root=root, span=span)
+            n = export_markdown(
+                self.app.service,
+                place.info,
+                place.agent_id,
+                place.title,
+                path,
+                archive_root=root,
+                span=span,
+            )
         except (ExportRefused, OSError) as exc:
-            self.notify(str(exc), title="Not exported", severity="error", timeout=8,
-                        markup=False)
+            self.notify(str(exc), title="Not exported", severity="error", timeout=8, markup=False)
             return
         self.notify(f"{n:,} entries written to {path}", title="Exported", markup=False)
-

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 SPEEDS: tuple[tuple[str, float | None], ...] = (
-    ("1x", 1.0), ("10x", 10.0), ("100x", 100.0), ("steps", None))
+    ("1x", 1.0),
+    ("10x", 10.0),
+    ("100x", 100.0),
+    ("steps", None),
+)
 """Replay speeds: the recorded pace times a factor, or fixed steps."""
 STEP_DELAY = 0.6
 """Seconds between entries at fixed steps."""
@@ -87,15 +91,20 @@ def parse_jump(text: str, base: datetime | None, start: datetime | None) -> When
     m = _CLOCK.fullmatch(text)
     if m:
         try:
-            at = local.replace(hour=int(m.group(1)), minute=int(m.group(2)),
-                               second=int(m.group(3) or 0), microsecond=0)
+            at = local.replace(
+                hour=int(m.group(1)),
+                minute=int(m.group(2)),
+                second=int(m.group(3) or 0),
+                microsecond=0,
+            )
         except ValueError as exc:
             raise ValueError(f"{text!r} is not a clock time: {HELP}") from exc
         return When(at, text)
     m = _MONTH_DAY.fullmatch(text)
     if m:  # a month and day of the current entry's year
-        text_full = f"{local.year}-{int(m.group(1)):02d}-{int(m.group(2)):02d}" + \
-            (f" {m.group(3)}" if m.group(3) else "")
+        text_full = f"{local.year}-{int(m.group(1)):02d}-{int(m.group(2)):02d}" + (
+            f" {m.group(3)}" if m.group(3) else ""
+        )
         return When(_iso(text_full, text), text, dated=True)
     return When(_iso(text, text), text, dated=True)
 
@@ -135,8 +144,14 @@ class JumpOutcome:
     """The time was outside the transcript: it went to the first or last entry."""
 
 
-def jump_outcome(when: When, found: int, found_at: datetime | None, total: int,
-                 first: datetime | None, last: datetime | None) -> JumpOutcome:
+def jump_outcome(
+    when: When,
+    found: int,
+    found_at: datetime | None,
+    total: int,
+    first: datetime | None,
+    last: datetime | None,
+) -> JumpOutcome:
     """Word a jump: `found` is the first entry at or after `when.at` (total if none).
 
     Args:
@@ -152,17 +167,28 @@ def jump_outcome(when: When, found: int, found_at: datetime | None, total: int,
     if when.offset is not None:
         asked = f"{when.text} ({asked})"
     if first is not None and when.at < first:
-        return JumpOutcome(0, f"{asked} is before this transcript starts "
-                              f"({show_time(first, dated=dated)}): at the first entry.", True)
+        return JumpOutcome(
+            0,
+            f"{asked} is before this transcript starts "
+            f"({show_time(first, dated=dated)}): at the first entry.",
+            True,
+        )
     if last is not None and when.at > last:
         end = max(0, total - 1)
         if when.offset is not None and first is not None:
-            return JumpOutcome(end, f"{when.text} is past the end: this transcript lasts "
-                                    f"{_span(last - first)}. At the last entry "
-                                    f"({show_time(last, dated=dated)}).", True)
-        return JumpOutcome(end, f"{asked} is after this transcript ends "
-                                f"({show_time(last, dated=dated)}): at the last entry.", True)
+            return JumpOutcome(
+                end,
+                f"{when.text} is past the end: this transcript lasts "
+                f"{_span(last - first)}. At the last entry "
+                f"({show_time(last, dated=dated)}).",
+                True,
+            )
+        return JumpOutcome(
+            end,
+            f"{asked} is after this transcript ends "
+            f"({show_time(last, dated=dated)}): at the last entry.",
+            True,
+        )
     index = min(found, max(0, total - 1))
     at = f" ({show_time(found_at, dated=dated)})" if found_at is not None else ""
-    return JumpOutcome(index, f"Jumped to entry {index + 1:,}{at}, the first at or after "
-                              f"{asked}.")
+    return JumpOutcome(index, f"Jumped to entry {index + 1:,}{at}, the first at or after {asked}.")
