@@ -16,7 +16,12 @@ class AskDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
-        self, title: str, *, value: str = "", placeholder: str = "", help: str = ""
+        self,
+        title: str,
+        *,
+        value: str = "",
+        placeholder: str = "",
+        help: str = "",  # noqa: A002 (the dialog's line of help, as Textual names it)
     ) -> None:
         super().__init__()
         self._title = title
