@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ccarchive.archive.titles import first_readable
+from ccarchive.archive.titles import first_readable, names_something
 
 
 @dataclass
@@ -73,17 +73,12 @@ class FileSummary:
 
     def title(self, summary: str = "") -> str:
         """Claude Code's own precedence: custom title, agent name, AI title, summary,
-        first prompt (then the last one); made readable by `clean_title` (a plan's heading, no
+        first prompt (then the last one) when it names something (`names_something`: not `181`
+        or `hi`); made readable by `clean_title` (a plan's heading, no
         Markdown); one that is only redaction marks is passed over.
 
         Summaries are matched to sessions by `leafUuid` across files, so the caller
         passes the resolved one (see `ccarchive.index.session_docs`).
         """
-        return first_readable(
-            self.custom_title,
-            self.agent_name,
-            self.ai_title,
-            summary,
-            self.first_prompt,
-            self.last_prompt,
-        )
+        prompts = [p for p in (self.first_prompt, self.last_prompt) if names_something(p)]
+        return first_readable(self.custom_title, self.agent_name, self.ai_title, summary, *prompts)

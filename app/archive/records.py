@@ -303,6 +303,9 @@ class Extractor:
             and isinstance(b.get("text"), str)
             and b["text"].strip()
         ]
+        # the blocks that stay units of their own, and the first folded one: a message of
+        # 400,000 blocks must not be redacted as one 14 MB text in memory (`BLOCK_CAP`)
+        texts = texts[: BLOCK_CAP + 1]
         if len(texts) < 2:
             return {}
         return dict(zip((i for i, _ in texts), redact_pieces([t for _, t in texts]), strict=True))

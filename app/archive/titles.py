@@ -86,6 +86,17 @@ def readable(title: str) -> bool:
     return _WORD.search(MARKER_RE.sub(" ", title)) is not None
 
 
+_NAMING_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def names_something(prompt: str) -> bool:
+    """Does a typed prompt say enough to name its session? A prompt of a number or a
+    greeting (`181`, `hi`, `ok`) is a reply to the previous session's question, not a
+    subject: the session is better named by a later prompt, or by its project and date."""
+    words = _NAMING_WORD.findall(MARKER_RE.sub(" ", prompt))
+    return len(words) >= 2 or any(len(w) >= 5 for w in words)
+
+
 def first_readable(*candidates: str) -> str:
     """The first candidate that reads as a title once cleaned (`clean_title`), or ''."""
     for text in candidates:

@@ -155,9 +155,9 @@ def _write(
         start = first
         while True:
             limit = 500 if stop is None else max(1, min(500, stop - start))
-            page = svc.transcript(
+            page = svc.transcript(  # type: ignore[attr-defined]
                 info.session_id,
-                agent_id=agent_id or None,  # type: ignore
+                agent_id=agent_id or None,
                 start=start,
                 limit=limit,
                 max_chars=200_000,

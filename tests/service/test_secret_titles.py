@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ccarchive.archive.titles import fallback_title, readable
+from ccarchive.archive.titles import fallback_title, names_something, readable
 from ccarchive.service import ArchiveService
 from ccarchive.service.models import to_jsonable
 from tests.conftest import build_index
@@ -78,7 +78,16 @@ def _session(
 SIDS = {
     name: f"{i:08d}-1111-4222-8333-444455556666"
     for i, name in enumerate(
-        ("only-token", "ordinary", "mixed", "untitled-slug", "untitled", "token-path")
+        (
+            "only-token",
+            "ordinary",
+            "mixed",
+            "untitled-slug",
+            "untitled",
+            "token-path",
+            "number",
+            "greeting",
+        )
     )
 }
 
@@ -98,6 +107,8 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> ArchiveService:
     _session(root, "/home/dev/app", SIDS["untitled-slug"], "/clear", slug="witty-purring-moon")
     _session(root, "/home/dev/billing", SIDS["untitled"], "/compact")
     _session(root, f"/home/dev/{TOKEN2}/api", SIDS["token-path"], "check the api zebrapath")
+    _session(root, "/home/dev/shop", SIDS["number"], "181")
+    _session(root, "/home/dev/shop", SIDS["greeting"], "hi", slug="calm-blue-heron")
     return build_index(root, tmp_path_factory.mktemp("titles-data"))
 
 
@@ -118,6 +129,30 @@ def test_no_title_is_only_a_mark_and_none_an_id(svc: ArchiveService) -> None:
     assert titles[SIDS["only-token"]] == "rotate the deploy key today"  # next candidate
     assert titles[SIDS["untitled-slug"]] == "witty purring moon"
     assert titles[SIDS["untitled"]].startswith("billing session, 4 Mar 2026")
+
+
+def test_a_prompt_that_names_nothing_is_no_title(svc: ArchiveService) -> None:
+    """`181` (an answer to a question) and `hi` name no subject: the session is named by
+    its plan's codename, else by its project and when it began."""
+    titles = _titles(svc)
+    assert titles[SIDS["number"]].startswith("shop session, 4 Mar 2026")
+    assert titles[SIDS["greeting"]] == "calm blue heron"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "names"),
+    [
+        ("181", False),
+        ("hi", False),
+        ("ok go", False),
+        ("[REDACTED:env]", False),
+        ("refactor", True),
+        ("fix the login bug", True),
+        ("why does 181 fail", True),
+    ],
+)
+def test_which_prompts_name_a_session(prompt: str, names: bool) -> None:
+    assert names_something(prompt) is names
 
 
 def test_ordinary_code_words_are_not_redacted(svc: ArchiveService) -> None:

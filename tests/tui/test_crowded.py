@@ -300,13 +300,6 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
             assert title[:20] in row_text(table, row)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the service's title of a session whose only prompt a "
-    "detector takes for a cut token is `[REDACTED:partial]`: the redaction "
-    "branch's readable titles fix it; strict, so this fails once it lands "
-    "and the mark must go",
-)
 async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) -> None:
     """A session whose only prompt is `CheckpointSummary` (a name a detector may take for
     a cut token) has a readable title in Search, the Timeline and a project's list."""

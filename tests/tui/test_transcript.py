@@ -168,8 +168,11 @@ async def test_copy_resume_and_export(app, tmp_path: Path) -> None:
         screen = await open_followup(app, pilot)
         await pilot.press("c")
         assert copied == [f"claude --resume {FOLLOWUP_SESSION}"]
+        assert list(app._notifications)  # "copied" is on screen, bottom right
         await pilot.press("e")
         await pilot.pause()
+        # ... and gone under the dialog, whose path field it would cover at 80x24
+        assert not list(app._notifications)
         dialog_input = app.screen.query_one("#ask-input")
         dialog_input.value = str(tmp_path / "out.md")
         await pilot.press("enter")

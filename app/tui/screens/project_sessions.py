@@ -59,8 +59,8 @@ class ProjectSessions(ModalScreen[None]):
 
     @work(thread=True, group="project-sessions", exclusive=True, exit_on_error=False)
     def _load(self) -> None:
-        page = self.app.service.sessions(
-            project=self.project,  # type: ignore[attr-defined]
+        page = self.app.service.sessions(  # type: ignore[attr-defined]
+            project=self.project,
             limit=LIMIT,
         )
         self.app.call_from_thread(self._show, page.sessions, page.total)

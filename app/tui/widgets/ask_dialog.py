@@ -37,6 +37,8 @@ class AskDialog(ModalScreen[str | None]):
                 yield Static(self._help, id="ask-help")
 
     def on_mount(self) -> None:
+        # a toast still on screen (bottom right) would cover the answer's end at 80x24
+        self.app.clear_notifications()
         self.query_one(Input).focus()
 
     @on(Input.Submitted)

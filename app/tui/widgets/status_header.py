@@ -140,7 +140,8 @@ class ArchiveHeader(Widget):
             f"  {count} docs " if narrow else f"  {count} documents ", self._style("count")
         )
         path = short_path(str(settings.archive_root)) if settings else ""
-        room = self.size.width - out.cell_len - right.cell_len - 2
+        # two cells before the path, and at least one between it and the state on the right
+        room = self.size.width - out.cell_len - right.cell_len - 3
         if room > 4 and path:
             shown = path if len(path) <= room else "…" + path[-(room - 1) :]
             out.append("  " + shown, self._style("path"))
