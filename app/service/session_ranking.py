@@ -49,9 +49,10 @@ PROMPT_CHARS = 300
 SPARE_TURNS = 2
 """Turns read beyond those shown, so that one answering can move up past one that does
 not (`_answering_first`)."""
-ASIDE_KINDS = frozenset({S.HISTORY, S.PLAN, S.MEMORY, S.SUMMARY})
-"""Kinds outside the conversation's turns: a history line repeats a prompt the session
-has, a plan or a summary retells it."""
+ASIDE_KINDS = frozenset({S.HISTORY, S.SUMMARY})
+"""Kinds that repeat a turn the session has: a history line repeats its prompt, a summary
+retells it. (A plan or a memory file is a document of its own, often the very answer: an
+agent asked about a plan reads the plan, so it keeps its place by its score.)"""
 COMMAND_OUTPUT = ("<bash-stdout>", "<bash-input>", "<bash-stderr>", "<local-command-stdout>")
 """How a prompt that is a command's output, not a question, begins (`!cmd`, `/cmd`)."""
 ANSWER_CANDIDATES = 4
