@@ -95,29 +95,16 @@ class _Layer:
         return _layer_norm(x + h @ self.ff2_w + self.ff2_b, *self.ln2)
 
 
-class Encoder:
-    """all-MiniLM-L6-v2 from its folder (`model.safetensors`, `tokenizer.json`).
+class TokenBatches:
+    """What both forward passes of the model share: the tokenizer (thread-safe behind a
+    lock: `Tokenizer.encode_batch` runs its own thread pool), and texts encoded in batches
+    of similar length, at most `BATCH_TOKENS` padded tokens each. A subclass gives
+    `_forward`, one padded batch to unit vectors."""
 
-    Thread-safe: `encode` may be called from the query path and the vector builder at
-    once (the tokenizer object is shared read-only; numpy arrays are never written).
-    """
-
-    def __init__(self, model_dir: Path) -> None:
-        from safetensors.numpy import load_file
+    def _load_tokenizer(self, model_dir: Path) -> None:
         from tokenizers import Tokenizer
 
-        self.model_dir = Path(model_dir)
-        w = load_file(str(self.model_dir / "model.safetensors"))
-        w = {k.removeprefix("bert."): v for k, v in w.items()}
-        self.word = w["embeddings.word_embeddings.weight"]
-        self.pos = w["embeddings.position_embeddings.weight"]
-        self.type0 = w["embeddings.token_type_embeddings.weight"][0]
-        self.ln = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        n_layers = 1 + max(int(k.split(".")[2]) for k in w if k.startswith("encoder.layer."))
-        self.layers = [_Layer(w, i) for i in range(n_layers)]
-        if self.word.shape[1] != DIM:
-            raise ValueError(f"{model_dir}: hidden size {self.word.shape[1]}, expected {DIM}")
-        tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tok.no_padding()  # the file pads every text to 128; batches are padded here
         tok.enable_truncation(MAX_TOKENS)
         self.tokenizer = tok
@@ -125,7 +112,7 @@ class Encoder:
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
         """Each text's token ids, [CLS] ... [SEP], cut at `MAX_TOKENS`."""
-        with self._lock:  # Tokenizer.encode_batch runs its own thread pool
+        with self._lock:
             return [e.ids for e in self.tokenizer.encode_batch(texts)]
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -144,6 +131,33 @@ class Encoder:
             out[batch] = self._forward([ids[i] for i in batch])
             start = end
         return out
+
+    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class Encoder(TokenBatches):
+    """all-MiniLM-L6-v2 from its folder (`model.safetensors`, `tokenizer.json`).
+
+    Thread-safe: `encode` may be called from the query path and the vector builder at
+    once (the tokenizer object is shared read-only; numpy arrays are never written).
+    """
+
+    def __init__(self, model_dir: Path) -> None:
+        from safetensors.numpy import load_file
+
+        self.model_dir = Path(model_dir)
+        w = load_file(str(self.model_dir / "model.safetensors"))
+        w = {k.removeprefix("bert."): v for k, v in w.items()}
+        self.word = w["embeddings.word_embeddings.weight"]
+        self.pos = w["embeddings.position_embeddings.weight"]
+        self.type0 = w["embeddings.token_type_embeddings.weight"][0]
+        self.ln = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        n_layers = 1 + max(int(k.split(".")[2]) for k in w if k.startswith("encoder.layer."))
+        self.layers = [_Layer(w, i) for i in range(n_layers)]
+        if self.word.shape[1] != DIM:
+            raise ValueError(f"{model_dir}: hidden size {self.word.shape[1]}, expected {DIM}")
+        self._load_tokenizer(self.model_dir)
 
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
         n = max(len(t) for t in batch)

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from pathlib import Path
 
 import numpy as np
 
-from ccarchive.semantic.encoder import BATCH_TOKENS, DIM, MAX_TOKENS
+from ccarchive.semantic.encoder import TokenBatches
 from ccarchive.semantic.model_files import FILES, ModelError
 
 THREADS = 2
@@ -107,14 +106,13 @@ def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Pa
     return path
 
 
-class OnnxEncoder:
+class OnnxEncoder(TokenBatches):
     """all-MiniLM-L6-v2 on onnxruntime (thread-safe, as `Encoder`)."""
 
     def __init__(
         self, model_dir: Path, data_dir: Path, threads: int = THREADS, quantized: bool = False
     ) -> None:
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         self.model_dir = Path(model_dir)
         self.path = ensure_graph(self.model_dir, data_dir, quantized)
@@ -125,32 +123,7 @@ class OnnxEncoder:
         self.session = ort.InferenceSession(
             str(self.path), opts, providers=["CPUExecutionProvider"]
         )
-        tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        tok.no_padding()
-        tok.enable_truncation(MAX_TOKENS)
-        self.tokenizer = tok
-        self._lock = threading.Lock()
-
-    def token_ids(self, texts: list[str]) -> list[list[int]]:
-        with self._lock:
-            return [e.ids for e in self.tokenizer.encode_batch(texts)]
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors (len(texts) x 384, float32), in the order of `texts`."""
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
-        if not texts:
-            return out
-        ids = self.token_ids(texts)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while end < len(order) and len(ids[order[end]]) * (end + 1 - start) <= BATCH_TOKENS:
-                end += 1
-            batch = order[start:end]
-            out[batch] = self._forward([ids[i] for i in batch])
-            start = end
-        return out
+        self._load_tokenizer(self.model_dir)
 
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
         n = max(len(t) for t in batch)
