@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.support.secret_generated import GENERATED
+from tests.support.secret_generated import GENERATED, plant_oracle_archive
 from tests.support.secret_shapes import Gen
 
 try:  # this checkout: titles are redacted whole when indexed, shown without a cut
@@ -237,32 +237,9 @@ def oracle(seed: int) -> None:
     of its first run of letters and digits (4 to 24 characters) while the hit total says
     it is there."""
     from tests.conftest import build_index
-    from tests.support import secret_archive
 
-    shapes = (
-        "anthropic",
-        "aws-key-id",
-        "github",
-        "stripe",
-        "random-hex",
-        "random-b64",
-        "dotenv",
-        "password-assignment",
-        "url-password",
-        "slack",
-        "jwt",
-    )
-    places = ("prompt", "assistant", "tool_use", "tool_result", "history", "plan", "custom_title")
     out = Path(tempfile.mkdtemp())
-    saved = dict(secret_archive.SHAPES)
-    secret_archive.SHAPES.update(GENERATED)
-    try:
-        arc = secret_archive.plant_archive(
-            out / "claude", seed, shapes=[*shapes, *GENERATED], places=places
-        )
-    finally:
-        secret_archive.SHAPES.clear()
-        secret_archive.SHAPES.update(saved)
+    arc = plant_oracle_archive(out / "claude", seed)
     svc = build_index(arc.root, out / "data")
     probed = found = chars = queries = 0
     for p in arc.plants:

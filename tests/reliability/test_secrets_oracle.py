@@ -22,39 +22,16 @@ from mcp import Client
 from ccarchive.mcp_server.server import build_server
 from ccarchive.redact import redact
 from tests.conftest import build_index
-from tests.support import secret_archive
-from tests.support.secret_generated import GENERATED
+from tests.support.secret_generated import GENERATED, plant_oracle_archive
 from tests.support.secret_shapes import Gen
 
 SEED = int(os.environ.get("CCARCHIVE_SECRETS_SEED", "20261127"))
-_TOKEN_SHAPES = (
-    "anthropic",
-    "aws-key-id",
-    "github",
-    "stripe",
-    "random-hex",
-    "random-b64",
-    "dotenv",
-    "password-assignment",
-    "url-password",
-    "slack",
-    "jwt",
-)
-_PLACES = ("prompt", "assistant", "tool_use", "tool_result", "history", "plan", "custom_title")
 
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("oracle")
-    saved = dict(secret_archive.SHAPES)
-    secret_archive.SHAPES.update(GENERATED)
-    try:
-        arc = secret_archive.plant_archive(
-            out / "claude", SEED, shapes=[*_TOKEN_SHAPES, *GENERATED], places=_PLACES
-        )
-    finally:
-        secret_archive.SHAPES.clear()
-        secret_archive.SHAPES.update(saved)
+    arc = plant_oracle_archive(out / "claude", SEED)
     svc = build_index(arc.root, out / "data")
     return arc, svc, out
 

@@ -21,7 +21,10 @@ import base64
 import json
 import urllib.parse
 from collections.abc import Callable
+from pathlib import Path
 
+from tests.support import secret_archive
+from tests.support.secret_archive import PlantedArchive
 from tests.support.secret_shapes import ALNUM, HEX, PASSWORD, URLSAFE, Gen, Planted
 
 _PREFIXES = (
@@ -290,3 +293,44 @@ GENERATED: dict[str, Callable[[Gen], Planted]] = {
     "gen-format": formats,
     "gen-language": labels,
 }
+
+
+ORACLE_TOKEN_SHAPES = (
+    "anthropic",
+    "aws-key-id",
+    "github",
+    "stripe",
+    "random-hex",
+    "random-b64",
+    "dotenv",
+    "password-assignment",
+    "url-password",
+    "slack",
+    "jwt",
+)
+"""The known-format shapes the index oracle is probed with, beside every generated class."""
+ORACLE_PLACES = (
+    "prompt",
+    "assistant",
+    "tool_use",
+    "tool_result",
+    "history",
+    "plan",
+    "custom_title",
+)
+"""Where the oracle's secrets are planted: every place a term reaches the index from."""
+
+
+def plant_oracle_archive(root: Path, seed: int) -> PlantedArchive:
+    """An archive with the oracle's secrets planted (known formats and the generated
+    classes) beside made-up words; the generated classes join the shape table only for
+    the planting."""
+    saved = dict(secret_archive.SHAPES)
+    secret_archive.SHAPES.update(GENERATED)
+    try:
+        return secret_archive.plant_archive(
+            root, seed, shapes=[*ORACLE_TOKEN_SHAPES, *GENERATED], places=ORACLE_PLACES
+        )
+    finally:
+        secret_archive.SHAPES.clear()
+        secret_archive.SHAPES.update(saved)
