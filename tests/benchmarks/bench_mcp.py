@@ -130,8 +130,8 @@ async def _calls(c: Client) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     hits: list[dict[str, Any]] = []
     for q in QUERIES[:8]:
         r = await c.call_tool("search", {"query": q, "limit": 3, "include_active": True})
-        hits += r.structured_content["hits"]
-    entry_ids = [h["id"] for h in hits if h["session_id"]][:12]
+        hits += r.structured_content.get("results", [])
+    entry_ids = [h["id"] for h in hits if h.get("session")][:12]
     sessions = (await c.call_tool("list_sessions", {"limit": 12})).structured_content
     sids = [s["session_id"] for s in sessions["sessions"]]
     return {
@@ -234,8 +234,8 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
             async with _http(http_url) as c:
                 hits = (
                     await c.call_tool("search", {"query": "test", "limit": 5})
-                ).structured_content["hits"]
-                ids = [h["id"] for h in hits if h["session_id"]] or [hits[0]["id"]]
+                ).structured_content["results"]
+                ids = [h["id"] for h in hits if h.get("session")] or [hits[0]["id"]]
                 ready += 1
                 if ready == CLIENTS:  # the clock starts once every session is open
                     deadline[0] = time.monotonic() + LOAD_SECONDS
