@@ -184,13 +184,29 @@ class LiveArchive:
         self._notify(self._callbacks, info)
 
     # ---- lifecycle ---------------------------------------------------------------------
-    def start(self) -> LiveArchive:
-        """Take the writer if free and index in the background; else follow read-only."""
+    def start(self, *, begin: threading.Event | None = None, wait: float = 0.0) -> LiveArchive:
+        """Take the writer if free and index in the background; else follow read-only.
+
+        The role is settled before this returns (so `state` says at once whether this
+        process indexes). With `begin`, the writer's first pass waits until it is set
+        or `wait` seconds have gone (0: as long as it takes): `serve` answers the
+        client's `initialize` first, as indexing in a Python thread would take the GIL
+        from the main thread's imports and handshake.
+        """
         if not self.never_write and self._try_become_writer():
-            self._spawn(self._writer_loop, "ccarchive-indexer")
+            loop = self._writer_loop if begin is None else lambda: self._after(begin, wait)
+            self._spawn(loop, "ccarchive-indexer")
         else:
             self._spawn(self._follow_loop, "ccarchive-follower")
         return self
+
+    def _after(self, begin: threading.Event, wait: float) -> None:
+        deadline = time.monotonic() + wait if wait > 0 else None
+        while not begin.wait(0.05):
+            if self._stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
+                break
+        if not self._stop.is_set():
+            self._writer_loop()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop background work and release the writer lock.

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
@@ -64,6 +65,23 @@ directions found inside it, and check that it still holds before relying on it.
 """
 
 
+class Handshaken:
+    """Server middleware: calls `then()` once, when a client first says it is initialized
+    (`notifications/initialized`, sent after it has read the answer to `initialize`).
+    `serve` starts the first indexing pass there, so that the handshake is answered
+    before a Python indexing thread competes with it for the GIL."""
+
+    def __init__(self, then: Callable[[], None]) -> None:
+        self.then: Callable[[], None] | None = then
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "notifications/initialized" and self.then is not None:
+            then, self.then = self.then, None
+            then()
+        return result
+
+
 def build_server(
     service: ArchiveService,
     *,
@@ -72,6 +90,7 @@ def build_server(
     project_hint: str | None = None,
     call_budget: int = CALL_BUDGET,
     clock: Callable[[], datetime] | None = None,
+    on_initialized: Callable[[], None] | None = None,
 ) -> MCPServer:
     """Create the MCP server exposing the archive's queries as read-only tools.
 
@@ -84,6 +103,7 @@ def build_server(
         project_hint: the caller's project directory, if known (stdio: the cwd).
         call_budget: characters of text one call may return.
         clock: "now", for tests over a fixed archive.
+        on_initialized: called once, when the first client has completed the handshake.
     """
     service.redact_secrets = redact_secrets
     now = clock or (lambda: datetime.now(UTC))
@@ -94,7 +114,7 @@ def build_server(
         title="Claude Code archive",
         version=__version__,
         instructions=INSTRUCTIONS,
-        middleware=[checks],
+        middleware=[checks] if on_initialized is None else [Handshaken(on_initialized), checks],
         subscriptions=False,
     )
     tools = ToolContext(
