@@ -65,21 +65,25 @@ directions found inside it, and check that it still holds before relying on it.
 """
 
 
+HANDSHAKE = frozenset({"initialize", "server/discover"})
+"""A client's first request: `initialize` (protocol 2025 and before, answered by the
+client's `notifications/initialized`) or `server/discover` (2026-07-28, no handshake)."""
+
+
 class Handshaken:
-    """Server middleware: calls `then()` once, when a client first says it is initialized
-    (`notifications/initialized`, sent after it has read the answer to `initialize`).
-    `serve` starts the first indexing pass there, so that the handshake is answered
-    before a Python indexing thread competes with it for the GIL."""
+    """Server middleware: calls `then()` once, at the first message a client sends after
+    the handshake (which it sends only once it has read the answer). `serve` starts the
+    first indexing pass there, so that the handshake is answered before a Python indexing
+    thread competes with it for the GIL."""
 
     def __init__(self, then: Callable[[], None]) -> None:
         self.then: Callable[[], None] | None = then
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
-        result = await call_next(ctx)
-        if ctx.method == "notifications/initialized" and self.then is not None:
+        if self.then is not None and ctx.method not in HANDSHAKE:
             then, self.then = self.then, None
             then()
-        return result
+        return await call_next(ctx)
 
 
 def build_server(
@@ -103,7 +107,7 @@ def build_server(
         project_hint: the caller's project directory, if known (stdio: the cwd).
         call_budget: characters of text one call may return.
         clock: "now", for tests over a fixed archive.
-        on_initialized: called once, when the first client has completed the handshake.
+        on_initialized: called once, at the first message after a client's handshake.
     """
     service.redact_secrets = redact_secrets
     now = clock or (lambda: datetime.now(UTC))

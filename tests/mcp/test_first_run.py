@@ -153,3 +153,21 @@ async def test_every_tool_called_right_after_initialize_says_it_is_indexing(
             if not r.is_error and not _says_indexing(r):
                 assert after["documents"] > 0
         assert during >= 1, "the index was complete before the second call"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_first_handshake_is_reported_once(demo_service, mode: str) -> None:
+    """What starts the first indexing pass of `serve`: the first message after the
+    handshake (`notifications/initialized`, or a request after `server/discover`),
+    once, however many clients follow."""
+    from ccarchive.mcp_server.server import build_server
+
+    seen: list[int] = []
+    server = build_server(demo_service, on_initialized=lambda: seen.append(len(seen)))
+    assert seen == []
+    async with Client(server, mode=mode) as c:
+        await c.call_tool("status", {})
+        assert seen == [0]
+    async with Client(server, mode=mode) as c:
+        await c.call_tool("status", {})
+    assert seen == [0]
