@@ -171,3 +171,35 @@ async def test_the_first_handshake_is_reported_once(demo_service, mode: str) -> 
     async with Client(server, mode=mode) as c:
         await c.call_tool("status", {})
     assert seen == [0]
+
+
+async def test_a_second_server_says_another_process_is_indexing(demo_settings) -> None:
+    """Two servers on one first run: the one that follows says that another process is
+    building the index (not "0 documents"), until that one has finished."""
+    import threading
+
+    from ccarchive.live.live_archive import LiveArchive
+    from ccarchive.mcp_server.server import build_server
+    from ccarchive.service import open_service
+    from tests.support.appends import wait_for
+
+    begin = threading.Event()
+    writer = LiveArchive(demo_settings, watch=False).start(begin=begin)
+    follower = LiveArchive(demo_settings, watch=False).start()
+    try:
+        assert writer.is_writer and not follower.is_writer
+        server = build_server(open_service(demo_settings, live=follower), active_minutes=0)
+        async with Client(server) as c:
+            st = (await c.call_tool("status", {})).structured_content
+            assert st["documents"] == 0
+            assert st["indexing"].startswith("indexing: another ccarchive process")
+            gone = await c.call_tool("get_session", {"session_id": "0f1e2d3c"})
+            assert gone.is_error and "another ccarchive process" in gone.content[0].text
+            begin.set()
+            assert wait_for(lambda: writer.store.complete, timeout=60)
+            assert wait_for(lambda: follower.state.commits > 0, timeout=10)
+            st = (await c.call_tool("status", {})).structured_content
+            assert "indexing" not in st and st["documents"] > 0
+    finally:
+        follower.stop()
+        writer.stop()
