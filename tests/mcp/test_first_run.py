@@ -203,3 +203,30 @@ async def test_a_second_server_says_another_process_is_indexing(demo_settings) -
     finally:
         follower.stop()
         writer.stop()
+
+
+def test_a_client_that_never_speaks_still_gets_an_index(
+    demo_archive_ro: Path, tmp_path: Path
+) -> None:
+    """The first pass waits for the handshake at most `HANDSHAKE_WAIT` seconds: a stdio
+    server whose client says nothing indexes all the same."""
+    from ccarchive.config import Settings
+    from ccarchive.index.store import complete_index_exists
+    from tests.support.appends import wait_for
+
+    data = tmp_path / "data"
+    proc = subprocess.Popen(
+        [CCARCHIVE, "serve", "--archive", str(demo_archive_ro), "--data-dir", str(data)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stderr is not None
+    try:
+        where = Settings(demo_archive_ro, data).archive_data_dir
+        assert wait_for(lambda: complete_index_exists(where), timeout=90)
+    finally:
+        proc.stdin.close()  # end of input: the server exits
+        proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert proc.returncode == 0 and b"Traceback" not in err, err.decode()[-2000:]
