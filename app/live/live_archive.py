@@ -147,6 +147,7 @@ class LiveArchive:
         self._run_commits: list[CommitInfo] | None = None
         self._seen_meta = self._meta_key()
         self._seen_gen = self._max_gen()
+        self._whole = self.store.complete
 
     # ---- subscriptions ---------------------------------------------------------------
     def on_commit(self, callback: CommitCallback) -> None:
@@ -285,6 +286,13 @@ class LiveArchive:
         return self.state.role == WRITER
 
     @property
+    def searches_whole_index(self) -> bool:
+        """Whether this process's searches see a whole first build. The writer marks the
+        index complete after its last commit; a follower counts it only once it has
+        reloaded after seeing the mark (until then it may still search a part)."""
+        return self.store.complete if self.is_writer else self._whole
+
+    @property
     def stopping(self) -> threading.Event:
         return self._stop
 
@@ -418,11 +426,14 @@ class LiveArchive:
         The `CommitInfo` says what changed, from the documents stamped with a newer
         generation than any seen before (their sessions, kinds and files).
         """
+        marked = self.store.complete  # looked at before the reload: the reload holds it
         key = self._meta_key()
         if key == self._seen_meta:
+            self._whole = self._whole or marked
             return False
         self._seen_meta = key
         self.store.reload()
+        self._whole = self._whole or marked
         info = self._changes_since_seen()
         self.state.last_commit = time.time()
         self.state.commits += 1

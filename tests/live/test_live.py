@@ -530,3 +530,25 @@ def test_a_live_archive_stopped_while_waiting_to_begin_stops_at_once(
     live.stop()
     assert time.monotonic() - t0 < 2 and not live.store.complete
     assert not any(t.is_alive() for t in live._threads)
+
+
+def test_a_follower_counts_the_index_whole_only_once_it_has_read_the_last_commit(
+    demo_settings: Settings,
+) -> None:
+    """The writer marks the index complete after its last commit; a follower that has not
+    reloaded since still searches a part of it, and must go on saying so."""
+    follower = LiveArchive(demo_settings, watch=False)  # not started: polled by hand
+    writer = LiveArchive(demo_settings, watch=False)
+    try:
+        assert writer._try_become_writer()
+        writer.run_once()
+        svc = open_service(demo_settings, live=follower)
+        assert follower.store.complete and not follower.searches_whole_index
+        note = svc.indexing_note()
+        assert note is not None and "another ccarchive process" in note
+        assert follower.poll_commits()
+        assert follower.searches_whole_index and svc.indexing_note() is None
+        assert svc.document_count() == open_service(demo_settings, live=writer).document_count()
+    finally:
+        writer.stop()
+        follower.stop()

@@ -197,7 +197,7 @@ async def test_a_second_server_says_another_process_is_indexing(demo_settings) -
             assert gone.is_error and "another ccarchive process" in gone.content[0].text
             begin.set()
             assert wait_for(lambda: writer.store.complete, timeout=60)
-            assert wait_for(lambda: follower.state.commits > 0, timeout=10)
+            assert wait_for(lambda: follower.searches_whole_index, timeout=10)
             st = (await c.call_tool("status", {})).structured_content
             assert "indexing" not in st and st["documents"] > 0
     finally:
