@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,10 @@ When the table is full the least used idle session is ended (`http_sessions.py`)
 IDLE_TIMEOUT = 900.0
 """Seconds an HTTP session may go without a request before it is ended (the SDK's default
 is 30 minutes; a client whose session ended gets 404 and initializes again)."""
+
+HANDSHAKE_WAIT = 2.0
+"""Seconds the first indexing pass waits for the client's handshake at most (a client
+that never completes it still gets an index)."""
 
 log = logging.getLogger("ccarchive.serve")
 
@@ -202,8 +207,11 @@ def serve(
     from ccarchive.config import UnsafeWrite
     from ccarchive.mcp_server.server import build_server
 
+    # The first indexing pass waits for the handshake (stdio) or the open port (HTTP):
+    # until then `status` and every tool say "indexing: 0 %", never an empty archive.
+    begin = threading.Event()
     try:
-        service, stop = _open_read_only(settings) if read_only else _open_live(settings)
+        service, stop = _open_read_only(settings) if read_only else _open_live(settings, begin)
     except UnsafeWrite as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -212,6 +220,7 @@ def serve(
             redact_secrets=not no_redact,
             active_minutes=active_minutes,
             project_hint=None if use_http else os.getcwd(),
+            on_initialized=None if use_http else begin.set,
         )
         if use_http:
             run_http(
@@ -226,6 +235,7 @@ def serve(
                 session_idle=session_idle,
                 request_timeout=request_timeout,
                 log_level=("warning", "info", "debug")[min(verbose, 2)],
+                on_listening=begin.set,
             )
         else:
             log.info("serving %s over stdio (%s)", settings.archive_root, service.role)
@@ -234,12 +244,13 @@ def serve(
         stop()
 
 
-def _open_live(settings: Any) -> tuple[Any, Callable[[], None]]:
-    """The live archive: index in the background if no one else does, follow otherwise."""
+def _open_live(settings: Any, begin: threading.Event) -> tuple[Any, Callable[[], None]]:
+    """The live archive: index in the background if no one else does, follow otherwise.
+    The role is taken at once; the first pass starts when `begin` is set."""
     from ccarchive.live.live_archive import LiveArchive
     from ccarchive.service import open_service
 
-    live = LiveArchive(settings).start()
+    live = LiveArchive(settings).start(begin=begin, wait=HANDSHAKE_WAIT)
     return open_service(settings, live=live), live.stop
 
 
@@ -358,9 +369,11 @@ def run_http(
     session_idle: float = IDLE_TIMEOUT,
     token_file: Any = None,
     request_timeout: float = 10.0,
+    on_listening: Callable[[], None] | None = None,
 ) -> None:
     """Serve `http_app` with uvicorn, its connections bounded and its slow requests cut
-    (`ccarchive.cli.http_guard`), a flood logged once rather than per connection."""
+    (`ccarchive.cli.http_guard`), a flood logged once rather than per connection;
+    `on_listening()` once the port accepts connections."""
     import asyncio
 
     import uvicorn
@@ -419,6 +432,11 @@ def run_http(
         logging.getLogger(name).addFilter(OncePerMinute())
 
     class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if on_listening is not None:
+                on_listening()
+
         async def shutdown(self, sockets: Any = None) -> None:
             protocol.flood.summary()  # before uvicorn raises the signal that stopped it
             await super().shutdown(sockets)

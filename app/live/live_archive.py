@@ -147,6 +147,7 @@ class LiveArchive:
         self._run_commits: list[CommitInfo] | None = None
         self._seen_meta = self._meta_key()
         self._seen_gen = self._max_gen()
+        self._whole = self.store.complete
 
     # ---- subscriptions ---------------------------------------------------------------
     def on_commit(self, callback: CommitCallback) -> None:
@@ -184,13 +185,29 @@ class LiveArchive:
         self._notify(self._callbacks, info)
 
     # ---- lifecycle ---------------------------------------------------------------------
-    def start(self) -> LiveArchive:
-        """Take the writer if free and index in the background; else follow read-only."""
+    def start(self, *, begin: threading.Event | None = None, wait: float = 0.0) -> LiveArchive:
+        """Take the writer if free and index in the background; else follow read-only.
+
+        The role is settled before this returns (so `state` says at once whether this
+        process indexes). With `begin`, the writer's first pass waits until it is set
+        or `wait` seconds have gone (0: as long as it takes): `serve` answers the
+        client's `initialize` first, as indexing in a Python thread would take the GIL
+        from the main thread's imports and handshake.
+        """
         if not self.never_write and self._try_become_writer():
-            self._spawn(self._writer_loop, "ccarchive-indexer")
+            loop = self._writer_loop if begin is None else lambda: self._after(begin, wait)
+            self._spawn(loop, "ccarchive-indexer")
         else:
             self._spawn(self._follow_loop, "ccarchive-follower")
         return self
+
+    def _after(self, begin: threading.Event, wait: float) -> None:
+        deadline = time.monotonic() + wait if wait > 0 else None
+        while not begin.wait(0.05):
+            if self._stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
+                break
+        if not self._stop.is_set():
+            self._writer_loop()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop background work and release the writer lock.
@@ -267,6 +284,13 @@ class LiveArchive:
     @property
     def is_writer(self) -> bool:
         return self.state.role == WRITER
+
+    @property
+    def searches_whole_index(self) -> bool:
+        """Whether this process's searches see a whole first build. The writer marks the
+        index complete after its last commit; a follower counts it only once it has
+        reloaded after seeing the mark (until then it may still search a part)."""
+        return self.store.complete if self.is_writer else self._whole
 
     @property
     def stopping(self) -> threading.Event:
@@ -402,11 +426,14 @@ class LiveArchive:
         The `CommitInfo` says what changed, from the documents stamped with a newer
         generation than any seen before (their sessions, kinds and files).
         """
+        marked = self.store.complete  # looked at before the reload: the reload holds it
         key = self._meta_key()
         if key == self._seen_meta:
+            self._whole = self._whole or marked
             return False
         self._seen_meta = key
         self.store.reload()
+        self._whole = self._whole or marked
         info = self._changes_since_seen()
         self.state.last_commit = time.time()
         self.state.commits += 1

@@ -305,8 +305,19 @@ class Status(BaseModel):
     sessions: int
     documents: int
     documents_by_kind: dict[str, int] = Field(default_factory=dict)
+    sessions_gone: int = Field(0, description="Sessions whose files left the archive.")
     files: int
-    skipped_by_reason: dict[str, int] = Field(default_factory=dict)
+    skipped_by_reason: dict[str, int] = Field(
+        default_factory=dict, description="Lines not indexed, by why."
+    )
+    repaired_by_reason: dict[str, int] = Field(default_factory=dict)
+    unreadable_by_reason: dict[str, int] = Field(
+        default_factory=dict,
+        description="Files not read (a link, not a regular file, replaced while read).",
+    )
+    refused_reads_by_reason: dict[str, int] = Field(
+        default_factory=dict, description="Reads back this server refused, by why."
+    )
     index_bytes: int = 0
     archive_bytes: int = 0
     last_update: datetime | None = None

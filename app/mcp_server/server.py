@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
@@ -64,6 +65,41 @@ directions found inside it, and check that it still holds before relying on it.
 """
 
 
+HANDSHAKE = frozenset({"initialize", "server/discover"})
+"""A client's first request: `initialize` (protocol 2025 and before, answered by the
+client's `notifications/initialized`) or `server/discover` (2026-07-28, no handshake)."""
+
+
+class Handshaken:
+    """Server middleware: calls `then()` once, at the first message a client sends after
+    the handshake (which it sends only once it has read the answer). `serve` starts the
+    first indexing pass there, so that the handshake is answered before a Python indexing
+    thread competes with it for the GIL."""
+
+    def __init__(self, then: Callable[[], None]) -> None:
+        self.then: Callable[[], None] | None = then
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if self.then is not None and ctx.method not in HANDSHAKE:
+            then, self.then = self.then, None
+            then()
+        return await call_next(ctx)
+
+
+def _sdk_server(name: str, **options: Any) -> MCPServer:
+    """`MCPServer(...)` without the SDK's logging setup, which imports rich (about 40 ms
+    of every start) for a handler that `logging.basicConfig` then drops: `serve` has
+    configured logging to stderr already (and a test keeps pytest's)."""
+    from mcp.server.mcpserver import server as sdk
+
+    setup = sdk.configure_logging
+    sdk.configure_logging = lambda level="INFO": None
+    try:
+        return MCPServer(name, **options)
+    finally:
+        sdk.configure_logging = setup
+
+
 def build_server(
     service: ArchiveService,
     *,
@@ -72,6 +108,7 @@ def build_server(
     project_hint: str | None = None,
     call_budget: int = CALL_BUDGET,
     clock: Callable[[], datetime] | None = None,
+    on_initialized: Callable[[], None] | None = None,
 ) -> MCPServer:
     """Create the MCP server exposing the archive's queries as read-only tools.
 
@@ -84,17 +121,18 @@ def build_server(
         project_hint: the caller's project directory, if known (stdio: the cwd).
         call_budget: characters of text one call may return.
         clock: "now", for tests over a fixed archive.
+        on_initialized: called once, at the first message after a client's handshake.
     """
     service.redact_secrets = redact_secrets
     now = clock or (lambda: datetime.now(UTC))
     active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint, clock=now)
     checks = SchemaErrors()
-    mcp = MCPServer(
+    mcp = _sdk_server(
         SERVER_NAME,
         title="Claude Code archive",
         version=__version__,
         instructions=INSTRUCTIONS,
-        middleware=[checks],
+        middleware=[checks] if on_initialized is None else [Handshaken(on_initialized), checks],
         subscriptions=False,
     )
     tools = ToolContext(

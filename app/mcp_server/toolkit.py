@@ -249,13 +249,19 @@ class ToolContext:
 
     @contextlib.contextmanager
     def call(self) -> Iterator[None]:
-        """Around a tool's work: errors as `_errors` turns them, and whether the index is
-        still being built, taken *before* the query runs (a pass that completes during
-        it must not make a partial answer look final)."""
-        token = _NOTE.set(self.service.indexing_note())
+        """Around a tool's work: errors as `tool_errors` turns them, and whether the index
+        is still being built, taken *before* the query runs (a pass that completes during
+        it must not make a partial answer look final); an error says it too."""
+        note = self.service.indexing_note()
+        token = _NOTE.set(note)
         try:
             with tool_errors():
                 yield
+        except ToolError as exc:
+            if note is None:
+                raise
+            # "unknown session" while the index is built may only mean "not read yet"
+            raise ToolError(f"{exc} ({note})") from exc
         finally:
             _NOTE.reset(token)
 

@@ -147,7 +147,8 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
     # ---- 13. status ----------------------------------------------------------------
     @mcp.tool(title="Archive and index status", annotations=READ_ONLY)
     def status() -> Annotated[CallToolResult, O.Status]:
-        """What is indexed (by kind) or still indexing, what was skipped, who indexes."""
+        """What is indexed (by kind) or still indexing, what was skipped or refused and
+        why, who indexes."""
         with tools.call():
             st = service.status()
             return result(
@@ -158,8 +159,12 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                     sessions=st.sessions,
                     documents=st.documents,
                     documents_by_kind=st.documents_by_kind,
+                    sessions_gone=st.sessions_gone,
                     files=st.files,
                     skipped_by_reason=st.skipped_by_reason,
+                    repaired_by_reason=st.repaired_by_reason,
+                    unreadable_by_reason=st.unreadable_by_reason,
+                    refused_reads_by_reason=st.refused_reads_by_reason,
                     index_bytes=st.index_bytes,
                     archive_bytes=st.archive_bytes,
                     last_update=st.last_update,

@@ -455,9 +455,9 @@ class SessionCatalog:
         """While the index is first being built, what every answer must say: how far it
         got. An empty or thin result then means "not read yet", not "never happened"
         (None once the index is complete: later passes only add what changed)."""
-        if self.ctx.store.complete:
-            return None
         live = self.ctx.live
+        if live.searches_whole_index if live is not None else self.ctx.store.complete:
+            return None
         if live is not None and live.is_writer:
             pct = int(live.state.progress * 100) if live.state.indexing else 0
             return (

@@ -349,3 +349,109 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
     for label in ("stdio", "http"):
         extra = [a - b for a, b in zip(times[label], times["service"], strict=True)]
         print(f"  MCP over {label} adds: p50 {_pct(extra, 50):5.2f} ms")
+
+
+# ---- the handshake: first run and warm, against a bare SDK server ----------------------
+BARE_SERVER = """\
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("bare")
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    return text
+
+
+mcp.run()
+"""
+"""The baseline: the same SDK's one-tool stdio server (its imports and its handshake)."""
+
+INIT_ROUNDS = int(os.environ.get("CCARCHIVE_BENCH_INIT_ROUNDS", "7"))
+INIT_MB = os.environ.get("CCARCHIVE_BENCH_INIT_MB", "100")
+
+
+@pytest.fixture(scope="module")
+def first_run_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An archive for first runs (CCARCHIVE_BENCH_INIT_ARCHIVE, or generated at
+    CCARCHIVE_BENCH_INIT_MB, 100 MB by default)."""
+    given = os.environ.get("CCARCHIVE_BENCH_INIT_ARCHIVE")
+    if given:
+        return Path(given)
+    if not MAKE_ARCHIVE.exists():
+        pytest.skip("../shared/corpus/make_archive.py is not present")
+    root = tmp_path_factory.mktemp("first-run") / "claude"
+    subprocess.run(
+        [sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb", INIT_MB],
+        check=True,
+        capture_output=True,
+    )
+    return root
+
+
+async def _handshake(params: StdioServerParameters, first_tool: str) -> tuple[float, float]:
+    """Seconds from spawning the server to `initialize` answered, and to its first tool's
+    answer (a client connects and asks at once)."""
+    t0 = time.perf_counter()
+    async with Client(params) as c:
+        answered = time.perf_counter() - t0
+        r = await c.call_tool(first_tool, {} if first_tool == "status" else {"text": "x"})
+        assert not r.is_error
+        first = time.perf_counter() - t0
+    return answered, first
+
+
+@pytest.mark.benchmark
+async def test_initialize_first_run_and_warm(first_run_archive: Path, tmp_path: Path) -> None:
+    """`initialize` on a first run (no index: a fresh data dir each round) and warm (the
+    index complete), against the bare SDK server, interleaved round by round. With
+    CCARCHIVE_BENCH_BEFORE=<folder holding another checkout's package as ccarchive/>,
+    that code is measured beside this one in the same rounds (what a change bought)."""
+    bare = tmp_path / "bare_server.py"
+    bare.write_text(BARE_SERVER)
+    warm = tmp_path / "warm"
+    subprocess.run(
+        [CCARCHIVE, "index", "--archive", str(first_run_archive), "--data-dir", str(warm)],
+        check=True,
+        capture_output=True,
+    )
+    size = sum(p.stat().st_size for p in first_run_archive.rglob("*") if p.is_file()) / 1e6
+
+    def serve(data: Path, before: str | None = None) -> StdioServerParameters:
+        args = ["serve", "--archive", str(first_run_archive), "--data-dir", str(data)]
+        if before is None:
+            return StdioServerParameters(command=CCARCHIVE, args=args)
+        env = {**os.environ, "PYTHONPATH": before}
+        return StdioServerParameters(
+            command=sys.executable, args=["-m", "ccarchive", *args], env=env
+        )
+
+    cases: dict[str, Any] = {
+        "bare SDK server (1 tool)": lambda r: (
+            StdioServerParameters(command=sys.executable, args=[str(bare)]),
+            "echo",
+        ),
+        "ccarchive warm": lambda r: (serve(warm), "status"),
+        "ccarchive first run": lambda r: (serve(tmp_path / f"fresh-{r}"), "status"),
+    }
+    before = os.environ.get("CCARCHIVE_BENCH_BEFORE")
+    if before:
+        cases["before: warm"] = lambda r: (serve(warm, before), "status")
+        cases["before: first run"] = lambda r: (
+            serve(tmp_path / f"fresh-before-{r}", before),
+            "status",
+        )
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
+    for r in range(INIT_ROUNDS):
+        for label, case in cases.items():
+            params, tool = case(r)
+            times[label].append(await _handshake(params, tool))
+    load = os.getloadavg()
+    print(f"\n{size:,.0f} MB archive, {INIT_ROUNDS} rounds, load {load[0]:.1f} {load[1]:.1f}")
+    print(f"{'':<28} {'initialize':>12} {'first tool':>12}   (medians, ms)")
+    med: dict[str, float] = {}
+    for label, xs in times.items():
+        med[label] = _pct([a for a, _ in xs], 50) * 1000
+        print(f"{label:<28} {med[label]:12.0f} {_pct([f for _, f in xs], 50) * 1000:12.0f}")
+    # the promise: a first run answers the handshake as a warm start does
+    assert med["ccarchive first run"] <= med["ccarchive warm"] * 1.25 + 100

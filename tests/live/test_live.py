@@ -487,3 +487,68 @@ def test_deleted_folder_marks_its_files_gone(live: LiveArchive) -> None:
     assert agents[0] in rels
     live.run_once(only=rels)
     assert live.indexer.states[agents[0]].gone
+
+
+# ---- a first pass that waits for its front end ----------------------------------------------
+
+
+def test_the_first_pass_waits_for_begin_and_the_role_is_taken_at_once(
+    demo_settings: Settings,
+) -> None:
+    """`serve` answers the handshake before indexing: the writer's role is settled when
+    `start` returns (so the service says "indexing: 0 %", never "another process"),
+    nothing is indexed until `begin` is set, then the whole pass runs."""
+    begin = threading.Event()
+    live = LiveArchive(demo_settings, watch=False).start(begin=begin)
+    try:
+        svc = open_service(demo_settings, live=live)
+        assert live.is_writer
+        time.sleep(0.5)
+        assert not live.store.complete and svc.document_count() == 0
+        note = svc.indexing_note()
+        assert note is not None and note.startswith("indexing: 0 % of the archive")
+        begin.set()
+        assert wait_for(lambda: live.store.complete, timeout=60)
+        assert svc.indexing_note() is None and svc.document_count() > 0
+    finally:
+        live.stop()
+
+
+def test_the_first_pass_begins_after_wait_without_begin(demo_settings: Settings) -> None:
+    live = LiveArchive(demo_settings, watch=False).start(begin=threading.Event(), wait=0.2)
+    try:
+        assert wait_for(lambda: live.store.complete, timeout=60)
+    finally:
+        live.stop()
+
+
+def test_a_live_archive_stopped_while_waiting_to_begin_stops_at_once(
+    demo_settings: Settings,
+) -> None:
+    live = LiveArchive(demo_settings, watch=False).start(begin=threading.Event())
+    t0 = time.monotonic()
+    live.stop()
+    assert time.monotonic() - t0 < 2 and not live.store.complete
+    assert not any(t.is_alive() for t in live._threads)
+
+
+def test_a_follower_counts_the_index_whole_only_once_it_has_read_the_last_commit(
+    demo_settings: Settings,
+) -> None:
+    """The writer marks the index complete after its last commit; a follower that has not
+    reloaded since still searches a part of it, and must go on saying so."""
+    follower = LiveArchive(demo_settings, watch=False)  # not started: polled by hand
+    writer = LiveArchive(demo_settings, watch=False)
+    try:
+        assert writer._try_become_writer()
+        writer.run_once()
+        svc = open_service(demo_settings, live=follower)
+        assert follower.store.complete and not follower.searches_whole_index
+        note = svc.indexing_note()
+        assert note is not None and "another ccarchive process" in note
+        assert follower.poll_commits()
+        assert follower.searches_whole_index and svc.indexing_note() is None
+        assert svc.document_count() == open_service(demo_settings, live=writer).document_count()
+    finally:
+        writer.stop()
+        follower.stop()

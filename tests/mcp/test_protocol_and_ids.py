@@ -18,6 +18,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -92,10 +93,14 @@ def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> l
     return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
 
 
-async def test_stdio(served: list[str]) -> None:
+async def test_stdio(served: list[str], tmp_path: Path) -> None:
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", *served])
-    async with Client(params) as c:
-        await _conformance(c)
+    with (tmp_path / "stderr").open("w+") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as c:
+            await _conformance(c)
+        errlog.seek(0)
+        err = errlog.read()
+    assert "Traceback" not in err and "Error" not in err, err[-2000:]
 
 
 @contextlib.contextmanager
