@@ -86,20 +86,6 @@ class Handshaken:
         return await call_next(ctx)
 
 
-def _sdk_server(name: str, **options: Any) -> MCPServer:
-    """`MCPServer(...)` without the SDK's logging setup, which imports rich (about 40 ms
-    of every start) for a handler that `logging.basicConfig` then drops: `serve` has
-    configured logging to stderr already (and a test keeps pytest's)."""
-    from mcp.server.mcpserver import server as sdk
-
-    setup = sdk.configure_logging
-    sdk.configure_logging = lambda level="INFO": None
-    try:
-        return MCPServer(name, **options)
-    finally:
-        sdk.configure_logging = setup
-
-
 def build_server(
     service: ArchiveService,
     *,
@@ -127,7 +113,7 @@ def build_server(
     now = clock or (lambda: datetime.now(UTC))
     active = ActiveSessions(service, minutes=active_minutes, project_hint=project_hint, clock=now)
     checks = SchemaErrors()
-    mcp = _sdk_server(
+    mcp = MCPServer(
         SERVER_NAME,
         title="Claude Code archive",
         version=__version__,
