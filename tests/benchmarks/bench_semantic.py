@@ -88,12 +88,15 @@ def _encoders(model_dir: Path, data_dir: Path) -> dict:
 
 
 def _peak_mb(code: str) -> float:
+    """The child's own peak RSS: `VmHWM`, its address space's high-water mark. Not
+    `ru_maxrss`: Linux keeps that across `exec`, so a child started by a large process
+    (this one, holding three encoders) reports its parent's peak, whatever it did."""
     out = subprocess.run(
         [
             sys.executable,
             "-c",
-            code + "\nimport resource, sys\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+            code + "\nfrom pathlib import Path\n"
+            "print(Path('/proc/self/status').read_text().split('VmHWM:')[1].split()[0])",
         ],
         check=True,
         capture_output=True,
