@@ -3,7 +3,7 @@
 `VectorBuilder.update()` reads what the index committed since the vectors' generation
 (see `texts`), embeds the texts that are new or changed, and saves them as a chunk
 (`store`). The first time, that is every turn of the archive (minutes: the encoder runs
-about 100 turns a second on two cores), so it saves every few hundred turns: search uses
+about 16 texts a second on two cores), so it saves every few hundred turns: search uses
 what is there, progress shows, and a killed build resumes, re-embedding nothing it
 saved (texts are compared by hash). Afterwards each commit brings a few turns.
 

@@ -46,6 +46,21 @@ def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:
     assert onnx_encoder.encode([]).shape == (0, 384)
 
 
+def test_texts_split_over_many_batches_keep_their_vectors_and_order(onnx_encoder) -> None:
+    # more padded tokens than one batch holds, lengths shuffled: the batches are cut by
+    # length, each padded to its longest text, and the rows put back in the caller's order
+    from ccarchive.semantic.encoder import BATCH_TOKENS
+
+    rng = np.random.default_rng(7)
+    words = "retry upload flaky parser cache token window export invoice night".split()
+    texts = [" ".join(rng.choice(words, int(n))) for n in rng.integers(1, 300, 40)]
+    ids = onnx_encoder.token_ids(texts)
+    assert sum(len(i) for i in ids) > 2 * BATCH_TOKENS
+    together = onnx_encoder.encode(texts)
+    alone = np.stack([onnx_encoder.encode([t])[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
 def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
     model_dir: Path, tmp_path: Path
 ) -> None:
