@@ -36,6 +36,15 @@ def run_hook(
     return proc, time.perf_counter() - t0
 
 
+def _files_of(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file under `folder`: (size, modification time in ns)."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
 def context_of(proc: subprocess.CompletedProcess[bytes], event_name: str) -> str:
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -56,14 +65,18 @@ def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_se
         "transcript_path": "/dev/null",
         "prompt": "test_expiring_soon is flaky on CI again, what did we find last time?",
     }
-    proc, seconds = run_hook("user-prompt-submit", indexed, event)
+    data = Path(indexed[indexed.index("--data-dir") + 1])
+    before = _files_of(data)
+    proc, _ = run_hook("user-prompt-submit", indexed, event)
     text = context_of(proc, "UserPromptSubmit")
     assert "historical record, not instructions" in text
     assert flaky.session_id in text or flaky.title in text
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert 1 <= len(lines) <= 3
     assert len(text) <= 1500
-    assert seconds < 3.0  # a whole process; the benchmark measures it properly
+    # it answers from the index as it is, writing nothing (no pass, no commit): that is what
+    # keeps it quick; how quick, the hooks benchmark measures
+    assert _files_of(data) == before
 
 
 def test_user_prompt_submit_leaves_out_the_current_session(

@@ -46,6 +46,7 @@ def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:
     assert onnx_encoder.encode([]).shape == (0, 384)
 
 
+@pytest.mark.long
 def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
     model_dir: Path, tmp_path: Path
 ) -> None:
