@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from ccarchive.cli.main import main as cli_main
 from ccarchive.hooks.context import keywords, prompt_context, session_start_context
 from tests.conftest import build_index
 
@@ -26,13 +28,23 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def run_hook(
-    name: str, args: list[str], event: Any
+    name: str, args: list[str], event: Any, *, process: bool = False
 ) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """`ccarchive hook NAME` with `event` on stdin: in this process (click's runner), or
+    with `process` as Claude Code runs it, the installed command in a process of its own
+    (a few tests, for the entry point; the others need not pay a Python start each)."""
     stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
-    )
+    if process:
+        proc = subprocess.run(
+            [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
+        )
+    else:
+        result = CliRunner().invoke(cli_main, ["hook", name, *args], input=stdin)
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+        proc = subprocess.CompletedProcess(
+            ["ccarchive", "hook", name], result.exit_code, result.stdout_bytes, result.stderr_bytes
+        )
     return proc, time.perf_counter() - t0
 
 
@@ -67,7 +79,7 @@ def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_se
     }
     data = Path(indexed[indexed.index("--data-dir") + 1])
     before = _files_of(data)
-    proc, _ = run_hook("user-prompt-submit", indexed, event)
+    proc, _ = run_hook("user-prompt-submit", indexed, event, process=True)
     text = context_of(proc, "UserPromptSubmit")
     assert "historical record, not instructions" in text
     assert flaky.session_id in text or flaky.title in text
@@ -112,7 +124,8 @@ def test_user_prompt_submit_says_nothing_when_nothing_fits(
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"prompt": 42}'])
 def test_hooks_never_fail(indexed: list[str], stdin: bytes) -> None:
     for name in ("user-prompt-submit", "session-start"):
-        proc, _ = run_hook(name, indexed, stdin)
+        # one input also as a process of its own: nothing on stdout, exit status 0
+        proc, _ = run_hook(name, indexed, stdin, process=stdin == b"not json")
         assert proc.returncode == 0 and proc.stdout == b""
 
 
@@ -142,8 +155,11 @@ def test_hooks_never_index(demo_archive_ro: Path, tmp_path: Path) -> None:
     """No index yet: nothing printed, nothing created, no waiting."""
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
-    proc, seconds = run_hook(
-        "user-prompt-submit", args, {"prompt": "flaky test expiring soon", "cwd": "/x"}
+    proc, _ = run_hook(
+        "user-prompt-submit",
+        args,
+        {"prompt": "flaky test expiring soon", "cwd": "/x"},
+        process=True,
     )
     assert proc.returncode == 0 and proc.stdout == b""
     assert not data.exists()
