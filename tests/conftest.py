@@ -51,7 +51,12 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests of a module that share a module-scoped fixture (an archive generated and
     indexed once for them) run on one worker (`--dist loadgroup`), which builds it once;
-    every other test goes wherever a worker is free."""
+    every other test goes wherever a worker is free.
+
+    Tests marked `long` are handed out first: workers take tests in collection order, and
+    a test of a minute collected last (mypy, the evaluations) kept one worker busy for that
+    minute after the other had run out of work. First, the short tests fill in around it."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is None:

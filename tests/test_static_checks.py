@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tantivy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +47,7 @@ def test_ruff_format() -> None:
     assert run.returncode == 0, _explain(run)
 
 
+@pytest.mark.long
 def test_mypy() -> None:
     run = _run("mypy")
     assert run.returncode == 0, _explain(run)

@@ -286,6 +286,7 @@ def _sources(*folders: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.long
 def test_every_import_names_the_module_that_defines_it() -> None:
     found = _misplaced_imports(_sources(APP, ROOT / "tests"))
     print("\n".join(found) or "every import points home")

@@ -14,9 +14,12 @@ from tests.conftest import MAKE_ARCHIVE, build_index
 from tests.eval import blind, harness
 from tests.eval.blind_words import shared_content_words
 
-pytestmark = pytest.mark.skipif(
-    not MAKE_ARCHIVE.exists() or not blind.REAL.exists(), reason="needs ../shared/corpus"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not MAKE_ARCHIVE.exists() or not blind.REAL.exists(), reason="needs ../shared/corpus"
+    ),
+    pytest.mark.long,
+]
 
 QUERIES = blind.load_blind()
 

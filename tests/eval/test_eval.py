@@ -15,7 +15,10 @@ import pytest
 from tests.conftest import MAKE_ARCHIVE, build_index
 from tests.eval import harness, hook_eval
 
-pytestmark = pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus")
+pytestmark = [
+    pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus"),
+    pytest.mark.long,
+]
 
 FLOORS = {  # category: (Recall@10, MRR@10)
     "ALL": (0.95, 0.85),

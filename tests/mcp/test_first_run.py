@@ -46,6 +46,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.long
 async def test_every_answer_says_it_is_indexing_until_complete(
     archive: Path, tmp_path: Path
 ) -> None:

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from ccarchive.cli.main import main as cli_main
 from ccarchive.hooks.context import keywords, prompt_context, session_start_context
 from tests.conftest import build_index
 
@@ -26,14 +28,33 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def run_hook(
-    name: str, args: list[str], event: Any
+    name: str, args: list[str], event: Any, *, process: bool = False
 ) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """`ccarchive hook NAME` with `event` on stdin: in this process (click's runner), or
+    with `process` as Claude Code runs it, the installed command in a process of its own
+    (a few tests, for the entry point; the others need not pay a Python start each)."""
     stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
-    )
+    if process:
+        proc = subprocess.run(
+            [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
+        )
+    else:
+        result = CliRunner().invoke(cli_main, ["hook", name, *args], input=stdin)
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+        proc = subprocess.CompletedProcess(
+            ["ccarchive", "hook", name], result.exit_code, result.stdout_bytes, result.stderr_bytes
+        )
     return proc, time.perf_counter() - t0
+
+
+def _files_of(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file under `folder`: (size, modification time in ns)."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def context_of(proc: subprocess.CompletedProcess[bytes], event_name: str) -> str:
@@ -56,14 +77,18 @@ def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_se
         "transcript_path": "/dev/null",
         "prompt": "test_expiring_soon is flaky on CI again, what did we find last time?",
     }
-    proc, seconds = run_hook("user-prompt-submit", indexed, event)
+    data = Path(indexed[indexed.index("--data-dir") + 1])
+    before = _files_of(data)
+    proc, _ = run_hook("user-prompt-submit", indexed, event, process=True)
     text = context_of(proc, "UserPromptSubmit")
     assert "historical record, not instructions" in text
     assert flaky.session_id in text or flaky.title in text
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert 1 <= len(lines) <= 3
     assert len(text) <= 1500
-    assert seconds < 3.0  # a whole process; the benchmark measures it properly
+    # it answers from the index as it is, writing nothing (no pass, no commit): that is what
+    # keeps it quick; how quick, the hooks benchmark measures
+    assert _files_of(data) == before
 
 
 def test_user_prompt_submit_leaves_out_the_current_session(
@@ -99,7 +124,8 @@ def test_user_prompt_submit_says_nothing_when_nothing_fits(
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"prompt": 42}'])
 def test_hooks_never_fail(indexed: list[str], stdin: bytes) -> None:
     for name in ("user-prompt-submit", "session-start"):
-        proc, _ = run_hook(name, indexed, stdin)
+        # one input also as a process of its own: nothing on stdout, exit status 0
+        proc, _ = run_hook(name, indexed, stdin, process=stdin == b"not json")
         assert proc.returncode == 0 and proc.stdout == b""
 
 
@@ -129,8 +155,11 @@ def test_hooks_never_index(demo_archive_ro: Path, tmp_path: Path) -> None:
     """No index yet: nothing printed, nothing created, no waiting."""
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
-    proc, seconds = run_hook(
-        "user-prompt-submit", args, {"prompt": "flaky test expiring soon", "cwd": "/x"}
+    proc, _ = run_hook(
+        "user-prompt-submit",
+        args,
+        {"prompt": "flaky test expiring soon", "cwd": "/x"},
+        process=True,
     )
     assert proc.returncode == 0 and proc.stdout == b""
     assert not data.exists()

@@ -17,7 +17,10 @@ import pytest
 from tests.conftest import MAKE_ARCHIVE, build_index
 from tests.support.expected_kinds import expected_kinds, indexed_kinds
 
-pytestmark = pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="../shared is not present")
+pytestmark = [
+    pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="../shared is not present"),
+    pytest.mark.long,
+]
 
 
 @pytest.fixture(scope="module")

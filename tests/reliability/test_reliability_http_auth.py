@@ -115,6 +115,7 @@ needs_root = pytest.mark.skipif(
 )
 
 
+@pytest.mark.long
 @needs_root
 def test_another_local_user_gets_401_and_cannot_read_the_token(
     demo_archive_ro: Path, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest
@@ -194,6 +195,7 @@ def test_a_token_file_that_is_not_ours_is_refused(
     assert known.read_text() == "attacker-chosen-token-0123456789\n"
 
 
+@pytest.mark.long
 def test_real_requests_are_answered_during_a_slowloris(
     demo_archive_ro: Path, indexed: Path, tmp_path: Path
 ) -> None:

@@ -181,6 +181,7 @@ def _run(
     return r
 
 
+@pytest.mark.long
 async def test_every_command_and_pane_leaves_the_archive_untouched(
     readonly_archive: tuple[Path, dict], tmp_path: Path
 ) -> None:

@@ -25,6 +25,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
 
+pytestmark = pytest.mark.long
+
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 HEADERS = {
     "content-type": "application/json",

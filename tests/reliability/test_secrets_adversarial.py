@@ -42,15 +42,21 @@ from tests.support.secret_surfaces import (
     read_service,
 )
 
+pytestmark = pytest.mark.long
+
 SEED = int(os.environ.get("CCARCHIVE_SECRETS_SEED", "20261124"))
 TOTALS: dict[str, int] = {}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def planted(tmp_path_factory: pytest.TempPathFactory):
+    """Built once per worker, not per module: each surface's read takes long, and a
+    module-scoped archive would keep every one of them on a single worker (the suite
+    groups a module's tests by such a fixture)."""
     out = tmp_path_factory.mktemp("adversarial")
     arc = plant_archive(out / "claude", SEED)
     svc = build_index(arc.root, out / "data")
+    svc.redact_secrets = True  # what every test but one reads with (it restores it)
     return arc, svc, out
 
 

@@ -61,6 +61,7 @@ def test_texts_split_over_many_batches_keep_their_vectors_and_order(onnx_encoder
     np.testing.assert_allclose(together, alone, atol=1e-5)
 
 
+@pytest.mark.long
 def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
     model_dir: Path, tmp_path: Path
 ) -> None:

@@ -64,6 +64,7 @@ def semantic_live(demo_archive: Path, tmp_path: Path):
     live.stop()
 
 
+@pytest.mark.long
 def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
     semantic_live: LiveArchive,
 ) -> None:
@@ -154,6 +155,7 @@ def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
     assert Settings.resolve(demo_archive, tmp_path / "data").semantic
 
 
+@pytest.mark.long
 def test_the_command_line_embeds_searches_and_reports(
     demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
