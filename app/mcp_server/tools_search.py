@@ -7,8 +7,6 @@ with a cursor or offset to read on.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -24,16 +22,6 @@ from ccarchive.service.search import narrows_to_entries
 BRIEF_RESULTS = 4
 """Results of a brief search (the default): the answer is in the first on most questions,
 and each more costs ~150 tokens."""
-DOCUMENT_KINDS = ("plan", "memory")
-"""Documents of their own beside the transcripts: what was planned, what was remembered."""
-DOCUMENT_POOL = 4
-"""Best documents (by score) read for the document slots, of all kinds and of each kind
-the question names."""
-DOCUMENT_SLOTS = 2
-"""At most this many documents join a search's answer in slots of their own."""
-KIND_WORDS = {"plan": "plan", "plans": "plan", "memory": "memory", "memories": "memory"}
-"""Words of a question that ask for a kind of document ("what did the plan say")."""
-_WORD = re.compile(r"[a-z]+")
 
 
 def register(mcp: MCPServer, tools: ToolContext) -> None:
@@ -146,35 +134,17 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                     f"budget: {kept} of {len(groups)} results returned; next_cursor continues"
                 )
             elif page.groups is not None and not cursor and not kind:
-                shown = {h.id for g in groups[:kept] for h in g.hits}
-                bar = max((g.relevance for g in groups[:kept]), default=0.0)
-
-                def pool(kinds: Sequence[str]) -> list[M.SessionGroup]:
-                    return (
-                        service.search(
-                            query,
-                            project=project,
-                            kind=list(kinds),
-                            since=since,
-                            until=until,
-                            limit=DOCUMENT_POOL,
-                            group_by_session=True,
-                            exclude_sessions=excluded,
-                            hits_per_group=1,
-                            passage_chars=text_chars,
-                        ).groups
-                        or []
-                    )
-
-                named = asked_kinds(query)
-                docs = document_slots(
-                    pool(DOCUMENT_KINDS), {k: pool([k]) for k in named}, shown, bar
-                )
-                for g in docs:
-                    h = g.hits[0]
-                    item = O.found(
-                        h, detail, short.get(g.session_id, ""), service.project_name(h.project)
-                    )
+                # plans and memory files that answer, in slots of their own
+                for h in service.answering_documents(
+                    query,
+                    groups[:kept],
+                    project=project,
+                    since=since,
+                    until=until,
+                    exclude_sessions=excluded,
+                    passage_chars=text_chars,
+                ):
+                    item = O.found(h, detail, "", service.project_name(h.project))
                     used += json_size(item)
                     if used > call_budget:
                         break
@@ -268,50 +238,3 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
             if len(out.entries) < len(page.entries):
                 out.next_cursor = encode_cursor({"o": page.start + len(out.entries)})
             return result(out)
-
-
-def asked_kinds(query: str) -> list[str]:
-    """The kinds of document a question names by word ("the plan", "in memory"), in
-    `DOCUMENT_KINDS` order."""
-    words = {KIND_WORDS.get(w) for w in _WORD.findall(query.lower())}
-    return [k for k in DOCUMENT_KINDS if k in words]
-
-
-def document_slots(
-    every: list[M.SessionGroup],
-    named: dict[str, list[M.SessionGroup]],
-    shown: set[str],
-    bar: float,
-) -> list[M.SessionGroup]:
-    """The plans and memory files that join a search's answer in slots of their own.
-
-    A plan or memory file is one document, so the session ranking, which adds a whole
-    session's evidence to its best turn, puts it below sessions that mention the same
-    words in many places; yet it is often the answer itself ("what did the plan say",
-    "what does the user prefer"). So a search's answer adds, after its results and not
-    already among them, at most `DOCUMENT_SLOTS` documents: for each kind the question
-    names, that kind's document covering most of the question (`named`: the best of
-    that kind by score); then any document (`every`: the best of all kinds by score)
-    that covers at least as much of the question (`relevance`, the share of its words
-    by rarity) as the best result shown (`bar`). Coverage decides among the best by
-    score: the score favours short documents (an agent's one-line subplan), while the
-    answer covers the question."""
-    picked: list[M.SessionGroup] = []
-    seen = set(shown)
-
-    def take(g: M.SessionGroup) -> None:
-        if len(picked) < DOCUMENT_SLOTS and g.hits and g.hits[0].id not in seen:
-            picked.append(g)
-            seen.add(g.hits[0].id)
-
-    def by_coverage(groups: list[M.SessionGroup]) -> list[M.SessionGroup]:
-        return sorted((g for g in groups if g.relevance > 0 and g.hits), key=lambda g: -g.relevance)
-
-    for kind in DOCUMENT_KINDS:
-        best = [g for g in by_coverage(named.get(kind, [])) if g.hits[0].kind == kind]
-        if best and best[0].hits[0].id not in shown:
-            take(best[0])
-    for g in by_coverage(every):
-        if g.relevance >= bar:
-            take(g)
-    return picked

@@ -87,6 +87,18 @@ def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
     return Window(score, _word_start(text, start), _word_end(text, end))
 
 
+def coverage(text: str, terms: Terms) -> float:
+    """The share of the query (its terms' weights) that `text` holds anywhere, 0-1: for a
+    document of its own (a plan, a memory file), what a session's `relevance` is for its
+    best turn."""
+    total = sum(terms.weights)
+    if not total:
+        return 0.0
+    return (
+        sum(w for p, w in zip(terms.patterns, terms.weights, strict=True) if p.search(text)) / total
+    )
+
+
 def _score(text: str, terms: Terms) -> float:
     return _weigh(
         sorted(
