@@ -227,7 +227,17 @@ class Search:
             gen_max=None,
         )
         words = [t for t, _q, _r in cq.rank_terms]
-        evidence = Terms.of(words, self.ranking.term_weights(searcher, cq.rank_terms))
+        weights = self.ranking.term_weights(searcher, cq.rank_terms)
+        evidence = Terms.of(words, weights)
+
+        def evidence_in(kind: str) -> Terms:
+            """The query's terms as evidence of where a document of `kind` answers: every
+            plan is headed "Plan", so the word naming its kind points nowhere in it."""
+            kept = [i for i, w in enumerate(words) if KIND_WORDS.get(w.lower()) != kind]
+            if not kept or len(kept) == len(words):
+                return evidence
+            return Terms.of([words[i] for i in kept], [weights[i] for i in kept])
+
         shown = {h.id for g in results for h in g.hits}
         bar = results[0].relevance if results else 0.0
 
@@ -258,7 +268,7 @@ class Search:
         out = []
         for doc in list(picked.values())[:DOCUMENT_SLOTS]:
             hit = self.excerpts.hit(doc, 0.0, snip, snippet_chars)
-            hit.passage = self.excerpts.passage(doc, evidence, passage_chars)
+            hit.passage = self.excerpts.passage(doc, evidence_in(hit.kind), passage_chars)
             out.append(hit)
         return out
 
