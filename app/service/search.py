@@ -23,7 +23,7 @@ from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
 from ccarchive.service.base import KIND_ORDER, IndexContext, stored_text
 from ccarchive.service.excerpts import SNIPPET_CHARS, Excerpts
-from ccarchive.service.passages import PASSAGE_CHARS, Terms, coverage
+from ccarchive.service.passages import KIND_WORDS, PASSAGE_CHARS, Terms, coverage
 from ccarchive.service.semantic import SemanticSwitch
 from ccarchive.service.session_ranking import SessionRanking
 from ccarchive.service.sessions import SessionCatalog
@@ -42,8 +42,6 @@ DOCUMENT_POOL = 4
 kind the question names."""
 DOCUMENT_SLOTS = 2
 """At most this many documents answer beside a page of session results."""
-KIND_WORDS = {"plan": S.PLAN, "plans": S.PLAN, "memory": S.MEMORY, "memories": S.MEMORY}
-"""Words of a question that ask for a kind of document ("what did the plan say")."""
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -230,14 +228,6 @@ class Search:
         weights = self.ranking.term_weights(searcher, cq.rank_terms)
         evidence = Terms.of(words, weights)
 
-        def evidence_in(kind: str) -> Terms:
-            """The query's terms as evidence of where a document of `kind` answers: every
-            plan is headed "Plan", so the word naming its kind points nowhere in it."""
-            kept = [i for i, w in enumerate(words) if KIND_WORDS.get(w.lower()) != kind]
-            if not kept or len(kept) == len(words):
-                return evidence
-            return Terms.of([words[i] for i in kept], [weights[i] for i in kept])
-
         shown = {h.id for g in results for h in g.hits}
         bar = results[0].relevance if results else 0.0
 
@@ -268,7 +258,7 @@ class Search:
         out = []
         for doc in list(picked.values())[:DOCUMENT_SLOTS]:
             hit = self.excerpts.hit(doc, 0.0, snip, snippet_chars)
-            hit.passage = self.excerpts.passage(doc, evidence_in(hit.kind), passage_chars)
+            hit.passage = self.excerpts.passage(doc, evidence, passage_chars)
             out.append(hit)
         return out
 

@@ -186,3 +186,15 @@ async def test_the_default_search_answer_holds_the_plan_and_its_id_opens(service
             nxt = await c.call_tool("search", {"query": QUESTION_PLAN, "cursor": cursor})
             ids = [row["id"] for row in nxt.structured_content["results"]]
             assert plan["id"] not in ids
+
+
+async def test_the_memory_file_that_answers_opens_by_its_id(service) -> None:
+    # the sessions' chatter covers QUESTION_MEMORY whole (without its answer); a question
+    # that names memory gets the memory file covering most of it all the same
+    async with connect(service) as c:
+        r = await c.call_tool("search", {"query": "what did I keep in memory about formatting"})
+        rows = r.structured_content["results"]
+        mem = next(row for row in rows if MEMORY_FACT in row["text"])
+        assert mem["kind"] == "memory"
+        opened = await c.call_tool("get_memory_file", {"project": mem["id"]})
+        assert not opened.is_error and MEMORY_FACT in opened.structured_content["text"]
