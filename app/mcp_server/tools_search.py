@@ -133,6 +133,22 @@ def register(mcp: MCPServer, tools: ToolContext) -> None:
                 out.warnings.append(
                     f"budget: {kept} of {len(groups)} results returned; next_cursor continues"
                 )
+            elif page.groups is not None and not cursor and not kind:
+                # plans and memory files that answer, in slots of their own
+                for h in service.answering_documents(
+                    query,
+                    groups[:kept],
+                    project=project,
+                    since=since,
+                    until=until,
+                    exclude_sessions=excluded,
+                    passage_chars=text_chars,
+                ):
+                    item = O.found(h, detail, "", service.project_name(h.project))
+                    used += json_size(item)
+                    if used > call_budget:
+                        break
+                    out.results.append(item)
             return result(out)
 
     # ---- 2. context ----------------------------------------------------------------

@@ -100,6 +100,7 @@ class ArchiveService:
         self.note_refused = ctx.note_refused
         # search
         self.search = self.text_search.search
+        self.answering_documents = self.text_search.answering_documents
         self.recent_activity = self.text_search.recent_activity
         # sessions and projects
         self.session = self.catalog.session

@@ -88,7 +88,7 @@ class Excerpts:
         self, doc: tantivy.Document, terms: Terms, width: int = PASSAGE_CHARS
     ) -> Window:
         """Where in `doc`'s indexed text its query evidence is densest (`passages`)."""
-        return best_window(stored_text(doc)[0], terms, width)
+        return best_window(stored_text(doc)[0], terms.in_kind(first_value(doc, S.KIND)), width)
 
     def passage(
         self,
@@ -101,7 +101,7 @@ class Excerpts:
         terms, redacted (the whole text first, the window widened over a secret it
         cuts), on one line, with "…" where it was cut from more."""
         text, cuts = stored_text(doc)
-        w = window or best_window(text, terms, width)
+        w = window or best_window(text, terms.in_kind(first_value(doc, S.KIND)), width)
         if self.ctx.redact_secrets:
             piece = redact_window(text, w.start, w.end, cuts=cuts).text
         else:

@@ -24,16 +24,24 @@ REPEAT_WEIGHT = 0.1
 """What a further occurrence of a term already in the window adds (share of its weight)."""
 
 
+KIND_WORDS = {"plan": "plan", "plans": "plan", "memory": "memory", "memories": "memory"}
+"""Words of a question that name a kind of document ("what did the plan say"): no
+evidence of where such a document answers, since every plan is headed "Plan" and every
+memory file says "memory" (`Terms.in_kind`)."""
+
+
 @dataclass(frozen=True)
 class Terms:
-    """A query's terms as patterns over text, with their weights."""
+    """A query's terms as patterns over text, with their weights (and the kind of
+    document each term's word names, if any: `KIND_WORDS`)."""
 
     patterns: tuple[re.Pattern[str], ...]
     weights: tuple[float, ...]
+    names: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, words: list[str], weights: list[float] | None = None) -> Terms:
-        pats, ws = [], []
+        pats, ws, names = [], [], []
         for i, word in enumerate(words):
             w = word.rstrip("*").lower()
             if not w:
@@ -45,7 +53,23 @@ class Terms:
             alt = "|".join(re.escape(f) for f in forms)
             pats.append(re.compile(rf"(?<![a-z0-9])(?:{alt}){tail}", re.I))
             ws.append(weights[i] if weights and i < len(weights) else 1.0)
-        return cls(tuple(pats), tuple(ws))
+            names.append(KIND_WORDS.get(w, ""))
+        return cls(tuple(pats), tuple(ws), tuple(names))
+
+    def in_kind(self, kind: str) -> Terms:
+        """The terms as evidence inside a document of `kind`: without those naming its
+        kind (the plan's own "Plan" heading would otherwise draw its passage), unless
+        they are all there is."""
+        if kind not in self.names:
+            return self
+        keep = [i for i, name in enumerate(self.names) if name != kind]
+        if not keep:
+            return self
+        return Terms(
+            tuple(self.patterns[i] for i in keep),
+            tuple(self.weights[i] for i in keep),
+            tuple(self.names[i] for i in keep),
+        )
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
@@ -85,6 +109,18 @@ def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
     end = min(len(text), start + width)
     start = max(0, end - width)
     return Window(score, _word_start(text, start), _word_end(text, end))
+
+
+def coverage(text: str, terms: Terms) -> float:
+    """The share of the query (its terms' weights) that `text` holds anywhere, 0-1: for a
+    document of its own (a plan, a memory file), what a session's `relevance` is for its
+    best turn."""
+    total = sum(terms.weights)
+    if not total:
+        return 0.0
+    return (
+        sum(w for p, w in zip(terms.patterns, terms.weights, strict=True) if p.search(text)) / total
+    )
 
 
 def _score(text: str, terms: Terms) -> float:

@@ -8,6 +8,7 @@ re-ranked by kind weight (and recency) in Python; the snippet of each hit is cut
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -20,9 +21,9 @@ from ccarchive.index.query.compiler import CompiledQuery, compile_query
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
-from ccarchive.service.base import KIND_ORDER, IndexContext
+from ccarchive.service.base import KIND_ORDER, IndexContext, stored_text
 from ccarchive.service.excerpts import SNIPPET_CHARS, Excerpts
-from ccarchive.service.passages import PASSAGE_CHARS, Terms
+from ccarchive.service.passages import KIND_WORDS, PASSAGE_CHARS, Terms, coverage
 from ccarchive.service.semantic import SemanticSwitch
 from ccarchive.service.session_ranking import SessionRanking
 from ccarchive.service.sessions import SessionCatalog
@@ -34,6 +35,14 @@ BASE_SCORE = 1.0
 """Added to every hit's text score before its kind weight scales it, so that a weak match
 of a heavy kind still counts its weight. It is the constant the kind filter once added
 inside the query; the ranking was tuned (and its snapshots taken) with it."""
+DOCUMENT_KINDS = (S.PLAN, S.MEMORY)
+"""Documents of their own beside the transcripts: what was planned, what was remembered."""
+DOCUMENT_POOL = 4
+"""Best documents by score weighed for `answering_documents`, of all kinds and of each
+kind the question names."""
+DOCUMENT_SLOTS = 2
+"""At most this many documents answer beside a page of session results."""
+_WORD = re.compile(r"[a-z]+")
 
 
 class Search:
@@ -175,6 +184,83 @@ class Search:
             page.facets = self._facets(searcher, every, full if kind else None)
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
+
+    def answering_documents(
+        self,
+        query: str,
+        results: Sequence[M.SessionGroup],
+        *,
+        project: str | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        exclude_sessions: Iterable[str] = (),
+        snippet_chars: int = SNIPPET_CHARS,
+        passage_chars: int = PASSAGE_CHARS,
+    ) -> list[M.Hit]:
+        """The plans and memory files that answer a question beside a page of its session
+        results (`results`, ranked by `search(group_by_session=True)`), each with its
+        passage; none already among them, at most `DOCUMENT_SLOTS`.
+
+        A plan or memory file is one document, so the session ranking, which adds a
+        whole session's evidence to its best turn, puts it below sessions that mention
+        the same words in many places, and a plan is filed under the session that wrote
+        it, where its agent subplans (short, so scored high) stand for it; yet it is often
+        the answer itself ("what did the plan say", "what does the user prefer"). So of
+        the best documents by score, each on its own: for each kind the question names
+        by word (`KIND_WORDS`), that kind's document covering most of the question; then
+        any document covering at least as much of it as the first of `results`
+        (`relevance`: the share of its words, by rarity). Coverage decides among the
+        best by score, which favour short documents over the one that answers."""
+        cq = compile_query(query, self.ctx.schema, self.ctx.analyzer, now=datetime.now(UTC))
+        if not cq.rank_terms or (cq.kinds and not set(cq.kinds) & set(DOCUMENT_KINDS)):
+            return []
+        searcher = self.ctx.searcher()
+        base = self._filters(
+            cq,
+            project=project,
+            since=since,
+            until=until,
+            session_id=None,
+            exclude_sessions=exclude_sessions,
+            gen_max=None,
+        )
+        words = [t for t, _q, _r in cq.rank_terms]
+        weights = self.ranking.term_weights(searcher, cq.rank_terms)
+        evidence = Terms.of(words, weights)
+
+        shown = {h.id for g in results for h in g.hits}
+        bar = results[0].relevance if results else 0.0
+
+        def pool(kinds: Sequence[str]) -> list[tuple[float, str, tantivy.Document]]:
+            """(coverage, id, document) of the best documents of these kinds by score,
+            the most covering first (by score among equals)."""
+            _n, rows = self._ranked(
+                searcher, self.ctx.with_kinds(base, kinds), True, False, DOCUMENT_POOL, False
+            )
+            docs = [searcher.doc(addr) for _score, addr in rows]
+            out = [
+                (coverage(stored_text(d)[0], evidence), self.ctx.red_name(S.doc_id(d)), d)
+                for d in docs
+            ]
+            out.sort(key=lambda r: -r[0])
+            return [r for r in out if r[0] > 0]
+
+        picked: dict[str, tantivy.Document] = {}
+        asked = {KIND_WORDS.get(w) for w in _WORD.findall(query.lower())}
+        for kind in DOCUMENT_KINDS:
+            best = pool([kind]) if kind in asked else []
+            if best and best[0][1] not in shown:
+                picked[best[0][1]] = best[0][2]
+        for cov, doc_id, doc in pool(DOCUMENT_KINDS):
+            if round(cov, 3) >= bar and doc_id not in shown:  # relevance is rounded so
+                picked.setdefault(doc_id, doc)
+        snip = self.excerpts.snippets(searcher, cq)
+        out = []
+        for doc in list(picked.values())[:DOCUMENT_SLOTS]:
+            hit = self.excerpts.hit(doc, 0.0, snip, snippet_chars)
+            hit.passage = self.excerpts.passage(doc, evidence, passage_chars)
+            out.append(hit)
+        return out
 
     def recent_activity(
         self,

@@ -606,9 +606,15 @@ async def test_every_front_end_ranks_sessions_alike(
     assert [g["session_id"] for g in json.loads(out.stdout)["groups"]] == want
     async with connect(demo_service) as c:
         mcp = await call(c, "search", query=query, limit=10, include_active=True)
-    assert len(mcp["results"]) == len(want)
+    found, beside = mcp["results"][: len(want)], mcp["results"][len(want) :]
+    assert len(found) == len(want)
     assert all(
         sid.startswith(g.get("session", "")) and bool(sid) == bool(g.get("session"))
-        for g, sid in zip(mcp["results"], want, strict=True)
+        for g, sid in zip(found, want, strict=True)
     )
     assert all(g["text"] for g in mcp["results"])
+    # after them only the plans and memory files that answer beside them, the service's
+    page = demo_service.search(query, group_by_session=True, limit=10, hits_per_group=1)
+    docs = demo_service.answering_documents(query, page.groups)
+    assert [g["id"] for g in beside] == [d.id for d in docs]
+    assert all(g["kind"] in ("plan", "memory") for g in beside)

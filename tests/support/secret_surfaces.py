@@ -161,6 +161,10 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
             group_by_session=rng.random() < 0.3,
         )
         ex.show("service.search", page)
+        ex.show(  # the plans and memory files shown beside a page of sessions
+            "service.answering_documents",
+            svc.answering_documents(plant.needle, page.groups or [], passage_chars=chars),
+        )
         for hit in page.hits[:2]:
             if ":" not in hit.id:
                 continue
