@@ -119,7 +119,7 @@ _SHORT_ENTRY_HEAD = re.compile(r"^(?P<sid>[0-9A-Za-z-]{4,36})(?:/(?P<agent>[0-9A
 def short_entry_id(entry_id: str, session: str, agent_id: str = "") -> str:
     """An entry id as `<session prefix>[/<agent id>]:<offset>:<block>`: the file named by
     its session (and subagent) instead of its path, a third of the length. `session` is
-    a prefix that names one session (`SessionsMixin.short_session_ids`). Ids that are no
+    a prefix that names one session (`SessionCatalog.short_session_ids`). Ids that are no
     transcript entry's (plans, memory files, typed prompts) are returned as they are."""
     head, sep, block = entry_id.rpartition(":")
     path, sep2, offset = head.rpartition(":")

@@ -1,16 +1,19 @@
-"""What every part of the query service stands on: the index handle and its query helpers.
+"""What every part of the query service stands on: one `IndexContext` per service.
 
-`ArchiveService` is composed of one mixin per kind of question (`search`, `session_ranking`,
-`semantic`, `excerpts`, `readback`, `sessions`, `browse`); each subclasses `ServiceBase`,
-which holds the state they share (the store, the archive root, redaction, the caches and
-their lock) and the small helpers that build tantivy queries and read stored values.
+`ArchiveService` is composed of plain parts, one per kind of question (`search`,
+`session_ranking`, `semantic`, `excerpts`, `readback`, `sessions`, `browse`). Each is
+given the one `IndexContext` of its service: the state they share (the store, the archive
+root, redaction, the role, the lock their caches take, the reads refused) and the small
+helpers that build tantivy queries, read stored values and read an entry's source back
+from the archive. A switch such as `redact_secrets` set on the service is set here, so
+every part sees it at once.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,15 +24,14 @@ from ccarchive.archive.titles import readable
 from ccarchive.index import schema as S
 from ccarchive.index.query.dates import parse_date_bound
 from ccarchive.index.query.regex import contains_query
+from ccarchive.index.schema import first_value
 from ccarchive.index.store import IndexStore
-from ccarchive.redact import MARKER_PREFIX, redact, redact_name
+from ccarchive.redact import MARKER_PREFIX, redact, redact_name, redact_window
 from ccarchive.service.arguments import ServiceError
 
 if TYPE_CHECKING:
     from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.live.live_archive import LiveArchive
-    from ccarchive.service import models as M
-    from ccarchive.service.passages import Terms, Window
 
 KIND_ORDER = {k: i for i, k in enumerate(S.SEARCHABLE_KINDS)}
 """Display order of the kinds (facets, status): the order of `S.SEARCHABLE_KINDS`."""
@@ -49,8 +51,31 @@ def as_datetime(v: Any) -> datetime | None:
     return parse_ts(v)
 
 
-class ServiceBase:
-    """The shared state and query helpers of `ArchiveService` (see its Args)."""
+def stored_text(doc: tantivy.Document) -> tuple[str, tuple[int, ...]]:
+    """The indexed text, and where the index cut it: a long text is kept as its head,
+    "\n…\n" and its tail (record_text.cap)."""
+    text = first_value(doc, S.TEXT)
+    if int(first_value(doc, S.TEXT_LEN, 0) or 0) > len(text) > 3:
+        head = _head_len(text)
+        return text, (head, head + 3)
+    return text, ()
+
+
+def _head_len(stored: str) -> int:
+    """Where the head of a capped text ends: cap() keeps ``limit - limit // 5`` characters
+    of head, "\n…\n" and ``limit // 5`` of tail."""
+    limit = len(stored) - 3
+    return limit - limit // 5
+
+
+PAGE_MARGIN = 32_768
+"""Characters of a file read and redacted on either side of a page: more than the
+longest secret a page can cut through (a private key's body)."""
+
+
+class IndexContext:
+    """The state every part of one service shares, and the helpers they query with (see
+    `ArchiveService` for the arguments)."""
 
     def __init__(
         self,
@@ -68,17 +93,13 @@ class ServiceBase:
         self.live = live
         self._role = "offline"
         self.message: str | None = store.recovered
-        self._titles: dict[str, tuple[str, str]] = {}
-        self._titles_gen: object = -1
-        self._links: dict[str, dict[str, str]] = {}
-        self._links_gen = -1
         self._identities: dict[str, tuple[int, int] | None] = {}
         self._identities_gen = -1
         self.refused_reads: Counter[str] = Counter()
         """Reads back refused since this service started, by reason (`archive.safe_read`:
         symlink, hard_link, not_a_file, swapped, ...): shown by `status`."""
-        self._doc_count = (-1, 0)
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
+        """Taken by every cache of the service's parts (a service answers from threads)."""
 
     @property
     def role(self) -> str:
@@ -100,22 +121,22 @@ class ServiceBase:
         """(device, inode) of the archive file `rel` as it was indexed (its checkpoint),
         cached until the next commit: a read back must find that very file, not one put
         in its place since (`archive.safe_read`). None when the index has no checkpoint."""
-        with self._lock:
+        with self.lock:
             if self._identities_gen != self.generation:
                 self._identities, self._identities_gen = {}, self.generation
             if rel in self._identities:
                 return self._identities[rel]
         import orjson
 
-        searcher = self._searcher()
-        hits = searcher.search(self._term(S.ID, f"state:{rel}"), 1).hits
+        searcher = self.searcher()
+        hits = searcher.search(self.term(S.ID, f"state:{rel}"), 1).hits
         ident = None
         if hits:
             blob = searcher.doc(hits[0][1]).get_first(S.BLOB)
             st = orjson.loads(blob) if blob else {}
             if st.get("ino"):
                 ident = (int(st.get("dev", 0)), int(st["ino"]))
-        with self._lock:
+        with self.lock:
             if len(self._identities) > 10_000:
                 self._identities.clear()
             self._identities[rel] = ident
@@ -123,7 +144,7 @@ class ServiceBase:
 
     def note_refused(self, reason: str) -> None:
         """Count a read back refused (`refused_reads`)."""
-        with self._lock:
+        with self.lock:
             self.refused_reads[reason] += 1
 
     # ---- plumbing ------------------------------------------------------------------
@@ -131,16 +152,16 @@ class ServiceBase:
         """See the latest commit now (the live layer does this after each one)."""
         self.store.reload()
 
-    def _searcher(self) -> tantivy.Searcher:
+    def searcher(self) -> tantivy.Searcher:
         return self.store.searcher()
 
-    def _term(self, field: str, value: str) -> tantivy.Query:
+    def term(self, field: str, value: str) -> tantivy.Query:
         return tantivy.Query.term_query(self.schema, field, value)
 
-    def _terms(self, field: str, values: Iterable[str]) -> tantivy.Query:
+    def terms(self, field: str, values: Iterable[str]) -> tantivy.Query:
         return tantivy.Query.term_set_query(self.schema, field, list(values))
 
-    def _all(
+    def all_of(
         self, *must: tantivy.Query | None, must_not: Sequence[tantivy.Query] = ()
     ) -> tantivy.Query:
         clauses = [(tantivy.Occur.Must, q) for q in must if q is not None]
@@ -153,7 +174,7 @@ class ServiceBase:
             clauses.append((tantivy.Occur.Must, tantivy.Query.all_query()))
         return tantivy.Query.boolean_query(clauses)
 
-    def _with_kinds(self, q: tantivy.Query | None, kinds: Iterable[str]) -> tantivy.Query:
+    def with_kinds(self, q: tantivy.Query | None, kinds: Iterable[str]) -> tantivy.Query:
         """`q` restricted to documents of these kinds, without scoring the restriction.
 
         Written as "none of the other kinds" when that is the shorter list, as it nearly
@@ -166,12 +187,12 @@ class ServiceBase:
         wanted = set(kinds)
         others = [k for k in S.ALL_KINDS if k not in wanted]
         if len(others) < len(wanted):
-            return self._all(q, must_not=[self._term(S.KIND, k) for k in others])
-        return self._all(
-            q, tantivy.Query.const_score_query(self._terms(S.KIND, sorted(wanted)), 0.0)
+            return self.all_of(q, must_not=[self.term(S.KIND, k) for k in others])
+        return self.all_of(
+            q, tantivy.Query.const_score_query(self.terms(S.KIND, sorted(wanted)), 0.0)
         )
 
-    def _date_range(
+    def date_range(
         self, since: datetime | None, until: datetime | None, field: str = S.TS
     ) -> tantivy.Query | None:
         if since is None and until is None:
@@ -186,7 +207,7 @@ class ServiceBase:
             include_upper=False,
         )
 
-    def _date_arg(self, value: str | datetime | None, name: str) -> datetime | None:
+    def date_arg(self, value: str | datetime | None, name: str) -> datetime | None:
         if value is None or value == "":
             return None
         if isinstance(value, datetime):
@@ -197,33 +218,33 @@ class ServiceBase:
             raise ServiceError(f"{name}: {exc}") from exc
 
     @staticmethod
-    def _matching(cq: CompiledQuery) -> tantivy.Query | None:
+    def matching(cq: CompiledQuery) -> tantivy.Query | None:
         """What a query matches, the same for every list that takes one (search, typed
         prompts, plans): a plain query any of its words that rank (function words
         dropped, +required words and "phrases" required), other queries as written."""
         return cq.any_query if cq.plain and cq.any_query is not None else cq.query
 
-    def _project_query(self, project: str | None) -> tantivy.Query | None:
+    def project_query(self, project: str | None) -> tantivy.Query | None:
         if not project:
             return None
         return contains_query(self.schema, S.PROJECT, project)
 
-    def _red(self, text: str) -> str:
+    def red(self, text: str) -> str:
         """A whole text, redacted (never a piece of one: see `excerpts`)."""
         return redact(text) if self.redact_secrets and text else text
 
-    def _name(self, name: str) -> str:
+    def red_name(self, name: str) -> str:
         """A path, id, branch or URL as shown: known-format tokens redacted (the index
         keeps a file's real path to read it back; ids that embed one resolve both ways:
-        `_raw_path`)."""
+        `raw_path`)."""
         return redact_name(name) if self.redact_secrets and name else name
 
-    def _raw_path(self, shown: str) -> str:
+    def raw_path(self, shown: str) -> str:
         """The indexed path a shown one stands for: itself, or (when a redaction mark is
         in it) the one indexed path that redacts to it; '' if none does."""
         if MARKER_PREFIX not in shown:
             return shown
-        agg = self._searcher().aggregate(
+        agg = self.searcher().aggregate(
             tantivy.Query.all_query(), {"p": {"terms": {"field": S.PATH, "size": 1_000_000}}}
         )
         found = [
@@ -231,7 +252,7 @@ class ServiceBase:
         ]
         return found[0] if len(found) == 1 else ""
 
-    def _red_title(self, text: str) -> str:
+    def red_title(self, text: str) -> str:
         """A title, redacted again (the indexer redacted it whole before cutting it, so
         its end is no cut through a secret: reading it as one took the end of ordinary
         names, ``CheckpointSummary``, for a piece). '' when only marks would be left."""
@@ -240,74 +261,123 @@ class ServiceBase:
         shown = redact(text)
         return shown if readable(shown) else ""
 
-    def _session_doc(self, sid: str) -> tantivy.Document | None:
-        searcher = self._searcher()
-        hits = searcher.search(self._term(S.ID, f"session:{sid}"), 1, count=False).hits
+    def session_doc(self, sid: str) -> tantivy.Document | None:
+        searcher = self.searcher()
+        hits = searcher.search(self.term(S.ID, f"session:{sid}"), 1, count=False).hits
         return searcher.doc(hits[0][1]) if hits else None
 
-    if TYPE_CHECKING:
-        # What one mixin calls on another, declared so that each module reads (and type
-        # checks) on its own; `ArchiveService` composes the real methods.
-        def session(self, session_id: str) -> M.SessionInfo: ...
+    def visible_gen(self, searcher: tantivy.Searcher) -> int:
+        """The commit generation of the newest documents this searcher sees: a cursor
+        keeps it, so pages after the first see only what the first saw.
 
-        search: Callable[..., M.SearchPage]
+        The indexer stamps it on its `state:_meta` document at every commit; an index
+        written before that falls back to the largest `gen` of any document.
+        """
+        hits = searcher.search(self.term(S.ID, "state:_meta"), 1, count=False).hits
+        if hits:
+            g = searcher.doc(hits[0][1]).get_first(S.GEN)
+            if g:
+                return int(g)
+        top = searcher.search(
+            tantivy.Query.all_query(),
+            1,
+            count=False,
+            order_by_field=S.GEN,
+            order=tantivy.Order.Desc,
+        ).hits
+        return int(top[0][0]) if top else 1
 
-        def status(self) -> M.Status: ...
-        def _visible_gen(self, searcher: tantivy.Searcher) -> int: ...
-        def _hit(
-            self,
-            doc: tantivy.Document,
-            score: float,
-            gens: dict[str, tantivy.SnippetGenerator] | None,
-            chars: int,
-        ) -> M.Hit: ...
-        def _find_sessions(
-            self,
-            searcher: tantivy.Searcher,
-            cq: CompiledQuery,
-            base: tantivy.Query,
-            offset: int,
-            limit: int,
-            per_group: int,
-            chars: int,
-            page: M.SearchPage,
-            gen: int | None,
-            passage_chars: int = ...,
-        ) -> None: ...
-        def _read_page(
-            self, doc: tantivy.Document, char_offset: int, max_chars: int
-        ) -> tuple[str, bool]: ...
-        def _red_stored(self, doc: tantivy.Document) -> str: ...
-        def session_title(self, sid: str) -> tuple[str, str]: ...
-        def _prefetch_titles(self, sids: Iterable[str]) -> None: ...
-        def _session_info(self, doc: tantivy.Document) -> M.SessionInfo: ...
-        def projects(self) -> list[M.ProjectInfo]: ...
-        def _snippets(
-            self, searcher: tantivy.Searcher, cq: CompiledQuery
-        ) -> dict[str, tantivy.SnippetGenerator] | None: ...
-        def _snippet(
-            self,
-            doc: tantivy.Document,
-            gens: dict[str, tantivy.SnippetGenerator] | None,
-            chars: int,
-        ) -> tuple[str, list[tuple[int, int]]]: ...
-        def _entry(
-            self, doc: tantivy.Document, max_chars: int, char_offset: int = 0, full: bool = False
-        ) -> M.Entry: ...
-        def _read_back(
-            self, doc: tantivy.Document, rel: str, offset: int, length: int
-        ) -> str | None: ...
-        def _subagent_links(self, sid: str) -> dict[str, str]: ...
-        def _term_weights(
-            self, searcher: tantivy.Searcher, terms: list[tuple[str, tantivy.Query, bool]]
-        ) -> list[float]: ...
-        def _passage(
-            self,
-            doc: tantivy.Document,
-            terms: Terms,
-            width: int = ...,
-            window: Window | None = None,
-        ) -> str: ...
-        def _passage_window(
-            self, doc: tantivy.Document, terms: Terms, width: int = ...
-        ) -> Window: ...
+    # ---- reading the archive back --------------------------------------------------------
+    def read_back(self, doc: tantivy.Document, rel: str, offset: int, length: int) -> str | None:
+        """The whole text of an entry, read from its source line (the index keeps a cap).
+
+        The line is read through `archive.safe_read` (never out of the archive, never
+        more than the line, never a file with a second link) and must still be what was
+        indexed: the same file (device and inode), the same span of it, a record with the
+        same uuid, a text that starts as the indexed one. None when it is not (the file
+        changed or was replaced: the indexed copy is shown instead).
+
+        Raises:
+            ServiceError: the file (or a folder on its way) is now a symbolic link, a hard
+                link or not a file, or the path leaves the archive: refused, with the reason.
+        """
+        # the archive readers load here, not at import: `ccarchive search` never needs them
+        from ccarchive.archive.file_summary import FileSummary
+        from ccarchive.archive.lines import HUGE_LINE, LineStats, decode_line
+        from ccarchive.archive.record_text import history_text
+        from ccarchive.archive.records import Extractor
+        from ccarchive.archive.safe_read import FileSwapped, UnsafePath, read_line
+
+        kind = first_value(doc, S.KIND)
+        if not length or length > HUGE_LINE:
+            return None  # a huge line is indexed, and shown, by its head
+        try:
+            raw = read_line(self.root, rel, offset, length, self.indexed_identity(rel))
+        except UnsafePath as exc:
+            self.note_refused(exc.reason)
+            raise ServiceError(str(exc)) from None
+        except FileSwapped as exc:
+            self.note_refused(exc.reason)
+            return None
+        except OSError:
+            return None
+        objs = decode_line(raw, LineStats())
+        block = int(first_value(doc, S.SEQ, 0)) % 256
+        j, b = divmod(block, 16)
+        text: str | None = None
+        if kind == S.HISTORY:  # history documents number the objects of a line directly
+            if block < len(objs):
+                text = history_text(objs[block])
+        elif j < len(objs):
+            uuid = first_value(doc, S.UUID)
+            if uuid and objs[j].get("uuid") != uuid:
+                return None  # another record sits there now
+            is_agent = "/agent-" in rel or rel.rsplit("/", 1)[-1].startswith("agent-")
+            units = Extractor(FileSummary(), is_agent_file=is_agent, full_text=True).extract(
+                objs[j], LineStats()
+            )
+            text = next((u.text for u in units if min(u.block, 15) == b and u.kind == kind), None)
+        indexed = first_value(doc, S.TEXT)
+        mark = indexed.find("[REDACTED:", 0, 80)  # the index holds it redacted: up to a mark
+        if text is None or not text.startswith(indexed[: 64 if mark < 0 else min(mark, 64)]):
+            return None
+        return text
+
+    def read_page(
+        self, doc: tantivy.Document, char_offset: int, max_chars: int
+    ) -> tuple[str, bool]:
+        """A page of a plan or memory file, redacted, read back in bounded memory (the
+        file may be hundreds of megabytes); the indexed copy when the file is gone or
+        unreadable.
+
+        The page is redacted with `PAGE_MARGIN` characters of the file on either side of
+        it and widened over any secret it cuts (`redact_window`): a page boundary never
+        shows a piece of one.
+
+        Raises:
+            ServiceError: refused (a symbolic link, a path out of the archive).
+        """
+        from ccarchive.archive.safe_read import FileSwapped, UnsafePath, read_text_page
+
+        margin = PAGE_MARGIN if self.redact_secrets else 0
+        lo = max(0, char_offset - margin)
+        want = char_offset - lo + max_chars + margin
+        rel = first_value(doc, S.PATH)
+        try:
+            text, more, _ = read_text_page(self.root, rel, lo, want, self.indexed_identity(rel))
+            cuts: tuple[int, ...] = ()
+        except UnsafePath as exc:
+            self.note_refused(exc.reason)
+            raise ServiceError(str(exc)) from None
+        except (FileSwapped, OSError) as exc:
+            if isinstance(exc, FileSwapped):
+                self.note_refused(exc.reason)
+            text, cuts = stored_text(doc)
+            more = len(text) > lo + want
+            text, cuts = text[lo : lo + want], tuple(c - lo for c in cuts if lo <= c <= lo + want)
+        start = char_offset - lo
+        if not self.redact_secrets:
+            return text[start : start + max_chars], more or len(text) > start + max_chars
+        edges = ((0,) if lo else ()) + ((len(text),) if more else ())
+        w = redact_window(text, start, start + max_chars, cuts=cuts + edges)
+        return w.text, more or w.end < len(text)

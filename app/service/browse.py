@@ -25,8 +25,10 @@ from ccarchive.index.query.regex import contains_query, regex_query
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError, check_limit, check_offset, check_session_id
-from ccarchive.service.base import ServiceBase, as_datetime
-from ccarchive.service.excerpts import SNIPPET_CHARS
+from ccarchive.service.base import IndexContext, as_datetime
+from ccarchive.service.excerpts import SNIPPET_CHARS, Excerpts
+from ccarchive.service.search import Search
+from ccarchive.service.sessions import SessionCatalog
 
 WINDOW = timedelta(hours=6)
 """How far from the typed time the prompt entries are read."""
@@ -40,8 +42,17 @@ CANDIDATES = 100
 _PASTE = re.compile(r"\[Pasted text #\d+[^\]]*\]|\[Image #\d+\]")
 
 
-class BrowseMixin(ServiceBase):
-    """`timeline()`, plans, memory files and `history()`."""
+class Browse:
+    """`timeline()`, plans, memory files and `history()`; `prompt_entry()` finds a typed
+    prompt's entry with `Search`."""
+
+    def __init__(
+        self, ctx: IndexContext, catalog: SessionCatalog, excerpts: Excerpts, text_search: Search
+    ) -> None:
+        self.ctx = ctx
+        self.catalog = catalog
+        self.excerpts = excerpts
+        self.text_search = text_search
 
     def timeline(
         self,
@@ -64,7 +75,7 @@ class BrowseMixin(ServiceBase):
             check_limit(buckets, "buckets", 3660)
             since, until = bucket_window(ending, bucket, buckets)
         now = datetime.now(UTC)
-        hi = self._date_arg(until, "until") or (now + timedelta(days=1)).replace(
+        hi = self.ctx.date_arg(until, "until") or (now + timedelta(days=1)).replace(
             hour=0, minute=0, second=0, microsecond=0
         )
         if days is not None:
@@ -72,14 +83,16 @@ class BrowseMixin(ServiceBase):
         # whole (UTC) days: a partial first or last day would undercount its bucket
         midnight = hi.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         hi = midnight if midnight == hi else midnight + timedelta(days=1)
-        lo = self._date_arg(since, "since") or (hi - timedelta(days=days or 30))
+        lo = self.ctx.date_arg(since, "since") or (hi - timedelta(days=days or 30))
         lo = lo.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         if lo >= hi:
             raise ServiceError("since must be before until")
-        searcher = self._searcher()
-        pq = self._project_query(project)
+        searcher = self.ctx.searcher()
+        pq = self.ctx.project_query(project)
         sess = searcher.aggregate(
-            self._all(self._term(S.KIND, S.SESSION_DOC), pq, self._date_range(lo, hi, S.TS_START)),
+            self.ctx.all_of(
+                self.ctx.term(S.KIND, S.SESSION_DOC), pq, self.ctx.date_range(lo, hi, S.TS_START)
+            ),
             {
                 "d": {
                     "date_histogram": {"field": S.TS_START, "fixed_interval": "1d"},
@@ -91,8 +104,11 @@ class BrowseMixin(ServiceBase):
             },
         )
         prompts = searcher.aggregate(
-            self._all(
-                self._term(S.KIND, S.PROMPT), self._term(S.AGENT, ""), pq, self._date_range(lo, hi)
+            self.ctx.all_of(
+                self.ctx.term(S.KIND, S.PROMPT),
+                self.ctx.term(S.AGENT, ""),
+                pq,
+                self.ctx.date_range(lo, hi),
             ),
             {"d": {"date_histogram": {"field": S.TS, "fixed_interval": "1d"}}},
         )
@@ -126,12 +142,12 @@ class BrowseMixin(ServiceBase):
             sessions = self._slug_sessions(searcher, [slug]).get(slug, [])
         return M.PlanInfo(
             codename=slug,
-            title=self._red_title(first_value(doc, S.TITLE)),
+            title=self.ctx.red_title(first_value(doc, S.TITLE)),
             agent_id=first_value(doc, S.AGENT),
             project=first_value(doc, S.PROJECT),
             modified=as_datetime(doc.get_first(S.TS)),
             size=int(first_value(doc, S.LENGTH, 0)),
-            path=self._name(first_value(doc, S.PATH)),
+            path=self.ctx.red_name(first_value(doc, S.PATH)),
             sessions=sessions,
         )
 
@@ -146,7 +162,7 @@ class BrowseMixin(ServiceBase):
         wanted = {s for s in slugs if s}
         if not wanted:
             return {}
-        q = self._all(self._term(S.KIND, S.SESSION_DOC), self._terms(S.SLUG, wanted))
+        q = self.ctx.all_of(self.ctx.term(S.KIND, S.SESSION_DOC), self.ctx.terms(S.SLUG, wanted))
         cap = self.SLUG_SESSIONS
         limit = max(1, len(wanted) * cap)
         res = searcher.search(q, limit, count=True, order_by_field=S.TS, order=tantivy.Order.Desc)
@@ -181,19 +197,19 @@ class BrowseMixin(ServiceBase):
         check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [
-            self._term(S.KIND, S.PLAN),
-            self._project_query(project),
+            self.ctx.term(S.KIND, S.PLAN),
+            self.ctx.project_query(project),
         ]
         if codename:
-            must.append(contains_query(self.schema, S.SLUG, codename))
+            must.append(contains_query(self.ctx.schema, S.SLUG, codename))
         scored = False
         if query:
-            cq = compile_query(query, self.schema, self.analyzer)
-            must.append(self._matching(cq))
+            cq = compile_query(query, self.ctx.schema, self.ctx.analyzer)
+            must.append(self.ctx.matching(cq))
             scored = cq.text_query is not None
-        not_ = [] if include_agent_plans else [regex_query(self.schema, S.AGENT, ".+")]
-        searcher = self._searcher()
-        q = self._all(*must, must_not=not_)
+        not_ = [] if include_agent_plans else [regex_query(self.ctx.schema, S.AGENT, ".+")]
+        searcher = self.ctx.searcher()
+        q = self.ctx.all_of(*must, must_not=not_)
         if scored:
             res = searcher.search(q, limit, count=True, offset=offset)
         else:
@@ -218,10 +234,10 @@ class BrowseMixin(ServiceBase):
         )
         if not missing:
             return []
-        q = self._all(
-            self._term(S.KIND, S.PLAN),
-            self._terms(S.SLUG, missing),
-            must_not=[regex_query(self.schema, S.AGENT, ".+")],
+        q = self.ctx.all_of(
+            self.ctx.term(S.KIND, S.PLAN),
+            self.ctx.terms(S.SLUG, missing),
+            must_not=[regex_query(self.ctx.schema, S.AGENT, ".+")],
         )
         res = searcher.search(
             q, len(missing) * 5, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
@@ -251,10 +267,10 @@ class BrowseMixin(ServiceBase):
         if not codename:
             raise ServiceError("codename is required")
         _check_page(max_chars, char_offset)
-        searcher = self._searcher()
+        searcher = self.ctx.searcher()
         if codename.startswith("plan:"):  # a search hit's id names the plan's file
             hits = searcher.search(
-                self._all(self._term(S.KIND, S.PLAN), self._term(S.ID, codename)), 1
+                self.ctx.all_of(self.ctx.term(S.KIND, S.PLAN), self.ctx.term(S.ID, codename)), 1
             ).hits
             if not hits:
                 raise ServiceError(
@@ -262,7 +278,7 @@ class BrowseMixin(ServiceBase):
                     "codenames from list_plans"
                 )
             codename = first_value(searcher.doc(hits[0][1]), S.SLUG)
-        q = self._all(self._term(S.KIND, S.PLAN), self._term(S.SLUG, codename))
+        q = self.ctx.all_of(self.ctx.term(S.KIND, S.PLAN), self.ctx.term(S.SLUG, codename))
         rows = searcher.search(
             q, 200, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
         ).hits
@@ -274,13 +290,13 @@ class BrowseMixin(ServiceBase):
         head = main[0] if main else subs.pop(0)
 
         def tree(doc: tantivy.Document, with_sessions: bool) -> M.PlanTree:
-            text, more = self._read_page(doc, char_offset if with_sessions else 0, max_chars)
+            text, more = self.ctx.read_page(doc, char_offset if with_sessions else 0, max_chars)
             info = self._plan_info(doc, searcher)
             sessions = []
             if with_sessions:
                 for sid in info.sessions:
                     try:
-                        sessions.append(self.session(sid))
+                        sessions.append(self.catalog.session(sid))
                     except ServiceError:
                         continue
             return M.PlanTree(plan=info, text=text, truncated=more, sessions=sessions)
@@ -292,8 +308,8 @@ class BrowseMixin(ServiceBase):
 
     def memory_files(self, *, project: str | None = None) -> list[M.MemoryFileInfo]:
         """Memory files (MEMORY.md and topics) and session-memory summaries, by project."""
-        searcher = self._searcher()
-        q = self._all(self._term(S.KIND, S.MEMORY), self._project_query(project))
+        searcher = self.ctx.searcher()
+        q = self.ctx.all_of(self.ctx.term(S.KIND, S.MEMORY), self.ctx.project_query(project))
         n = searcher.search(q, 1, count=True).count or 0
         rows = searcher.search(q, max(1, n), count=False).hits if n else []
         out = [self._memory_info(searcher.doc(a)) for _, a in rows]
@@ -303,11 +319,11 @@ class BrowseMixin(ServiceBase):
         return out
 
     def _memory_info(self, doc: tantivy.Document) -> M.MemoryFileInfo:
-        path = self._name(first_value(doc, S.PATH))  # a token in a file name, redacted
+        path = self.ctx.red_name(first_value(doc, S.PATH))  # a token in a file name, redacted
         return M.MemoryFileInfo(
             project=first_value(doc, S.PROJECT),
             filename=path.rsplit("/", 1)[-1],
-            title=self._red_title(first_value(doc, S.TITLE)),
+            title=self.ctx.red_title(first_value(doc, S.TITLE)),
             path=path,
             size=int(first_value(doc, S.LENGTH, 0)),
             modified=as_datetime(doc.get_first(S.TS)),
@@ -326,9 +342,9 @@ class BrowseMixin(ServiceBase):
         `char_offset`, read back in bounded memory; `truncated` when more follow."""
         _check_page(max_chars, char_offset)
         if project.startswith("memory:"):  # a search hit's id names the file
-            searcher = self._searcher()
+            searcher = self.ctx.searcher()
             hits = searcher.search(
-                self._all(self._term(S.KIND, S.MEMORY), self._term(S.ID, project)), 1
+                self.ctx.all_of(self.ctx.term(S.KIND, S.MEMORY), self.ctx.term(S.ID, project)), 1
             ).hits
             if not hits:
                 raise ServiceError(
@@ -348,12 +364,12 @@ class BrowseMixin(ServiceBase):
             names = ", ".join(sorted({f.filename for f in files}))
             raise ServiceError(f"no memory file {want!r} in {project!r}; there are: {names}")
         info = match[0]
-        searcher = self._searcher()
-        raw = self._raw_path(info.path)  # the name as shown: resolved to the file's own
-        hits = searcher.search(self._term(S.ID, f"memory:{raw}"), 1, count=False).hits
+        searcher = self.ctx.searcher()
+        raw = self.ctx.raw_path(info.path)  # the name as shown: resolved to the file's own
+        hits = searcher.search(self.ctx.term(S.ID, f"memory:{raw}"), 1, count=False).hits
         if not hits:
             raise ServiceError(f"no memory file {want!r} in {project!r}")
-        text, more = self._read_page(searcher.doc(hits[0][1]), char_offset, max_chars)
+        text, more = self.ctx.read_page(searcher.doc(hits[0][1]), char_offset, max_chars)
         return M.MemoryFile(info=info, text=text, truncated=more)
 
     def history(
@@ -371,22 +387,24 @@ class BrowseMixin(ServiceBase):
         check_limit(limit)
         check_offset(offset)
         must: list[tantivy.Query | None] = [
-            self._term(S.KIND, S.HISTORY),
-            self._project_query(project),
-            self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until")),
+            self.ctx.term(S.KIND, S.HISTORY),
+            self.ctx.project_query(project),
+            self.ctx.date_range(
+                self.ctx.date_arg(since, "since"), self.ctx.date_arg(until, "until")
+            ),
         ]
         if session_id:
             check_session_id(session_id)
-            must.append(regex_query(self.schema, S.SESSION, re.escape(session_id) + ".*"))
+            must.append(regex_query(self.ctx.schema, S.SESSION, re.escape(session_id) + ".*"))
         warnings: list[str] = []
         gens = None
-        searcher = self._searcher()
+        searcher = self.ctx.searcher()
         if query and query.strip():
-            cq = compile_query(query, self.schema, self.analyzer)
+            cq = compile_query(query, self.ctx.schema, self.ctx.analyzer)
             warnings = cq.warnings
-            must.append(self._matching(cq))
-            gens = self._snippets(searcher, cq)
-        q = self._all(*must)
+            must.append(self.ctx.matching(cq))
+            gens = self.excerpts.snippets(searcher, cq)
+        q = self.ctx.all_of(*must)
         if gens is not None:
             res = searcher.search(q, limit, count=True, offset=offset)
         else:
@@ -396,11 +414,11 @@ class BrowseMixin(ServiceBase):
         items = []
         for _, addr in res.hits:
             doc = searcher.doc(addr)
-            snippet, _spans = self._snippet(doc, gens, SNIPPET_CHARS)
+            snippet, _spans = self.excerpts.snippet(doc, gens, SNIPPET_CHARS)
             items.append(
                 M.HistoryItem(
                     id=S.doc_id(doc),
-                    text=self._red_stored(doc),
+                    text=self.excerpts.red_stored(doc),
                     project=first_value(doc, S.PROJECT),
                     session_id=first_value(doc, S.SESSION),
                     timestamp=as_datetime(doc.get_first(S.TS)),
@@ -414,9 +432,16 @@ class BrowseMixin(ServiceBase):
         (None if none is found: the session then opens at its start)."""
         if not session_id:
             return None
-        around = {} if when is None else {"since": when - WINDOW, "until": when + WINDOW}
+        since, until = (None, None) if when is None else (when - WINDOW, when + WINDOW)
         try:
-            page = self.search("", session_id=session_id, kind="prompt", limit=CANDIDATES, **around)
+            page = self.text_search.search(
+                "",
+                session_id=session_id,
+                kind="prompt",
+                limit=CANDIDATES,
+                since=since,
+                until=until,
+            )
         except ServiceError:
             return None
         prompts = [h for h in page.hits if not h.agent_id]  # the session's own, not a subagent's

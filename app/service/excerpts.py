@@ -1,9 +1,9 @@
 """Where indexed text is cut for showing: the snippet of a hit and the page of an entry.
 
-Both cut a text and redact it, so both are here, side by side: `_snippets`/`_snippet`
-make a hit's highlighted snippet, `_entry` turns a document into an `Entry` whose text is
-one page (`char_offset`, `max_chars`) of the whole, read back from the archive when the
-index keeps only a cap of it.
+Both cut a text and redact it, so both are here, side by side: `snippets`/`snippet`
+make a hit's highlighted snippet (`hit` the whole hit), `entry` turns a document into an
+`Entry` whose text is one page (`char_offset`, `max_chars`) of the whole, read back from
+the archive (`IndexContext.read_back`) when the index keeps only a cap of it.
 
 Redaction comes first, cutting second: a rule does not match a secret cut in two, so a
 snippet or a page cut through one and redacted afterwards would show the piece. The
@@ -23,8 +23,9 @@ from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.index.schema import first_value
 from ccarchive.redact import redact, redact_window
 from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase, as_datetime, stored_strs
+from ccarchive.service.base import IndexContext, as_datetime, stored_strs, stored_text
 from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window, best_window
+from ccarchive.service.sessions import SessionCatalog
 
 SNIPPET_CHARS = 180
 """Default length of a hit's snippet."""
@@ -36,43 +37,39 @@ def _subagent_tools() -> frozenset[str]:
     return SUBAGENT_TOOLS
 
 
-class ExcerptsMixin(ServiceBase):
-    """Snippets of hits and pages of entry text, redacted."""
+class Excerpts:
+    """Hits with their snippets and passages, and entries with a page of their text,
+    redacted; a hit and an entry are named by their session (`SessionCatalog`)."""
 
-    def _snippets(
+    def __init__(self, ctx: IndexContext, catalog: SessionCatalog) -> None:
+        self.ctx = ctx
+        self.catalog = catalog
+
+    def snippets(
         self, searcher: tantivy.Searcher, cq: CompiledQuery
     ) -> dict[str, tantivy.SnippetGenerator] | None:
         if cq.text_query is None:
             return None
-        g = tantivy.SnippetGenerator.create(searcher, cq.text_query, self.schema, S.TEXT)
+        g = tantivy.SnippetGenerator.create(searcher, cq.text_query, self.ctx.schema, S.TEXT)
         g.set_max_num_chars(SNIPPET_CHARS)
         return {S.TEXT: g}
 
-    def _stored(self, doc: tantivy.Document) -> tuple[str, tuple[int, ...]]:
-        """The indexed text, and where the index cut it: a long text is kept as its head,
-        "\n…\n" and its tail (record_text.cap)."""
-        text = first_value(doc, S.TEXT)
-        if int(first_value(doc, S.TEXT_LEN, 0) or 0) > len(text) > 3:
-            head = _head_len(text)
-            return text, (head, head + 3)
-        return text, ()
-
-    def _red_stored(self, doc: tantivy.Document) -> str:
+    def red_stored(self, doc: tantivy.Document) -> str:
         """The indexed text, redacted (for a list that shows it whole)."""
-        text, cuts = self._stored(doc)
-        return redact(text, cuts=cuts) if self.redact_secrets and text else text
+        text, cuts = stored_text(doc)
+        return redact(text, cuts=cuts) if self.ctx.redact_secrets and text else text
 
-    def _snippet(
+    def snippet(
         self, doc: tantivy.Document, gens: dict[str, tantivy.SnippetGenerator] | None, chars: int
     ) -> tuple[str, list[tuple[int, int]]]:
-        text, cuts = self._stored(doc)
+        text, cuts = stored_text(doc)
         if gens is not None:
             try:
                 sn = gens[S.TEXT].snippet_from_doc(doc)
                 frag = sn.fragment()
                 if frag:
                     spans = _merge_spans([(r.start, r.end) for r in sn.highlighted()])
-                    if not self.redact_secrets:
+                    if not self.ctx.redact_secrets:
                         return _clean(frag), spans
                     # the fragment is a piece of the stored text: redact that whole, then
                     # cut the same piece out of it (widened over a secret it cuts)
@@ -83,17 +80,17 @@ class ExcerptsMixin(ServiceBase):
                     return _clean(w.text), w.highlights
             except (ValueError, AttributeError):
                 pass
-        shown = redact(text, cuts=cuts) if self.redact_secrets else text
+        shown = redact(text, cuts=cuts) if self.ctx.redact_secrets else text
         flat = " ".join(shown.split())
         return flat[:chars] + ("…" if len(flat) > chars else ""), []
 
-    def _passage_window(
+    def passage_window(
         self, doc: tantivy.Document, terms: Terms, width: int = PASSAGE_CHARS
     ) -> Window:
         """Where in `doc`'s indexed text its query evidence is densest (`passages`)."""
-        return best_window(self._stored(doc)[0], terms, width)
+        return best_window(stored_text(doc)[0], terms, width)
 
-    def _passage(
+    def passage(
         self,
         doc: tantivy.Document,
         terms: Terms,
@@ -103,26 +100,63 @@ class ExcerptsMixin(ServiceBase):
         """The passage of `doc` that answers the query: its densest window of query
         terms, redacted (the whole text first, the window widened over a secret it
         cuts), on one line, with "…" where it was cut from more."""
-        text, cuts = self._stored(doc)
+        text, cuts = stored_text(doc)
         w = window or best_window(text, terms, width)
-        if self.redact_secrets:
+        if self.ctx.redact_secrets:
             piece = redact_window(text, w.start, w.end, cuts=cuts).text
         else:
             piece = text[w.start : w.end]
         flat = " ".join(piece.split())
         return ("…" if w.start > 0 else "") + flat + ("…" if w.end < len(text) else "")
 
-    def _entry(
+    def hit(
+        self,
+        doc: tantivy.Document,
+        score: float,
+        gens: dict[str, tantivy.SnippetGenerator] | None,
+        chars: int,
+    ) -> M.Hit:
+        """A search hit: the document, its snippet, and the title of its session (a
+        plan's or memory file's own)."""
+        kind = first_value(doc, S.KIND)
+        sid = first_value(doc, S.SESSION)
+        title, _ = (
+            self.catalog.session_title(sid)
+            if sid and kind not in (S.PLAN, S.MEMORY)
+            else (self.ctx.red_title(first_value(doc, S.TITLE)), "")
+        )
+        snippet, spans = self.snippet(doc, gens, chars)
+        return M.Hit(
+            id=self.ctx.red_name(S.doc_id(doc)),
+            kind=kind,
+            role=first_value(doc, S.ROLE),
+            session_id=sid,
+            agent_id=first_value(doc, S.AGENT),
+            uuid=first_value(doc, S.UUID),
+            project=first_value(doc, S.PROJECT),
+            timestamp=as_datetime(doc.get_first(S.TS)),
+            title=title or self.ctx.red_title(first_value(doc, S.TITLE)),
+            snippet=snippet,
+            highlights=spans,
+            score=round(score, 4),
+            path=self.ctx.red_name(first_value(doc, S.PATH)),
+            tool=first_value(doc, S.TOOL),
+            model=first_value(doc, S.MODEL),
+            branch=first_value(doc, S.BRANCH),
+            flags=stored_strs(doc, S.FLAGS),
+        )
+
+    def entry(
         self, doc: tantivy.Document, max_chars: int, char_offset: int = 0, full: bool = False
     ) -> M.Entry:
-        text, cuts = self._stored(doc)
+        text, cuts = stored_text(doc)
         text_len = int(first_value(doc, S.TEXT_LEN, 0)) or len(text)
         path = first_value(doc, S.PATH)
         offset, length = int(first_value(doc, S.OFFSET, 0)), int(first_value(doc, S.LENGTH, 0))
         readable = True
         # the index holds redacted text: shown as archived (redaction off), it is read back
-        if full or not self.redact_secrets or (text_len > len(text) and char_offset):
-            full_text = self._read_back(doc, path, offset, length)
+        if full or not self.ctx.redact_secrets or (text_len > len(text) and char_offset):
+            full_text = self.ctx.read_back(doc, path, offset, length)
             readable = full_text is not None
             if full_text is not None:
                 text, text_len, cuts = full_text, len(full_text), ()
@@ -131,7 +165,7 @@ class ExcerptsMixin(ServiceBase):
             # read on from; it ends where the index cut the text
             text = text[: cuts[0]]
             cuts = (len(text),)
-        if self.redact_secrets:
+        if self.ctx.redact_secrets:
             w = redact_window(text, char_offset, char_offset + max_chars, cuts=cuts)
             piece, end = w.text, max(w.end, min(char_offset, len(text)))
         else:
@@ -141,11 +175,11 @@ class ExcerptsMixin(ServiceBase):
         kind, tool = first_value(doc, S.KIND), first_value(doc, S.TOOL)
         subagent = first_value(doc, S.LINK_AGENT)
         if not subagent and kind == S.TOOL_CALL and tool in _subagent_tools():
-            subagent = self._subagent_links(first_value(doc, S.SESSION)).get(
+            subagent = self.catalog.subagent_links(first_value(doc, S.SESSION)).get(
                 first_value(doc, S.TOOL_USE_ID), ""
             )
         return M.Entry(
-            id=self._name(S.doc_id(doc)),
+            id=self.ctx.red_name(S.doc_id(doc)),
             kind=kind,
             role=first_value(doc, S.ROLE),
             uuid=first_value(doc, S.UUID),
@@ -163,18 +197,11 @@ class ExcerptsMixin(ServiceBase):
             files=doc.get_all(S.FILES),
             model=first_value(doc, S.MODEL),
             flags=stored_strs(doc, S.FLAGS),
-            path=self._name(path),
+            path=self.ctx.red_name(path),
             offset=offset,
             length=length,
             project=first_value(doc, S.PROJECT),
         )
-
-
-def _head_len(stored: str) -> int:
-    """Where the head of a capped text ends: cap() keeps ``limit - limit // 5`` characters
-    of head, "\n…\n" and ``limit // 5`` of tail."""
-    limit = len(stored) - 3
-    return limit - limit // 5
 
 
 def _clean(fragment: str) -> str:

@@ -20,9 +20,12 @@ from ccarchive.index.query.compiler import CompiledQuery, compile_query
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError, check_limit, decode_cursor, encode_cursor
-from ccarchive.service.base import KIND_ORDER, ServiceBase, as_datetime, stored_strs
-from ccarchive.service.excerpts import SNIPPET_CHARS
+from ccarchive.service.base import KIND_ORDER, IndexContext
+from ccarchive.service.excerpts import SNIPPET_CHARS, Excerpts
 from ccarchive.service.passages import PASSAGE_CHARS, Terms
+from ccarchive.service.semantic import SemanticSwitch
+from ccarchive.service.session_ranking import SessionRanking
+from ccarchive.service.sessions import SessionCatalog
 
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
 """How many best-scored hits are re-ranked by kind weight: a weight can lift a hit by
@@ -33,8 +36,27 @@ of a heavy kind still counts its weight. It is the constant the kind filter once
 inside the query; the ranking was tuned (and its snapshots taken) with it."""
 
 
-class SearchMixin(ServiceBase):
-    """`search()` and the steps it takes: kinds, filters, ranking, hits, groups, facets."""
+class Search:
+    """`search()` and the steps it takes: kinds, filters, ranking, hits, groups, facets;
+    and `recent_activity()`, what the empty query shows.
+
+    Grouped by session, a query with words is ranked by `SessionRanking`, given the
+    semantic search when it is on (`SemanticSwitch.dense`) and the search's filters
+    without its words, for the sessions found by meaning alone."""
+
+    def __init__(
+        self,
+        ctx: IndexContext,
+        catalog: SessionCatalog,
+        excerpts: Excerpts,
+        ranking: SessionRanking,
+        semantic: SemanticSwitch,
+    ) -> None:
+        self.ctx = ctx
+        self.catalog = catalog
+        self.excerpts = excerpts
+        self.ranking = ranking
+        self.semantic = semantic
 
     def search(
         self,
@@ -73,20 +95,20 @@ class SearchMixin(ServiceBase):
         # pages after the first see only what was committed when the first was asked
         # for, so documents committed in between do not shift them
         gen_max = int(state.get("g", 0)) or None
-        cq = compile_query(query, self.schema, self.analyzer, now=datetime.now(UTC))
+        cq = compile_query(query, self.ctx.schema, self.ctx.analyzer, now=datetime.now(UTC))
         warnings = list(cq.warnings)
         kinds = self._kinds(cq, kind, include_tool_results, include_thinking, warnings)
-        base = self._filters(
-            cq,
-            project=project,
-            since=since,
-            until=until,
-            session_id=session_id,
-            exclude_sessions=exclude_sessions,
-            gen_max=gen_max,
-        )
-        searcher = self._searcher()
-        full = self._with_kinds(base, kinds)
+        options: dict[str, Any] = {
+            "project": project,
+            "since": since,
+            "until": until,
+            "session_id": session_id,
+            "exclude_sessions": exclude_sessions,
+            "gen_max": gen_max,
+        }
+        base = self._filters(cq, **options)
+        searcher = self.ctx.searcher()
+        full = self.ctx.with_kinds(base, kinds)
         scored = cq.text_query is not None
         page = M.SearchPage(
             query=query, warnings=warnings, ignored=bool(query.strip()) and cq.is_empty()
@@ -94,7 +116,8 @@ class SearchMixin(ServiceBase):
         # one hit more a session than asked for: a history line that repeats the
         # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
-            self._find_sessions(
+            dense = self.semantic.dense
+            self.ranking.find_sessions(
                 searcher,
                 cq,
                 full,
@@ -105,6 +128,8 @@ class SearchMixin(ServiceBase):
                 page,
                 gen_max,
                 passage_chars,
+                dense=dense,
+                bare_filters=self._bare_filters(cq, options) if dense is not None else None,
             )
             drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
@@ -129,25 +154,88 @@ class SearchMixin(ServiceBase):
             ranked = self._ranked(searcher, full, scored, recency, fetch, count=True)
             page.total = ranked[0]
             rows = ranked[1][offset : offset + limit]
-            snip = self._snippets(searcher, cq)
+            snip = self.excerpts.snippets(searcher, cq)
             docs = [searcher.doc(addr) for _score, addr in rows]
-            self._prefetch_titles(first_value(d, S.SESSION) for d in docs)
+            self.catalog.prefetch_titles(first_value(d, S.SESSION) for d in docs)
             page.hits = [
-                self._hit(doc, score, snip, snippet_chars)
+                self.excerpts.hit(doc, score, snip, snippet_chars)
                 for (score, _addr), doc in zip(rows, docs, strict=True)
             ]
             if cq.rank_terms and page.hits:  # each hit's passage, as in session results
                 words = [t for t, _q, _r in cq.rank_terms]
-                evidence = Terms.of(words, self._term_weights(searcher, cq.rank_terms))
+                evidence = Terms.of(words, self.ranking.term_weights(searcher, cq.rank_terms))
                 for hit, doc in zip(page.hits, docs, strict=True):
-                    hit.passage = self._passage(doc, evidence, passage_chars)
+                    hit.passage = self.excerpts.passage(doc, evidence, passage_chars)
             if offset + limit < page.total:
                 page.next_cursor = encode_cursor(
-                    {"o": offset + limit, "g": gen_max or self._visible_gen(searcher)}
+                    {"o": offset + limit, "g": gen_max or self.ctx.visible_gen(searcher)}
                 )
         if facets:  # kinds counted over every kind (to pick from); the rest as filtered
-            every = self._with_kinds(base, self._kinds(cq, None, True, True, []))
+            every = self.ctx.with_kinds(base, self._kinds(cq, None, True, True, []))
             page.facets = self._facets(searcher, every, full if kind else None)
+        page.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return page
+
+    def recent_activity(
+        self,
+        *,
+        project: str | None = None,
+        kind: str | Sequence[str] | None = None,
+        since: str | datetime | None = None,
+        limit: int = 40,
+        hits_per_group: int = 3,
+        include_tool_results: bool = False,
+        include_thinking: bool = False,
+        facets: bool = False,
+    ) -> M.SearchPage:
+        """The latest entries of each recently active session, one group per session.
+
+        What the empty query shows. `search("", group_by_session=True)` groups the
+        newest entries of the whole archive, and the newest few hundred entries of a
+        real archive are those of its last one or two sessions; this asks for the most
+        recently active sessions first, then each one's newest entries.
+        """
+        t0 = time.perf_counter()
+        check_limit(limit)
+        searcher = self.ctx.searcher()
+        recent = searcher.search(
+            self.catalog.sessions_query(project, since, None),
+            limit,
+            order_by_field=S.TS,
+            order=tantivy.Order.Desc,
+        ).hits
+        args: dict[str, Any] = {
+            "project": project,
+            "kind": kind,
+            "since": since,
+            "include_tool_results": include_tool_results,
+            "include_thinking": include_thinking,
+        }
+        groups: list[M.SessionGroup] = []
+        total = 0
+        for _, addr in recent:  # titles from the documents at hand (and cached)
+            doc = searcher.doc(addr)
+            sid, title = first_value(doc, S.SESSION), self.catalog.title_of(doc)[0]
+            self.catalog.remember_title(sid, title, first_value(doc, S.PROJECT))
+            part = self.search("", session_id=sid, limit=hits_per_group, **args)
+            if part.hits:
+                group = _recent_group(part.hits, part.total, sid, title)
+                group.on_disk = first_value(doc, S.STATE, "on_disk") != "gone"
+                groups.append(group)
+                total += part.total
+        # plans and memory files belong to no session: each is a row of its own
+        asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))
+        loose = sorted(asked & {S.PLAN, S.MEMORY})
+        if loose:
+            part = self.search("", limit=limit, **{**args, "kind": loose})
+            groups += [_recent_group([h], 1, "", h.title) for h in part.hits if not h.session_id]
+            total += part.total
+        epoch = datetime.min.replace(tzinfo=UTC)
+        groups.sort(key=lambda g: g.timestamp or epoch, reverse=True)
+        page = M.SearchPage(query="", total=total, groups=groups[:limit])
+        page.hits = [g.hits[0] for g in groups[:limit]]
+        if facets:
+            page.facets = self.search("", limit=1, facets=True, **args).facets
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
 
@@ -156,8 +244,8 @@ class SearchMixin(ServiceBase):
         ids = [f"session:{g.session_id}" for g in groups or () if g.session_id]
         if not ids:
             return
-        searcher = self._searcher()
-        q = self._all(self._terms(S.ID, ids), self._term(S.STATE, "gone"))
+        searcher = self.ctx.searcher()
+        q = self.ctx.all_of(self.ctx.terms(S.ID, ids), self.ctx.term(S.STATE, "gone"))
         gone = {
             first_value(searcher.doc(a), S.ID)[len("session:") :]
             for _s, a in searcher.search(q, len(ids), count=False).hits
@@ -212,12 +300,12 @@ class SearchMixin(ServiceBase):
         exclude_sessions: Iterable[str],
         gen_max: int | None,
     ) -> tantivy.Query:
-        text = self._matching(cq)
-        must: list[tantivy.Query | None] = [text, self._project_query(project)]
-        lo, hi = self._date_arg(since, "since"), self._date_arg(until, "until")
-        must.append(self._date_range(lo, hi))
+        text = self.ctx.matching(cq)
+        must: list[tantivy.Query | None] = [text, self.ctx.project_query(project)]
+        lo, hi = self.ctx.date_arg(since, "since"), self.ctx.date_arg(until, "until")
+        must.append(self.ctx.date_range(lo, hi))
         if session_id:
-            must.append(self._term(S.SESSION, session_id))
+            must.append(self.ctx.term(S.SESSION, session_id))
         # filters select, they do not rank: scored, they would add to each hit a constant
         # that the kind weights then scale differently, and page 2 (gen filter) would
         # rank otherwise than page 1
@@ -225,11 +313,11 @@ class SearchMixin(ServiceBase):
             tantivy.Query.const_score_query(q, 0.0) for q in must[1:] if q is not None
         ]
         excl = [s for s in exclude_sessions if s]
-        not_ = [self._terms(S.SESSION, excl)] if excl else []
+        not_ = [self.ctx.terms(S.SESSION, excl)] if excl else []
         if gen_max:  # leave out what is newer (few documents: cheaper than keeping the rest)
             not_.append(
                 tantivy.Query.range_query(
-                    self.schema,
+                    self.ctx.schema,
                     S.GEN,
                     tantivy.FieldType.Unsigned,
                     gen_max + 1,
@@ -237,27 +325,15 @@ class SearchMixin(ServiceBase):
                     use_inverted_index=True,
                 )
             )
-        return self._all(*must, must_not=not_)
+        return self.ctx.all_of(*must, must_not=not_)
 
-    def _visible_gen(self, searcher: tantivy.Searcher) -> int:
-        """The commit generation of the newest documents this searcher sees.
-
-        The indexer stamps it on its `state:_meta` document at every commit; an index
-        written before that falls back to the largest `gen` of any document.
-        """
-        hits = searcher.search(self._term(S.ID, "state:_meta"), 1, count=False).hits
-        if hits:
-            g = searcher.doc(hits[0][1]).get_first(S.GEN)
-            if g:
-                return int(g)
-        top = searcher.search(
-            tantivy.Query.all_query(),
-            1,
-            count=False,
-            order_by_field=S.GEN,
-            order=tantivy.Order.Desc,
-        ).hits
-        return int(top[0][0]) if top else 1
+    def _bare_filters(self, cq: CompiledQuery, options: dict[str, Any]) -> tantivy.Query:
+        """The search's filters without its words (`project:`, dates, `session:`... and the
+        same options): what a session found by meaning alone must pass (`semantic`)."""
+        only = compile_query(
+            " ".join(cq.filters), self.ctx.schema, self.ctx.analyzer, now=datetime.now(UTC)
+        )
+        return self._filters(only, **options)
 
     def _ranked(
         self,
@@ -296,41 +372,6 @@ class SearchMixin(ServiceBase):
         rows = rows[:fetch]
         return (res.count or 0), rows
 
-    def _hit(
-        self,
-        doc: tantivy.Document,
-        score: float,
-        gens: dict[str, tantivy.SnippetGenerator] | None,
-        chars: int,
-    ) -> M.Hit:
-        kind = first_value(doc, S.KIND)
-        sid = first_value(doc, S.SESSION)
-        title, _ = (
-            self.session_title(sid)
-            if sid and kind not in (S.PLAN, S.MEMORY)
-            else (self._red_title(first_value(doc, S.TITLE)), "")
-        )
-        snippet, spans = self._snippet(doc, gens, chars)
-        return M.Hit(
-            id=self._name(S.doc_id(doc)),
-            kind=kind,
-            role=first_value(doc, S.ROLE),
-            session_id=sid,
-            agent_id=first_value(doc, S.AGENT),
-            uuid=first_value(doc, S.UUID),
-            project=first_value(doc, S.PROJECT),
-            timestamp=as_datetime(doc.get_first(S.TS)),
-            title=title or self._red_title(first_value(doc, S.TITLE)),
-            snippet=snippet,
-            highlights=spans,
-            score=round(score, 4),
-            path=self._name(first_value(doc, S.PATH)),
-            tool=first_value(doc, S.TOOL),
-            model=first_value(doc, S.MODEL),
-            branch=first_value(doc, S.BRANCH),
-            flags=stored_strs(doc, S.FLAGS),
-        )
-
     def _grouped(
         self,
         searcher: tantivy.Searcher,
@@ -364,16 +405,16 @@ class SearchMixin(ServiceBase):
             key: [(sc, searcher.doc(a)) for sc, a in groups[key][:per_group]]
             for key in order[offset:want]
         }
-        snip = self._snippets(searcher, cq)
-        self._prefetch_titles(first_value(docs[0][1], S.SESSION) for docs in shown.values())
+        snip = self.excerpts.snippets(searcher, cq)
+        self.catalog.prefetch_titles(first_value(docs[0][1], S.SESSION) for docs in shown.values())
         out = []
         for key in order[offset:want]:
             members = groups[key]
-            hits = [self._hit(d, s, snip, chars) for s, d in shown[key]]
+            hits = [self.excerpts.hit(d, s, snip, chars) for s, d in shown[key]]
             first = hits[0]
             sid = first.session_id
             # named after its session, not its best hit (which may be a plan)
-            title = (self.session_title(sid)[0] if sid else "") or first.title
+            title = (self.catalog.session_title(sid)[0] if sid else "") or first.title
             out.append(
                 M.SessionGroup(
                     session_id=sid,
@@ -388,7 +429,9 @@ class SearchMixin(ServiceBase):
         page.groups = out
         page.hits = [g.hits[0] for g in out]
         if want < len(order):
-            page.next_cursor = encode_cursor({"o": want, "g": gen or self._visible_gen(searcher)})
+            page.next_cursor = encode_cursor(
+                {"o": want, "g": gen or self.ctx.visible_gen(searcher)}
+            )
 
     def _facets(
         self, searcher: tantivy.Searcher, q: tantivy.Query, narrowed: tantivy.Query | None = None
@@ -422,6 +465,17 @@ class SearchMixin(ServiceBase):
         return M.Facets(
             projects=counts("projects"), kinds=by_kind, first=when("first"), last=when("last")
         )
+
+
+def _recent_group(hits: list[M.Hit], count: int, sid: str, title: str) -> M.SessionGroup:
+    return M.SessionGroup(
+        session_id=sid,
+        title=title or hits[0].title,
+        project=hits[0].project,
+        timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
+        hit_count=count,
+        hits=hits,
+    )
 
 
 def narrows_to_entries(query: str, kind: object = None) -> bool:

@@ -14,10 +14,9 @@ weight from 0 to 0.5).
 
 Sessions the words did not find but whose meaning is close can enter (`ENTRANTS`),
 shown by their closest turn, as long as that turn's prompt passes every filter of the
-search: the search's own filters without its words (`_filters` is given only the
-query's filters, `project:`, dates, `session:`..., and the same options: project, dates,
-the caller's own session left out), kept for the finder in a context variable while
-the search runs.
+search: the search's own filters without its words (the query's filters, `project:`,
+dates, `session:`..., and the same options: project, dates, the caller's own session
+left out), which `Search` passes to the ranker beside the `DenseSearch`.
 
 Only the process that writes the index builds the vectors (`ccarchive.live`); every
 process reads what is there (`VectorMatrix.refresh`, one `stat` per query).
@@ -28,7 +27,6 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +34,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from ccarchive.index import schema as S
-from ccarchive.service import models as M
-from ccarchive.service.base import ServiceBase
+from ccarchive.service.base import IndexContext
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
@@ -65,9 +62,6 @@ DENSE_TERM = -2
 """The key of a turn's semantic evidence among its per-term scores (-1 is proximity)."""
 QUERY_CACHE = 64
 """Query vectors kept (the app asks again for each page and each refresh)."""
-
-_BARE_FILTERS: ContextVar[tantivy.Query | None] = ContextVar("ccarchive_bare_filters", default=None)
-"""The running search's filters without its words (see the module)."""
 
 _CODE = re.compile(r"[_/\\.:=#@<>(){}\[\]$]|[a-z][A-Z]|^-|\d|^[A-Z0-9_]+$")
 
@@ -137,6 +131,7 @@ class DenseSearch:
         from ccarchive.semantic.store import VectorStore
 
         self.settings = settings
+        self.schema = store.schema
         self.vectors = VectorStore(store.path)
         self.matrix: VectorMatrix = VectorMatrix(self.vectors)
         self._cache: OrderedDict[str, Any] = OrderedDict()
@@ -174,66 +169,24 @@ class DenseSearch:
             return None
         return self.matrix.scores(q)
 
-
-class SemanticMixin(ServiceBase):
-    """The switch, the dense evidence for the finder, and the line `status` shows."""
-
-    _semantic_settings: Settings | None = None
-    _dense: DenseSearch | None = None
-    _dense_decided = False
-
-    def use_semantic(self, settings: Settings) -> None:
-        """Rank by meaning too if `settings.semantic` (and the extra is installed)."""
-        from ccarchive.semantic import missing_dependencies
-
-        self._semantic_settings = settings
-        self._dense = (
-            DenseSearch(self.store, settings)
-            if settings.semantic and not missing_dependencies()
-            else None
-        )
-        self._dense_decided = True
-
-    @property
-    def semantic(self) -> DenseSearch | None:
-        """The semantic side of search, or None when it is off. A service over a live
-        archive follows that archive's settings; others are told (`use_semantic`)."""
-        if not self._dense_decided:
-            settings = getattr(self.live, "settings", None)
-            if settings is not None:
-                self.use_semantic(settings)
-            self._dense_decided = True
-        return self._dense
-
-    def _filters(self, cq: CompiledQuery, **options: Any) -> tantivy.Query:
-        """The search's query and filters (`SearchMixin._filters`); with semantic search
-        on, also its filters alone, for the sessions that enter by meaning."""
-        out = super()._filters(cq, **options)  # type: ignore[misc]
-        if self.semantic is not None:
-            from datetime import UTC, datetime
-
-            from ccarchive.index.query.compiler import compile_query
-
-            only = compile_query(
-                " ".join(cq.filters), self.schema, self.analyzer, now=datetime.now(UTC)
-            )
-            _BARE_FILTERS.set(super()._filters(only, **options))  # type: ignore[misc]
-        return out
-
-    def _dense_evidence(
-        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, keys: set[Any]
+    def evidence(
+        self,
+        searcher: tantivy.Searcher,
+        cq: CompiledQuery,
+        filters: tantivy.Query,
+        keys: set[Any],
     ) -> Dense | None:
         """Each session's best cosine with the query, and the sessions that enter by
-        meaning alone (see the module); None when semantic search is off or has no
-        vectors yet."""
-        dense = self.semantic
-        if dense is None or (cq.kinds and not cq.kinds & {S.PROMPT, S.ASSISTANT}):
+        meaning alone: not among `keys` (those the words found), and with a closest turn
+        whose prompt passes `filters`, the search's filters without its words (see the
+        module). None when the query asks for no kind that has a meaning here, or there
+        are no vectors yet."""
+        if cq.kinds and not cq.kinds & {S.PROMPT, S.ASSISTANT}:
             return None
-        found = dense.session_scores(" ".join(cq.terms))
+        found = self.session_scores(" ".join(cq.terms))
         if found is None:
             return None
         code = is_code_query(cq.terms)
-        filters = _BARE_FILTERS.get() or base
         out = Dense(
             found.as_dict(), CODE_WEIGHT if code else DENSE_WEIGHT, found=found, filters=filters
         )
@@ -251,14 +204,14 @@ class SemanticMixin(ServiceBase):
                 out.entrants.append(entrant)
         return out
 
-    def _dense_turns(
+    def add_closest_turns(
         self, searcher: tantivy.Searcher, shown: list[Any], dense: Dense, new_turn: Any
     ) -> None:
         """Each session shown also shows its turn closest in meaning, when its words found
         another: that turn's evidence is its cosine times the session's best turn's score
         times the search's semantic share (`DENSE_TERM`), so it comes after a turn the
         words found well, unless the words barely cover the query (`dense_weight`).
-        `new_turn` is the finder's turn record."""
+        `dense` is this search's `evidence`; `new_turn` is the ranker's turn record."""
         for s in shown:
             best = dense.found.best_turn(s.key) if isinstance(s.key, int) else None
             if best is None or best[2] < ENTRANT_FLOOR:
@@ -299,14 +252,47 @@ class SemanticMixin(ServiceBase):
             return None
         return skey, S.turn_key(seq, 0), hits[0][1]
 
-    # ---- status ---------------------------------------------------------------------
-    def semantic_status(self) -> str:
+
+class SemanticSwitch:
+    """Whether search ranks by meaning too: the `DenseSearch` the ranker is given (None
+    when off), and the line `status()` shows about it."""
+
+    def __init__(self, ctx: IndexContext) -> None:
+        self.ctx = ctx
+        self._settings: Settings | None = None
+        self._dense: DenseSearch | None = None
+        self._decided = False
+
+    def use(self, settings: Settings) -> None:
+        """Rank by meaning too if `settings.semantic` (and the extra is installed)."""
+        from ccarchive.semantic import missing_dependencies
+
+        self._settings = settings
+        self._dense = (
+            DenseSearch(self.ctx.store, settings)
+            if settings.semantic and not missing_dependencies()
+            else None
+        )
+        self._decided = True
+
+    @property
+    def dense(self) -> DenseSearch | None:
+        """The semantic side of search, or None when it is off. A service over a live
+        archive follows that archive's settings; others are told (`use`)."""
+        if not self._decided:
+            settings = getattr(self.ctx.live, "settings", None)
+            if settings is not None:
+                self.use(settings)
+            self._decided = True
+        return self._dense
+
+    def status_line(self) -> str:
         """One line: on or off, and how to turn it on; the vectors and their progress."""
         from ccarchive.config import semantic_from_env
         from ccarchive.semantic import EXTRA, SWITCH, missing_dependencies
 
-        dense = self.semantic
-        settings = self._semantic_settings
+        dense = self.dense
+        settings = self._settings
         wanted = settings.semantic if settings is not None else semantic_from_env()
         missing = missing_dependencies()
         if not wanted:
@@ -314,12 +300,7 @@ class SemanticMixin(ServiceBase):
             return f"off (words only): to rank by meaning too, {how}use {SWITCH}"
         if missing or dense is None:
             return f"unavailable: {', '.join(missing)} missing: {EXTRA}"
-        return _vectors_line(dense, getattr(self.live, "vectors", None))
-
-    def status(self) -> M.Status:
-        st = super().status()  # SessionsMixin's, by the MRO
-        st.semantic = self.semantic_status()
-        return st
+        return _vectors_line(dense, getattr(self.ctx.live, "vectors", None))
 
 
 def _vectors_line(dense: DenseSearch, builder: Any) -> str:

@@ -30,9 +30,11 @@ from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import encode_cursor
-from ccarchive.service.base import ServiceBase
+from ccarchive.service.base import IndexContext
+from ccarchive.service.excerpts import Excerpts
 from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window
-from ccarchive.service.semantic import Dense, dense_weight, mix
+from ccarchive.service.semantic import Dense, DenseSearch, dense_weight, mix
+from ccarchive.service.sessions import SessionCatalog
 from ccarchive.text import clip
 
 TERM_POOL = 200
@@ -87,10 +89,16 @@ class _Session:
         return sum(self.per_term.values()) + self.title
 
 
-class FindingMixin(ServiceBase):
-    """Sessions ranked by their best turn and their own evidence (see the module)."""
+class SessionRanking:
+    """Sessions ranked by their best turn and their own evidence (see the module), with
+    the semantic evidence mixed in when a `DenseSearch` is given."""
 
-    def _find_sessions(
+    def __init__(self, ctx: IndexContext, catalog: SessionCatalog, excerpts: Excerpts) -> None:
+        self.ctx = ctx
+        self.catalog = catalog
+        self.excerpts = excerpts
+
+    def find_sessions(
         self,
         searcher: tantivy.Searcher,
         cq: CompiledQuery,
@@ -102,10 +110,18 @@ class FindingMixin(ServiceBase):
         page: M.SearchPage,
         gen: int | None,
         passage_chars: int = PASSAGE_CHARS,
+        *,
+        dense: DenseSearch | None = None,
+        bare_filters: tantivy.Query | None = None,
     ) -> None:
+        """One page of `search(group_by_session=True)` for a query with words, into
+        `page`: `base` is the search's query with its filters and kinds. With `dense`
+        (semantic search on), each session's closeness in meaning is mixed in and
+        sessions the words missed may enter if their closest turn passes
+        `bare_filters`, the search's filters without its words (`base` if None)."""
         terms = cq.rank_terms
         filt = Query.const_score_query(base, 0.0)
-        weights = self._term_weights(searcher, terms)
+        weights = self.term_weights(searcher, terms)
         turns: dict[tuple[Any, int], _Turn] = {}
         sessions: dict[Any, _Session] = {}
         searches = [(i, q) for i, (_t, q, _r) in enumerate(terms)]
@@ -143,17 +159,22 @@ class FindingMixin(ServiceBase):
         self._title_evidence(searcher, cq, sessions)
         # entries matched, each once, as a search for single entries counts them
         page.total = searcher.search(base, 1, count=True).count or 0
-        dense = self._dense_evidence(searcher, cq, base, set(sessions))
-        if dense is not None:  # sessions found by meaning alone, shown by their best turn
-            for key, turn, addr in dense.entrants:
+        meaning = (
+            dense.evidence(
+                searcher, cq, base if bare_filters is None else bare_filters, set(sessions)
+            )
+            if dense is not None
+            else None
+        )
+        if meaning is not None:  # sessions found by meaning alone, shown by their best turn
+            for key, turn, addr in meaning.entrants:
                 sessions[key] = _Session(key, turns=[_Turn(key, turn, best=(0.0, addr))])
-        if dense is not None:
-            dense.weight = dense_weight(dense.weight, word_coverage(sessions, weights))
-        ranked = _rank(sessions, dense)
+            meaning.weight = dense_weight(meaning.weight, word_coverage(sessions, weights))
+        ranked = _rank(sessions, meaning)
         shown = ranked[offset : offset + limit]
-        if dense is not None:  # each session shown also shows its turn closest in meaning
-            self._dense_turns(searcher, [s for _sc, s in shown], dense, _Turn)
-        snip = self._snippets(searcher, cq)
+        if dense is not None and meaning is not None:  # each shown: its turn closest in meaning
+            dense.add_closest_turns(searcher, [s for _sc, s in shown], meaning, _Turn)
+        snip = self.excerpts.snippets(searcher, cq)
         words = [t for t, _q, _r in terms]
         keep = max(1, per_group)
         evidence = Terms.of(words, weights)
@@ -174,7 +195,7 @@ class FindingMixin(ServiceBase):
             [(doc, S.turn_prompt_seq(t.turn)) for _sc, _s, rows in picked for t, doc, _w in rows],
         )
         picked = [(score, s, _answering_first(rows, prompts)[:keep]) for score, s, rows in picked]
-        self._prefetch_titles(
+        self.catalog.prefetch_titles(
             first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
         )
         page.groups = [
@@ -184,30 +205,18 @@ class FindingMixin(ServiceBase):
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
             page.next_cursor = encode_cursor(
-                {"o": offset + limit, "g": gen or self._visible_gen(searcher)}
+                {"o": offset + limit, "g": gen or self.ctx.visible_gen(searcher)}
             )
 
-    def _dense_evidence(
-        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, keys: set[Any]
-    ) -> Dense | None:
-        """Semantic evidence, when semantic search is on: `ccarchive.service.semantic`,
-        whose mixin overrides this."""
-        return None
-
-    def _dense_turns(
-        self, searcher: tantivy.Searcher, shown: list[_Session], dense: Dense, new_turn: type[_Turn]
-    ) -> None:
-        """Add each shown session's turn closest in meaning (`ccarchive.service.semantic`)."""
-
     # -- evidence ------------------------------------------------------------------------
-    def _term_weights(
+    def term_weights(
         self, searcher: tantivy.Searcher, terms: list[tuple[str, Query, bool]]
     ) -> list[float]:
         """An idf per term (of its rarest word), for how much of the query a turn covers."""
         n = max(1, searcher.num_docs)
         out = []
         for text, _q, _r in terms:
-            tokens = self.analyzer.analyze(text.rstrip("*")) or [text.lower()]
+            tokens = self.ctx.analyzer.analyze(text.rstrip("*")) or [text.lower()]
             df = min(searcher.doc_freq(S.TEXT, tok) for tok in tokens[:4])
             out.append(math.log(1 + n / (df + 1)))
         return out
@@ -221,7 +230,7 @@ class FindingMixin(ServiceBase):
             return
         q = Query.boolean_query(
             [
-                (Occur.Must, Query.term_query(self.schema, S.KIND, S.SESSION_DOC)),
+                (Occur.Must, Query.term_query(self.ctx.schema, S.KIND, S.SESSION_DOC)),
                 (Occur.Must, Query.boolean_query([(Occur.Should, w) for w in words])),
             ]
         )
@@ -253,8 +262,8 @@ class FindingMixin(ServiceBase):
     ) -> M.SessionGroup:
         hits = []
         for t, doc, window in rows:
-            hit = self._hit(doc, t.score, snip, chars)
-            hit.passage = self._passage(doc, evidence, window=window)
+            hit = self.excerpts.hit(doc, t.score, snip, chars)
+            hit.passage = self.excerpts.passage(doc, evidence, window=window)
             pdoc = (
                 doc
                 if first_value(doc, S.KIND) == S.PROMPT
@@ -268,7 +277,7 @@ class FindingMixin(ServiceBase):
             hits.append(hit)
         first = hits[0]
         sid = first.session_id
-        title = (self.session_title(sid)[0] if sid else "") or first.title
+        title = (self.catalog.session_title(sid)[0] if sid else "") or first.title
         covered = set(rows[0][0].per_term) if rows else set()
         covered |= self._in_title(title, terms)
         total_w = sum(weights) or 1.0
@@ -286,12 +295,12 @@ class FindingMixin(ServiceBase):
 
     def _in_title(self, title: str, terms: list[str]) -> set[int]:
         """Which terms a session's title holds (a title is part of its evidence)."""
-        have = set(self.analyzer.analyze(title)) if title else set()
+        have = set(self.ctx.analyzer.analyze(title)) if title else set()
         return {
             i
             for i, t in enumerate(terms)
             if have
-            and (toks := self.analyzer.analyze(t.rstrip("*")))
+            and (toks := self.ctx.analyzer.analyze(t.rstrip("*")))
             and all(k in have for k in toks)
         }
 
@@ -309,11 +318,11 @@ class FindingMixin(ServiceBase):
         rows = [r for r in rows if r[0] >= NEAR_BEST * rows[0][0]]
         if not rows:
             doc = searcher.doc(t.best[1])
-            return doc, self._passage_window(doc, evidence, width)
+            return doc, self.excerpts.passage_window(doc, evidence, width)
         best: tuple[tuple[bool, bool, float, float], tantivy.Document, Window] | None = None
         for i, (ev, addr) in enumerate(rows):
             doc = searcher.doc(addr)
-            window = self._passage_window(doc, evidence, width)
+            window = self.excerpts.passage_window(doc, evidence, width)
             kind = first_value(doc, S.KIND)
             # a file beside the transcript (a session's memory summary, a subplan) shows
             # the turn only when it is the turn's best: the turn is the conversation
@@ -330,7 +339,7 @@ class FindingMixin(ServiceBase):
         if first_value(doc, S.KIND) == S.PROMPT:
             reply = self._reply_to(searcher, doc)
             if reply is not None:  # the question found: its answer is what followed
-                return reply, self._passage_window(reply, evidence, width)
+                return reply, self.excerpts.passage_window(reply, evidence, width)
         return doc, window
 
     def _reply_to(
@@ -338,10 +347,10 @@ class FindingMixin(ServiceBase):
     ) -> tantivy.Document | None:
         """The first assistant reply of a prompt's turn, if it has one."""
         seq = int(first_value(prompt, S.SEQ, 0))
-        q = self._all(
-            self._term(S.PATH, first_value(prompt, S.PATH)),
-            self._term(S.KIND, S.ASSISTANT),
-            Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq + 1, None),
+        q = self.ctx.all_of(
+            self.ctx.term(S.PATH, first_value(prompt, S.PATH)),
+            self.ctx.term(S.KIND, S.ASSISTANT),
+            Query.range_query(self.ctx.schema, S.SEQ, tantivy.FieldType.Unsigned, seq + 1, None),
         )
         hits = searcher.search(
             q, 1, count=False, order_by_field=S.SEQ, order=tantivy.Order.Asc
@@ -369,8 +378,8 @@ class FindingMixin(ServiceBase):
         paths = sorted({path for path, _seq in keys})
         q = Query.boolean_query(
             [
-                (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
-                (Occur.Must, Query.term_set_query(self.schema, S.PATH, paths)),
+                (Occur.Must, Query.term_query(self.ctx.schema, S.KIND, S.PROMPT)),
+                (Occur.Must, Query.term_set_query(self.ctx.schema, S.PATH, paths)),
             ]
         )
         hits = searcher.search(q, 10_000, count=False).hits
@@ -386,7 +395,7 @@ class FindingMixin(ServiceBase):
         return out
 
     def _clip_prompt(self, text: str) -> str:
-        flat = " ".join(self._red(text).split())
+        flat = " ".join(self.ctx.red(text).split())
         return clip(flat, PROMPT_CHARS)
 
 

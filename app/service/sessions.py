@@ -11,8 +11,7 @@ archive's projects, cached per commit, so every front end names a project alike.
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -33,29 +32,40 @@ from ccarchive.service.arguments import (
     decode_cursor,
     encode_cursor,
 )
-from ccarchive.service.base import KIND_ORDER, ServiceBase, as_datetime
+from ccarchive.service.base import KIND_ORDER, IndexContext, as_datetime
 from ccarchive.service.naming import last_part, short_names
 
 PREFIX_MATCHES_SHOWN = 10
 """Sessions listed when an id prefix matches several."""
 
 
-class SessionsMixin(ServiceBase):
-    """Session titles, session figures and lists, projects and their names, `status()`."""
+class SessionCatalog:
+    """Session titles, session figures and lists, projects and their names, the index's
+    figures for `status()`."""
 
-    _project_names: tuple[object, dict[str, str]] = (None, {})
-    """(generation, path -> name): set per instance on first use."""
+    def __init__(self, ctx: IndexContext) -> None:
+        self.ctx = ctx
+        self._titles: dict[str, tuple[str, str]] = {}
+        self._titles_gen: object = -1
+        self._links: dict[str, dict[str, str]] = {}
+        self._links_gen = -1
+        self._project_names: tuple[object, dict[str, str]] = (None, {})
+        """(generation, path -> name)."""
+        self._doc_count = (-1, 0)
 
     def _title_cache(self) -> dict[str, tuple[str, str]]:
-        """Session titles read since the last commit (call it with `_lock` held); a
-        change of redaction empties it too."""
-        key = (self.generation, self.redact_secrets)
+        """Session titles read since the last commit (call it with the context's lock
+        held); a change of redaction empties it too."""
+        key = (self.ctx.generation, self.ctx.redact_secrets)
         if self._titles_gen != key:
             self._titles, self._titles_gen = {}, key
         return self._titles
 
-    def _title_of(self, doc: tantivy.Document) -> tuple[str, str]:
-        return self._red_title(clean_title(first_value(doc, S.TITLE))), first_value(doc, S.PROJECT)
+    def title_of(self, doc: tantivy.Document) -> tuple[str, str]:
+        """(title, project) of a session document, as shown."""
+        return self.ctx.red_title(clean_title(first_value(doc, S.TITLE))), first_value(
+            doc, S.PROJECT
+        )
 
     def last_activity(self) -> datetime | None:
         """When the archive was last written to: its newest session's last activity
@@ -73,7 +83,7 @@ class SessionsMixin(ServiceBase):
         now = datetime.now(UTC)
         last = self.last_activity()
         return (
-            self._date_arg(value, "since")
+            self.ctx.date_arg(value, "since")
             if last is None or last >= now
             else self._date_bound_at(value, last)
         )
@@ -86,46 +96,74 @@ class SessionsMixin(ServiceBase):
 
     def session_title(self, sid: str) -> tuple[str, str]:
         """(title, project) of a session, cached until the next commit."""
-        with self._lock:
+        with self.ctx.lock:
             hit = self._title_cache().get(sid)
         if hit is not None:
             return hit
-        doc = self._session_doc(sid)
-        hit = ("", "") if doc is None else self._title_of(doc)
-        with self._lock:
+        doc = self.ctx.session_doc(sid)
+        hit = ("", "") if doc is None else self.title_of(doc)
+        with self.ctx.lock:
             self._title_cache()[sid] = hit
         return hit
 
-    def _prefetch_titles(self, sids: Iterable[str]) -> None:
+    def prefetch_titles(self, sids: Iterable[str]) -> None:
         """Read the titles of these sessions in one query (a page of hits from 20
         sessions was 20 lookups: a fifth of `ccarchive search`'s time)."""
-        with self._lock:
+        with self.ctx.lock:
             known = self._title_cache()
             todo = sorted({sid for sid in sids if sid and sid not in known})
         if len(todo) < 2:
             return
-        searcher = self._searcher()
-        q = self._terms(S.ID, [f"session:{sid}" for sid in todo])
+        searcher = self.ctx.searcher()
+        q = self.ctx.terms(S.ID, [f"session:{sid}" for sid in todo])
         found = {}
         for _score, addr in searcher.search(q, len(todo), count=False).hits:
             doc = searcher.doc(addr)
-            found[first_value(doc, S.ID)[len("session:") :]] = self._title_of(doc)
-        with self._lock:
+            found[first_value(doc, S.ID)[len("session:") :]] = self.title_of(doc)
+        with self.ctx.lock:
             cache = self._title_cache()
             for sid in todo:
                 cache.setdefault(sid, found.get(sid, ("", "")))
 
-    def _session_info(self, doc: tantivy.Document) -> M.SessionInfo:
+    def remember_title(self, sid: str, title: str, project: str) -> None:
+        """Keep a session's title read from a document at hand (until the next commit)."""
+        with self.ctx.lock:
+            self._title_cache().setdefault(sid, (title, project))
+
+    def subagent_links(self, sid: str) -> dict[str, str]:
+        """Spawning tool_use id -> subagent id of a session, cached until the next commit:
+        the Task/Agent call is indexed before its subagent is known (docs/format.md §9.2)."""
+        with self.ctx.lock:
+            if self._links_gen != self.ctx.generation:
+                self._links = {}
+                self._links_gen = self.ctx.generation
+            hit = self._links.get(sid)
+        if hit is not None:
+            return hit
+        doc = self.ctx.session_doc(sid) if sid else None
+        hit = {}
+        if doc is not None:
+            blob = orjson.loads(first_value(doc, S.BLOB, b"{}"))
+            hit = {
+                r["tool_use_id"]: r.get("agent_id", "")
+                for r in blob.get("subagents", [])
+                if r.get("tool_use_id")
+            }
+        with self.ctx.lock:
+            self._links[sid] = hit
+        return hit
+
+    def session_info(self, doc: tantivy.Document) -> M.SessionInfo:
         b = orjson.loads(first_value(doc, S.BLOB, b"{}"))
         subs = [
             M.SubagentInfo(
                 agent_id=r.get("agent_id", ""),
                 agent_type=r.get("agent_type", ""),
-                description=self._red_title(r.get("description", "")),
+                description=self.ctx.red_title(r.get("description", "")),
                 tool_use_id=r.get("tool_use_id", ""),
                 entries=r.get("entries", 0),
                 tokens=r.get("tokens", 0),
-                path=self._name(r.get("path", "")),
+                path=self.ctx.red_name(r.get("path", "")),
                 warmup=r.get("warmup", False),
                 first_ts=as_datetime(r.get("first_ts")),
             )
@@ -133,9 +171,9 @@ class SessionsMixin(ServiceBase):
         ]
         return M.SessionInfo(
             session_id=b.get("session_id", first_value(doc, S.SESSION)),
-            title=self._red_title(clean_title(b.get("title", "")))
+            title=self.ctx.red_title(clean_title(b.get("title", "")))
             or fallback_title(b.get("slugs", []), b.get("project", ""), b.get("first_ts", "")),
-            first_prompt=self._red_title(b.get("first_prompt", "")),
+            first_prompt=self.ctx.red_title(b.get("first_prompt", "")),
             project=b.get("project", ""),
             branches=b.get("branches", []),
             models=b.get("models", []),
@@ -151,7 +189,7 @@ class SessionsMixin(ServiceBase):
             subagents=subs,
             compactions=b.get("compactions", 0),
             on_disk=b.get("on_disk", True),
-            path=self._name(b.get("path", "")),
+            path=self.ctx.red_name(b.get("path", "")),
             archive_bytes=b.get("bytes", 0),
             version=b.get("version", ""),
             pr_links=b.get("pr_links", []),
@@ -160,7 +198,7 @@ class SessionsMixin(ServiceBase):
     def session(self, session_id: str) -> M.SessionInfo:
         """One session's figures; a unique prefix of its id is enough."""
         check_session_id(session_id)
-        doc = self._session_doc(session_id)
+        doc = self.ctx.session_doc(session_id)
         if doc is None:
             matches = self._sessions_with_prefix(session_id, PREFIX_MATCHES_SHOWN + 1)
             if len(matches) > 1:
@@ -173,10 +211,10 @@ class SessionsMixin(ServiceBase):
                     f"{shown}{more}. Give more of the id."
                 )
             if matches:
-                doc = self._session_doc(matches[0][0])
+                doc = self.ctx.session_doc(matches[0][0])
         if doc is None:
             raise ServiceError(f"unknown session {session_id!r}")
-        return self._session_info(doc)
+        return self.session_info(doc)
 
     def short_session_ids(self, sids: Iterable[str]) -> dict[str, str]:
         """Each session id's shortest prefix of `SHORT_SESSION_CHARS` (or 4 more at a
@@ -191,18 +229,18 @@ class SessionsMixin(ServiceBase):
 
     def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the sessions whose id starts with `prefix`, newest first."""
-        q = self._all(
-            self._term(S.KIND, S.SESSION_DOC),
-            regex_query(self.schema, S.SESSION, re.escape(prefix) + ".*"),
+        q = self.ctx.all_of(
+            self.ctx.term(S.KIND, S.SESSION_DOC),
+            regex_query(self.ctx.schema, S.SESSION, re.escape(prefix) + ".*"),
         )
-        searcher = self._searcher()
+        searcher = self.ctx.searcher()
         hits = searcher.search(
             q, limit, count=False, order_by_field=S.TS, order=tantivy.Order.Desc
         ).hits
         out = []
         for _, addr in hits:
             doc = searcher.doc(addr)
-            out.append((first_value(doc, S.SESSION), self._title_of(doc)[0]))
+            out.append((first_value(doc, S.SESSION), self.title_of(doc)[0]))
         return out
 
     def sessions(
@@ -225,19 +263,19 @@ class SessionsMixin(ServiceBase):
         """
         check_limit(limit)
         offset = int(decode_cursor(cursor).get("o", 0))
-        searcher = self._searcher()
-        q = self._sessions_query(project, since, until, model, branch, include_gone, include_empty)
+        searcher = self.ctx.searcher()
+        q = self.sessions_query(project, since, until, model, branch, include_gone, include_empty)
         res = searcher.search(
             q, limit, count=True, order_by_field=S.TS, order=tantivy.Order.Desc, offset=offset
         )
         total = res.count or 0
         return M.SessionPage(
-            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
+            sessions=[self.session_info(searcher.doc(a)) for _, a in res.hits],
             total=total,
             next_cursor=encode_cursor({"o": offset + limit}) if offset + limit < total else None,
         )
 
-    def _sessions_query(
+    def sessions_query(
         self,
         project: str | None,
         since: str | datetime | None,
@@ -249,19 +287,21 @@ class SessionsMixin(ServiceBase):
     ) -> tantivy.Query:
         """The session documents `sessions()` lists (see its arguments)."""
         must = [
-            self._term(S.KIND, S.SESSION_DOC),
-            self._project_query(project),
-            self._date_range(self._date_arg(since, "since"), self._date_arg(until, "until")),
+            self.ctx.term(S.KIND, S.SESSION_DOC),
+            self.ctx.project_query(project),
+            self.ctx.date_range(
+                self.ctx.date_arg(since, "since"), self.ctx.date_arg(until, "until")
+            ),
         ]
         if model:
-            must.append(contains_query(self.schema, S.MODEL, model))
+            must.append(contains_query(self.ctx.schema, S.MODEL, model))
         if branch:
-            must.append(contains_query(self.schema, S.BRANCH, branch))
-        not_ = [] if include_gone else [self._term(S.STATE, "gone")]
+            must.append(contains_query(self.ctx.schema, S.BRANCH, branch))
+        not_ = [] if include_gone else [self.ctx.term(S.STATE, "gone")]
         if not include_empty:
             must.append(
                 tantivy.Query.range_query(
-                    self.schema,
+                    self.ctx.schema,
                     S.MESSAGES,
                     tantivy.FieldType.Unsigned,
                     1,
@@ -269,7 +309,7 @@ class SessionsMixin(ServiceBase):
                     use_inverted_index=True,
                 )
             )
-        return self._all(*must, must_not=not_)
+        return self.ctx.all_of(*must, must_not=not_)
 
     def active_sessions(self, *, minutes: float = 10, limit: int = 20) -> list[M.SessionInfo]:
         """Sessions with activity in the last minutes, most recent first (live tail)."""
@@ -278,8 +318,8 @@ class SessionsMixin(ServiceBase):
 
     def projects(self) -> list[M.ProjectInfo]:
         """Every project (real working directory) with its figures, most recent first."""
-        agg = self._searcher().aggregate(
-            self._term(S.KIND, S.SESSION_DOC),
+        agg = self.ctx.searcher().aggregate(
+            self.ctx.term(S.KIND, S.SESSION_DOC),
             {
                 "p": {
                     "terms": {"field": S.PROJECT, "size": 10_000},
@@ -315,11 +355,11 @@ class SessionsMixin(ServiceBase):
         """Path -> short name of every project: the shortest suffix of its path that no
         other project of the archive ends with (`work/cli`, `cli/.worktrees/3`). Cached
         until the next commit; every front end names projects through it."""
-        gen = self.generation
+        gen = self.ctx.generation
         cached_gen, names = self._project_names
         if cached_gen != gen:
             names = short_names(p.path for p in self.projects())
-            with self._lock:
+            with self.ctx.lock:
                 self._project_names = (gen, names)
         return names
 
@@ -332,81 +372,17 @@ class SessionsMixin(ServiceBase):
         name = names.get(path)
         if name is None:
             name = short_names([*names, path]).get(path) or last_part(path)
-            with self._lock:
+            with self.ctx.lock:
                 names[path] = name
         return name
-
-    def recent_activity(
-        self,
-        *,
-        project: str | None = None,
-        kind: str | Sequence[str] | None = None,
-        since: str | datetime | None = None,
-        limit: int = 40,
-        hits_per_group: int = 3,
-        include_tool_results: bool = False,
-        include_thinking: bool = False,
-        facets: bool = False,
-    ) -> M.SearchPage:
-        """The latest entries of each recently active session, one group per session.
-
-        What the empty query shows. `search("", group_by_session=True)` groups the
-        newest entries of the whole archive, and the newest few hundred entries of a
-        real archive are those of its last one or two sessions; this asks for the most
-        recently active sessions first, then each one's newest entries.
-        """
-        t0 = time.perf_counter()
-        check_limit(limit)
-        searcher = self._searcher()
-        recent = searcher.search(
-            self._sessions_query(project, since, None),
-            limit,
-            order_by_field=S.TS,
-            order=tantivy.Order.Desc,
-        ).hits
-        args: dict[str, Any] = {
-            "project": project,
-            "kind": kind,
-            "since": since,
-            "include_tool_results": include_tool_results,
-            "include_thinking": include_thinking,
-        }
-        groups: list[M.SessionGroup] = []
-        total = 0
-        for _, addr in recent:  # titles from the documents at hand (and cached)
-            doc = searcher.doc(addr)
-            sid, title = first_value(doc, S.SESSION), self._title_of(doc)[0]
-            with self._lock:
-                self._title_cache().setdefault(sid, (title, first_value(doc, S.PROJECT)))
-            part = self.search("", session_id=sid, limit=hits_per_group, **args)
-            if part.hits:
-                group = _group(part.hits, part.total, sid, title)
-                group.on_disk = first_value(doc, S.STATE, "on_disk") != "gone"
-                groups.append(group)
-                total += part.total
-        # plans and memory files belong to no session: each is a row of its own
-        asked = {kind} if isinstance(kind, str) else set(kind or (S.PLAN, S.MEMORY))
-        loose = sorted(asked & {S.PLAN, S.MEMORY})
-        if loose:
-            part = self.search("", limit=limit, **{**args, "kind": loose})
-            groups += [_group([h], 1, "", h.title) for h in part.hits if not h.session_id]
-            total += part.total
-        epoch = datetime.min.replace(tzinfo=UTC)
-        groups.sort(key=lambda g: g.timestamp or epoch, reverse=True)
-        page = M.SearchPage(query="", total=total, groups=groups[:limit])
-        page.hits = [g.hits[0] for g in groups[:limit]]
-        if facets:
-            page.facets = self.search("", limit=1, facets=True, **args).facets
-        page.elapsed_ms = (time.perf_counter() - t0) * 1000
-        return page
 
     def document_count(self) -> int:
         """Searchable documents in the index, as `status()` counts them; cached until the
         next commit (the app's header shows it at every frame)."""
-        gen = self.generation
+        gen = self.ctx.generation
         if self._doc_count[0] != gen:
             try:
-                agg = self._searcher().aggregate(
+                agg = self.ctx.searcher().aggregate(
                     tantivy.Query.all_query(), {"kinds": {"terms": {"field": S.KIND, "size": 50}}}
                 )
                 n = sum(S.searchable_counts(agg["kinds"]["buckets"]).values())
@@ -416,8 +392,9 @@ class SessionsMixin(ServiceBase):
         return self._doc_count[1]
 
     def status(self) -> M.Status:
-        """Archive and index figures: what is indexed, what was skipped and why."""
-        searcher = self._searcher()
+        """Archive and index figures: what is indexed, what was skipped and why (the
+        service adds the semantic search's line)."""
+        searcher = self.ctx.searcher()
         agg = searcher.aggregate(
             tantivy.Query.all_query(),
             {"kinds": {"terms": {"field": S.KIND, "size": 50}}, "last": {"max": {"field": S.GEN}}},
@@ -430,7 +407,9 @@ class SessionsMixin(ServiceBase):
         archive_bytes = 0
         n_state = by_kind.get(S.STATE_DOC, 0)
         if n_state:
-            for _, a in searcher.search(self._term(S.KIND, S.STATE_DOC), n_state, count=False).hits:
+            for _, a in searcher.search(
+                self.ctx.term(S.KIND, S.STATE_DOC), n_state, count=False
+            ).hits:
                 blob = searcher.doc(a).get_first(S.BLOB)
                 st = orjson.loads(blob) if blob else {}
                 if "rel" not in st:
@@ -446,14 +425,16 @@ class SessionsMixin(ServiceBase):
                 if st.get("pending"):
                     skipped["incomplete_last_line"] = skipped.get("incomplete_last_line", 0) + 1
         gone = searcher.search(
-            self._all(self._term(S.KIND, S.SESSION_DOC), self._term(S.STATE, "gone")), 1, count=True
+            self.ctx.all_of(self.ctx.term(S.KIND, S.SESSION_DOC), self.ctx.term(S.STATE, "gone")),
+            1,
+            count=True,
         ).count
         last = agg.get("last", {}).get("value")
         docs = S.searchable_counts(agg["kinds"]["buckets"])
         return M.Status(
-            archive=str(self.root),
-            index_path=str(self.store.path),
-            role=self.role,
+            archive=str(self.ctx.root),
+            index_path=str(self.ctx.store.path),
+            role=self.ctx.role,
             projects=len(self.projects()),
             sessions=by_kind.get(S.SESSION_DOC, 0),
             sessions_gone=gone or 0,
@@ -463,20 +444,20 @@ class SessionsMixin(ServiceBase):
             skipped_by_reason=skipped,
             repaired_by_reason=repaired,
             unreadable_by_reason=unreadable,
-            refused_reads_by_reason=dict(self.refused_reads),
-            index_bytes=self.store.size_bytes(),
+            refused_reads_by_reason=dict(self.ctx.refused_reads),
+            index_bytes=self.ctx.store.size_bytes(),
             archive_bytes=archive_bytes,
             last_update=datetime.fromtimestamp(last / 1000, tz=UTC) if last else None,
-            message=self.message,
+            message=self.ctx.message,
         )
 
     def indexing_note(self) -> str | None:
         """While the index is first being built, what every answer must say: how far it
         got. An empty or thin result then means "not read yet", not "never happened"
         (None once the index is complete: later passes only add what changed)."""
-        if self.store.complete:
+        if self.ctx.store.complete:
             return None
-        live = self.live
+        live = self.ctx.live
         if live is not None and live.is_writer:
             pct = int(live.state.progress * 100) if live.state.indexing else 0
             return (
@@ -503,34 +484,27 @@ class SessionsMixin(ServiceBase):
         """
         check_limit(limit)
         must = [
-            self._term(S.KIND, S.SESSION_DOC),
-            self._project_query(project),
-            self._date_range(
-                self._date_arg(since, "since"), self._date_arg(until, "until"), S.TS_START
+            self.ctx.term(S.KIND, S.SESSION_DOC),
+            self.ctx.project_query(project),
+            self.ctx.date_range(
+                self.ctx.date_arg(since, "since"), self.ctx.date_arg(until, "until"), S.TS_START
             ),
             tantivy.Query.range_query(
-                self.schema, S.MESSAGES, tantivy.FieldType.Unsigned, 1, 2**63
+                self.ctx.schema, S.MESSAGES, tantivy.FieldType.Unsigned, 1, 2**63
             ),
         ]
-        searcher = self._searcher()
+        searcher = self.ctx.searcher()
         res = searcher.search(
-            self._all(*must), limit, count=True, order_by_field=S.TS_START, order=tantivy.Order.Desc
+            self.ctx.all_of(*must),
+            limit,
+            count=True,
+            order_by_field=S.TS_START,
+            order=tantivy.Order.Desc,
         )
         return M.SessionPage(
-            sessions=[self._session_info(searcher.doc(a)) for _, a in res.hits],
+            sessions=[self.session_info(searcher.doc(a)) for _, a in res.hits],
             total=res.count or 0,
         )
-
-
-def _group(hits: list[M.Hit], count: int, sid: str, title: str) -> M.SessionGroup:
-    return M.SessionGroup(
-        session_id=sid,
-        title=title or hits[0].title,
-        project=hits[0].project,
-        timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
-        hit_count=count,
-        hits=hits,
-    )
 
 
 def _ns(v: Any) -> datetime | None:

@@ -194,7 +194,7 @@ def _measure(settings: Settings, rate: float, duration: float) -> dict[str, obje
                     files.add(rec["file"])
 
     def check() -> None:
-        searcher_of = open_service(live.settings, live=live)._searcher
+        searcher_of = open_service(live.settings, live=live).store.searcher
         schema = live.store.schema
         while not done.is_set():
             commits.wait(0.05)

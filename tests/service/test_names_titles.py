@@ -81,7 +81,9 @@ def test_an_index_written_before_the_rule_reads_clean(tmp_path: Path) -> None:
     svc = build_index(root, tmp_path / "data")
     sid = A.OSS_SESSION
     old = svc.store.searcher().doc(
-        svc.store.searcher().search(svc._term(S.ID, f"session:{sid}"), 1).hits[0][1]
+        svc.store.searcher()
+        .search(tantivy.Query.term_query(svc.schema, S.ID, f"session:{sid}"), 1)
+        .hits[0][1]
     )
     blob = orjson.loads(old.get_first(S.BLOB))
     blob["title"] = A.PLAN_PROMPT
@@ -100,7 +102,12 @@ def test_an_index_written_before_the_rule_reads_clean(tmp_path: Path) -> None:
     writer.commit()
     writer.wait_merging_threads()
     svc.refresh()
-    assert svc.store.searcher().search(svc._term(S.TITLE, "implement"), 1).count == 1
+    assert (
+        svc.store.searcher()
+        .search(tantivy.Query.term_query(svc.schema, S.TITLE, "implement"), 1)
+        .count
+        == 1
+    )
     assert svc.session(sid).title == "Retry backoff for fetch"
     assert svc.session_title(sid)[0] == "Retry backoff for fetch"
 

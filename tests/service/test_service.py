@@ -1004,11 +1004,11 @@ def test_plans_list_and_tree(demo_service: ArchiveService, demo_archive_ro: Path
     assert any(p.sessions for p in every.plans)
     full = {p.path: p.sessions for p in every.plans}
     for cap in (1, 0):  # the newest `cap` only, however many there are
-        svc.SLUG_SESSIONS = cap  # type: ignore[misc]
+        svc.browse.SLUG_SESSIONS = cap
         try:
             capped = svc.plans(limit=100, include_agent_plans=True).plans
         finally:
-            del svc.SLUG_SESSIONS
+            del svc.browse.SLUG_SESSIONS
         assert {p.path: p.sessions for p in capped} == {k: v[:cap] for k, v in full.items()}
     small = svc.plan(sub.codename, max_chars=20)
     assert len(small.text) == 20 and small.truncated
