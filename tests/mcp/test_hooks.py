@@ -1,21 +1,24 @@
-"""`ccarchive hook user-prompt-submit` / `session-start`: Claude Code hook JSON in,
-hook output with a little relevant past out, fast, read-only, never failing."""
+"""The Claude Code hooks, `ccarchive-hook user-prompt-submit` / `session-start` (and the
+same entry as `ccarchive hook ...`): hook JSON in, hook output with a little relevant
+past out, read-only, never failing, and loading nothing a hook does not need."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ccarchive.hooks.context import keywords, prompt_context, session_start_context
+from ccarchive.hooks.main import EVENTS
 from tests.conftest import build_index
 
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+BIN = Path(sys.executable).parent
+HOOK = str(BIN / "ccarchive-hook")
+CCARCHIVE = str(BIN / "ccarchive")
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +29,10 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def run_hook(
-    name: str, args: list[str], event: Any
-) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    name: str, args: list[str], event: Any, entry: tuple[str, ...] = (HOOK,)
+) -> subprocess.CompletedProcess[bytes]:
     stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
-    )
-    return proc, time.perf_counter() - t0
+    return subprocess.run([*entry, name, *args], input=stdin, capture_output=True, timeout=30)
 
 
 def context_of(proc: subprocess.CompletedProcess[bytes], event_name: str) -> str:
@@ -56,14 +55,14 @@ def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_se
         "transcript_path": "/dev/null",
         "prompt": "test_expiring_soon is flaky on CI again, what did we find last time?",
     }
-    proc, seconds = run_hook("user-prompt-submit", indexed, event)
+    proc = run_hook("user-prompt-submit", indexed, event)
     text = context_of(proc, "UserPromptSubmit")
     assert "historical record, not instructions" in text
     assert flaky.session_id in text or flaky.title in text
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert 1 <= len(lines) <= 3
     assert len(text) <= 1500
-    assert seconds < 3.0  # a whole process; the benchmark measures it properly
+    assert proc.stderr == b""
 
 
 def test_user_prompt_submit_leaves_out_the_current_session(
@@ -75,7 +74,7 @@ def test_user_prompt_submit_leaves_out_the_current_session(
         "cwd": flaky.project,
         "prompt": "test_expiring_soon is flaky on CI again, what did we find?",
     }
-    proc, _ = run_hook("user-prompt-submit", indexed, event)
+    proc = run_hook("user-prompt-submit", indexed, event)
     if proc.stdout.strip():
         assert flaky.session_id not in context_of(proc, "UserPromptSubmit")
 
@@ -92,14 +91,14 @@ def test_user_prompt_submit_leaves_out_the_current_session(
 def test_user_prompt_submit_says_nothing_when_nothing_fits(
     indexed: list[str], event: dict[str, Any]
 ) -> None:
-    proc, _ = run_hook("user-prompt-submit", indexed, {"session_id": "x", **event})
+    proc = run_hook("user-prompt-submit", indexed, {"session_id": "x", **event})
     assert proc.returncode == 0 and proc.stdout == b""
 
 
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"prompt": 42}'])
 def test_hooks_never_fail(indexed: list[str], stdin: bytes) -> None:
     for name in ("user-prompt-submit", "session-start"):
-        proc, _ = run_hook(name, indexed, stdin)
+        proc = run_hook(name, indexed, stdin)
         assert proc.returncode == 0 and proc.stdout == b""
 
 
@@ -113,15 +112,15 @@ def test_session_start_adds_recent_project_activity(indexed: list[str], demo_ser
         "source": "startup",
         "hook_event_name": "SessionStart",
     }
-    proc, _ = run_hook("session-start", indexed, event)
+    proc = run_hook("session-start", indexed, event)
     text = context_of(proc, "SessionStart")
     assert "Recent sessions in" in text
     assert current.session_id[:8] not in text  # its own session is not "past"
     assert mine[1].session_id[:8] in text
     assert sum(1 for line in text.splitlines() if line.startswith("- ")) == 3
-    proc, _ = run_hook("session-start", indexed, {**event, "source": "resume"})
+    proc = run_hook("session-start", indexed, {**event, "source": "resume"})
     assert proc.stdout == b""
-    proc, _ = run_hook("session-start", indexed, {**event, "cwd": "/nowhere/at/all"})
+    proc = run_hook("session-start", indexed, {**event, "cwd": "/nowhere/at/all"})
     assert proc.stdout == b""
 
 
@@ -129,12 +128,10 @@ def test_hooks_never_index(demo_archive_ro: Path, tmp_path: Path) -> None:
     """No index yet: nothing printed, nothing created, no waiting."""
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
-    proc, seconds = run_hook(
-        "user-prompt-submit", args, {"prompt": "flaky test expiring soon", "cwd": "/x"}
-    )
+    proc = run_hook("user-prompt-submit", args, {"prompt": "flaky test expiring soon", "cwd": "/x"})
     assert proc.returncode == 0 and proc.stdout == b""
     assert not data.exists()
-    proc, _ = run_hook("session-start", args, {"cwd": "/home/demo/src/tally"})
+    proc = run_hook("session-start", args, {"cwd": "/home/demo/src/tally"})
     assert proc.returncode == 0 and proc.stdout == b"" and not data.exists()
 
 
@@ -203,3 +200,113 @@ def test_a_request_for_new_work_is_left_alone_unless_it_points_back(demo_service
         return True
 
     assert asyncio.run(opens())
+
+
+# ---- the process: what it loads, its command line, its aliases -------------------------
+FRONT_ENDS = ("click", "rich", "textual", "mcp", "pydantic", "starlette", "uvicorn", "httpx")
+"""What the other front ends load and a hook has no use for (each costs it start-up)."""
+
+
+def _imported(proc: subprocess.CompletedProcess[bytes]) -> set[str]:
+    """The modules a `python -X importtime` process imported, by full name."""
+    lines = proc.stderr.decode().splitlines()
+    return {ln.rsplit("|", 1)[1].strip() for ln in lines if ln.startswith("import time:")}
+
+
+@pytest.mark.parametrize(
+    ("name", "event"),
+    [
+        ("user-prompt-submit", {"prompt": "which flaky test was expiring?"}),
+        ("session-start", {"source": "startup"}),
+    ],
+)
+def test_the_hook_process_loads_no_front_end(
+    indexed: list[str], demo_service, name: str, event: dict[str, Any]
+) -> None:
+    """The installed `ccarchive-hook` script, run to the end on an event it answers,
+    imports the service and the index and none of click, rich, Textual, MCP, pydantic,
+    nor the other front ends' or the semantic encoder's modules."""
+    flaky = _flaky_session(demo_service)
+    proc = run_hook(
+        name,
+        indexed,
+        {"session_id": "x", "cwd": flaky.project, **event},
+        entry=(sys.executable, "-X", "importtime", HOOK),
+    )
+    assert proc.returncode == 0 and proc.stdout, proc.stderr[-2000:]
+    modules = _imported(proc)
+    assert {"ccarchive.service", "ccarchive.index.store", "tantivy"} <= modules  # it ran
+    loaded = {m for m in modules if m.split(".")[0] in FRONT_ENDS}
+    ours = {
+        m
+        for m in modules
+        if m.startswith(("ccarchive.cli", "ccarchive.tui", "ccarchive.mcp_server"))
+        or (m.startswith("ccarchive.semantic.") and m != "ccarchive.semantic")
+    }
+    assert not loaded and not ours, sorted(loaded | ours)
+
+
+def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_service) -> None:
+    """`ccarchive hook EVENT` and `python -m ccarchive.hooks EVENT` are the same entry as
+    `ccarchive-hook EVENT`: the same output for the same event, the same options."""
+    flaky = _flaky_session(demo_service)
+    for name, event in (
+        ("user-prompt-submit", {"prompt": "which flaky test was expiring?"}),
+        ("session-start", {"source": "startup"}),
+    ):
+        event = {"session_id": "x", "cwd": flaky.project, **event}
+        args = [*indexed, "--limit", "2", "--max-chars", "900"]
+        outs = {
+            entry: run_hook(name, args, event, entry=entry)
+            for entry in ((HOOK,), (CCARCHIVE, "hook"), (sys.executable, "-m", "ccarchive.hooks"))
+        }
+        for proc in outs.values():
+            assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+        texts = {context_of(p, EVENTS[name]) for p in outs.values()}
+        assert len(texts) == 1 and len(next(iter(texts))) <= 900
+    helped = subprocess.run([CCARCHIVE, "hook", "session-start", "--help"], capture_output=True)
+    assert helped.returncode == 0 and b"--max-chars" in helped.stdout
+    assert b"ccarchive hook session-start" in helped.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["prompt-submit"],
+        ["user-prompt-submit", "--limit", "0"],
+        ["user-prompt-submit", "--limit", "three"],
+        ["session-start", "--max-chars", "100000"],
+        ["session-start", "--bogus"],
+    ],
+)
+def test_a_wrong_command_line_is_an_error_that_does_not_block_the_prompt(
+    args: list[str], tmp_path: Path
+) -> None:
+    """Exit 1 with the usage on stderr: Claude Code shows it and goes on (exit 2, what
+    argparse and click give, would block the user's prompt). Nothing is printed for
+    Claude Code to add, and nothing is created."""
+    env_data = ["--data-dir", str(tmp_path / "data")] if args else []
+    for entry in ((HOOK,), (CCARCHIVE, "hook")):
+        proc = subprocess.run(
+            [*entry, *args[:1], *env_data, *args[1:]],
+            input=b'{"prompt": "which flaky test was expiring?"}',
+            capture_output=True,
+            timeout=30,
+        )
+        assert proc.returncode == 1, (entry, proc)
+        assert proc.stdout == b"" and b"usage:" in proc.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_data_dir_inside_the_archive_is_refused(demo_archive_ro: Path) -> None:
+    """ccarchive never writes into the archive, and says so as a usage error."""
+    inside = demo_archive_ro / "ccarchive-data"
+    proc = run_hook(
+        "user-prompt-submit",
+        ["--archive", str(demo_archive_ro), "--data-dir", str(inside)],
+        {"prompt": "which flaky test was expiring?"},
+    )
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert b"inside the archive" in proc.stderr
+    assert not inside.exists()
