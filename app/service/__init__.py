@@ -29,7 +29,10 @@ archive root, redaction, the role, the lock, the query helpers) and the parts it
 The parts form a chain without loops (catalog <- excerpts <- ranking <- search <- browse),
 each calling another through the reference it was given (`self.catalog.session(...)`).
 Every public method of the facade is one of theirs, bound here by name; `status()` is
-the one that asks two parts (the catalog's figures and the semantic line). Beside them:
+the one that asks two parts (the catalog's figures and the semantic line). Composed so,
+each call can be followed from the line that makes it, and a part reads (and type
+checks) on its own: nothing reaches a sibling through a shared base class, and the
+semantic evidence is an argument of the ranking, not an override of it. Beside them:
 `arguments` (the one error, and the checks of ids, limits and cursors) and `models`.
 """
 

@@ -1,4 +1,4 @@
-"""Semantic evidence for the finder: each session's best cosine with the query, mixed in.
+"""Semantic evidence for the ranking: each session's best cosine with the query, mixed in.
 
 When semantic search is on (`Settings.semantic`, see `ccarchive.semantic`), the query's
 words are encoded (a few ms) and compared with every turn and session vector in one
