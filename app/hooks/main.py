@@ -58,50 +58,51 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 
 def parser(prog: str = "ccarchive-hook") -> argparse.ArgumentParser:
-    """The hook command's arguments: the event, then the options of every event."""
+    """The hook command's arguments: the event, and the options every event takes (one
+    parser, not a sub-parser per event: those format their usage while being built,
+    which costs every run ~3 ms)."""
     p = _Parser(
         prog=prog,
         description=(
-            "Claude Code hooks: add relevant past work to a session's context. Each reads "
-            "the hook's JSON on stdin and prints hook output on stdout; it only reads the "
-            "existing index (never indexes, never waits) and prints nothing when there is "
-            "no index or nothing fits. Install them with the plugin, or in "
-            "~/.claude/settings.json (docs/hooks-and-plugin.md)."
+            "Claude Code hooks: add relevant past work to a session's context. "
+            "user-prompt-submit adds the few past items most relevant to the prompt "
+            "(UserPromptSubmit); session-start the project's recent sessions and plans "
+            "(SessionStart). Each reads the hook's JSON on stdin and prints hook output on "
+            "stdout; it only reads the existing index (never indexes, never waits) and "
+            "prints nothing when there is no index or nothing fits. Install them with the "
+            "plugin, or in ~/.claude/settings.json (docs/hooks-and-plugin.md)."
         ),
     )
-    events = p.add_subparsers(dest="event", required=True, metavar="EVENT", parser_class=_Parser)
-    for name, what, limit_help in (
-        (
-            "user-prompt-submit",
-            "Add the few past items most relevant to the prompt (UserPromptSubmit).",
-            "past items to add (default 3)",
-        ),
-        (
-            "session-start",
-            "Add the project's recent activity at session start (SessionStart).",
-            "recent sessions to list (default 3)",
-        ),
-    ):
-        e = events.add_parser(name, help=what, description=what)
-        e.add_argument(
-            "--archive",
-            metavar="DIR",
-            help="the Claude Code folder (default: $CLAUDE_CONFIG_DIR or ~/.claude)",
-        )
-        e.add_argument(
-            "--data-dir",
-            metavar="DIR",
-            help="where ccarchive keeps its index (default: $CCARCHIVE_HOME, else the "
-            "user cache dir)",
-        )
-        e.add_argument("--limit", type=_bounded(1, 10), default=3, metavar="N", help=limit_help)
-        e.add_argument(
-            "--max-chars",
-            type=_bounded(200, 10_000),
-            default=1500,
-            metavar="N",
-            help="size of the added context (default 1500)",
-        )
+    p.add_argument(
+        "event",
+        choices=list(EVENTS),
+        metavar="EVENT",
+        help="user-prompt-submit (UserPromptSubmit) or session-start (SessionStart)",
+    )
+    p.add_argument(
+        "--archive",
+        metavar="DIR",
+        help="the Claude Code folder (default: $CLAUDE_CONFIG_DIR or ~/.claude)",
+    )
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where ccarchive keeps its index (default: $CCARCHIVE_HOME, else the user cache dir)",
+    )
+    p.add_argument(
+        "--limit",
+        type=_bounded(1, 10),
+        default=3,
+        metavar="N",
+        help="past items to add, or recent sessions to list (default 3)",
+    )
+    p.add_argument(
+        "--max-chars",
+        type=_bounded(200, 10_000),
+        default=1500,
+        metavar="N",
+        help="size of the added context (default 1500)",
+    )
     return p
 
 

@@ -60,19 +60,23 @@ RUNS = int(os.environ.get("CCARCHIVE_BENCH_RUNS", "15"))
 COLD_RUNS = max(3, RUNS // 3)
 WARM_BUDGET_MS = 100.0
 COLD_BUDGET_MS = 300.0
+HOOK_NAMES = {"UserPromptSubmit": "user-prompt-submit", "SessionStart": "session-start"}
 
-ENTRY_MODULE = "ccarchive.hooks.context"
+ENTRY_MODULE = "ccarchive.hooks.main"
 """The module a hook process imports to run (the probe and -X importtime import it)."""
 
 STEPS_PROBE = r"""
 import sys, time, json
 t0 = time.perf_counter()
-from ccarchive.hooks.context import _service, prompt_context, session_start_context
-from ccarchive.config import Settings
+import gc
+gc.disable()
 import orjson
+from ccarchive.config import Settings
+from ccarchive.hooks.context import prompt_context, session_start_context
+from ccarchive.hooks.main import existing_service
 t1 = time.perf_counter()
 event = json.loads(sys.argv[3])
-service = _service(Settings.resolve(sys.argv[1], sys.argv[2], semantic=False))
+service = existing_service(Settings.resolve(sys.argv[1], sys.argv[2]))
 t2 = time.perf_counter()
 build = prompt_context if "prompt" in event else session_start_context
 text = build(service, event, limit=3, max_chars=1500)
@@ -156,9 +160,15 @@ def _plugin_commands() -> dict[str, str]:
 
 def _env(root: Path, data: Path, **extra: str) -> dict[str, str]:
     """Claude Code's view: the archive in CLAUDE_CONFIG_DIR, the data dir in
-    CCARCHIVE_HOME, the venv's commands on PATH."""
+    CCARCHIVE_HOME, the venv's commands on PATH, bytecode written and read as usual
+    (whatever the shell running the benchmark says)."""
+    inherited = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    }
     return {
-        **os.environ,
+        **inherited,
         "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "CLAUDE_CONFIG_DIR": str(root),
         "CCARCHIVE_HOME": str(data),
@@ -233,6 +243,11 @@ def _hook_cases(
         cmd = commands[event_name]
         cases[f"plugin: {name}"] = lambda cmd=cmd, stdin=stdin: _timed(
             [bash, "-c", cmd], stdin, env
+        )
+        # the same hook through the `ccarchive` command's click (`ccarchive hook ...`)
+        cli = [str(VENV_BIN / "ccarchive"), "hook", HOOK_NAMES[event_name]]
+        cases[f"through ccarchive hook: {name}"] = lambda cli=cli, stdin=stdin: _timed(
+            cli, stdin, env
         )
     return cases
 

@@ -266,7 +266,7 @@ def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_s
         assert len(texts) == 1 and len(next(iter(texts))) <= 900
     helped = subprocess.run([CCARCHIVE, "hook", "session-start", "--help"], capture_output=True)
     assert helped.returncode == 0 and b"--max-chars" in helped.stdout
-    assert b"ccarchive hook session-start" in helped.stdout
+    assert helped.stdout.startswith(b"usage: ccarchive hook ")
 
 
 @pytest.mark.parametrize(
