@@ -62,8 +62,9 @@ WARM_BUDGET_MS = 100.0
 COLD_BUDGET_MS = 300.0
 HOOK_NAMES = {"UserPromptSubmit": "user-prompt-submit", "SessionStart": "session-start"}
 
-ENTRY_MODULE = "ccarchive.hooks.main"
-"""The module a hook process imports to run (the probe and -X importtime import it)."""
+ENTRY_MODULE = "ccarchive.hooks.main, ccarchive.hooks.context"
+"""The modules a hook process imports to run (its entry imports the second after reading
+its command line)."""
 
 STEPS_PROBE = r"""
 import sys, time, json
