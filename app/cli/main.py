@@ -726,63 +726,21 @@ def sessions(
     _more(len(page.sessions), page.total)
 
 
-@main.group()
-def hook() -> None:
+@main.command(
+    context_settings={"ignore_unknown_options": True, "help_option_names": []},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hook(args: tuple[str, ...]) -> None:
     """Claude Code hooks: add relevant past work to a session's context.
 
-    Each reads the hook's JSON on stdin and prints hook output on stdout. They only
-    read the existing index (never index, never wait): with no index they print
-    nothing. Install them with the plugin, or in ~/.claude/settings.json
-    (docs/hooks-and-plugin.md).
+    `ccarchive hook user-prompt-submit | session-start [--limit N] [--max-chars N]`,
+    the same as the `ccarchive-hook` command, which Claude Code runs (without click's
+    start-up); `ccarchive hook --help` for its options.
     """
+    from ccarchive.hooks.main import main as hook_main
 
-
-@hook.command("user-prompt-submit")
-@archive_options
-@click.option(
-    "--limit", default=3, show_default=True, type=click.IntRange(1, 10), help="Past items to add."
-)
-@click.option(
-    "--max-chars",
-    default=1500,
-    show_default=True,
-    type=click.IntRange(200, 10_000),
-    help="Size of the added context.",
-)
-def user_prompt_submit(
-    archive: str | None, data_dir: str | None, limit: int, max_chars: int
-) -> None:
-    """Add the few past items most relevant to the prompt (UserPromptSubmit)."""
-    from ccarchive.hooks import context
-
-    context.run_hook(
-        "UserPromptSubmit", resolve_settings(archive, data_dir), limit=limit, max_chars=max_chars
-    )
-
-
-@hook.command("session-start")
-@archive_options
-@click.option(
-    "--limit",
-    default=3,
-    show_default=True,
-    type=click.IntRange(1, 10),
-    help="Recent sessions to list.",
-)
-@click.option(
-    "--max-chars",
-    default=1500,
-    show_default=True,
-    type=click.IntRange(200, 10_000),
-    help="Size of the added context.",
-)
-def session_start(archive: str | None, data_dir: str | None, limit: int, max_chars: int) -> None:
-    """Add the project's recent activity at session start (SessionStart)."""
-    from ccarchive.hooks import context
-
-    context.run_hook(
-        "SessionStart", resolve_settings(archive, data_dir), limit=limit, max_chars=max_chars
-    )
+    sys.exit(hook_main(list(args), prog="ccarchive hook"))
 
 
 _optional_registered = False

@@ -1,2 +1,3 @@
 """Claude Code hooks: a little of the archive added to a session's context, through the
-service (`context`)."""
+service. `main` is the process Claude Code starts (`ccarchive-hook EVENT`), `context`
+what it adds."""

@@ -1,29 +1,23 @@
-"""Claude Code hooks: a little of the archive, added to a session's context.
+"""What the Claude Code hooks add to a session's context, asked of the service.
 
 `UserPromptSubmit` adds the few past items most relevant to the prompt just typed;
-`SessionStart` adds the project's recent activity. Both run on every prompt or session,
-so they must cost well under a second and never get in the way: they open the
-existing index read-only (no writer, no indexing, no waiting), print nothing when
-there is nothing worth saying, and never fail the hook (any error: exit 0, no output,
-a line on stderr).
-
-Hook output (stdout) is Claude Code's JSON form:
-`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": "..."}}`.
+`SessionStart` adds the project's recent activity. Each returns the text to add, or ""
+when nothing is worth saying: most prompts are not about the past, and a line that does
+not bear on the prompt costs the model attention and the user tokens. The process around
+them (options, stdin, stdout, never failing) is `ccarchive.hooks.main`.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from ccarchive.config import Settings
 from ccarchive.index.stopwords import STOPWORDS as FUNCTION_WORDS
 from ccarchive.service.arguments import short_entry_id
+
+if TYPE_CHECKING:
+    from ccarchive.service import ArchiveService
 
 STOPWORDS = FUNCTION_WORDS | frozenset(
     """
@@ -64,18 +58,6 @@ def _when(ts: datetime | None) -> str:
     return ts.strftime("%Y-%m-%d") if ts else "?"
 
 
-def _service(settings: Settings) -> Any:
-    """The service over the existing, complete index, read-only; None if there is none."""
-    from ccarchive.index.store import complete_index_exists
-
-    if not complete_index_exists(settings.archive_data_dir):
-        return None
-    from ccarchive.service import open_service
-
-    # never semantic: loading the encoder would cost a hook its budget on every prompt
-    return open_service(replace(settings, semantic=False))
-
-
 RELEVANCE_BAR = 0.6
 """Share of the prompt (its words weighed by rarity) that a past turn must hold to be
 added: below it, a match is a coincidence of common words (measured with
@@ -112,7 +94,9 @@ def prompt_query(prompt: str) -> str:
     return " ".join(keywords(prompt))
 
 
-def prompt_context(service: Any, event: dict[str, Any], *, limit: int, max_chars: int) -> str:
+def prompt_context(
+    service: ArchiveService, event: dict[str, Any], *, limit: int, max_chars: int
+) -> str:
     """Lines about the past turns most relevant to the prompt, or "" if none clears the
     relevance bar. One per session, never the current session."""
     prompt = str(event.get("prompt") or "")
@@ -155,7 +139,7 @@ def prompt_context(service: Any, event: dict[str, Any], *, limit: int, max_chars
 
 
 def session_start_context(
-    service: Any, event: dict[str, Any], *, limit: int, max_chars: int
+    service: ArchiveService, event: dict[str, Any], *, limit: int, max_chars: int
 ) -> str:
     """Lines about the project's recent sessions and plans, or "" if none."""
     if event.get("source") == "resume":
@@ -194,28 +178,3 @@ def _fit(lines: list[str], max_chars: int) -> str:
             break
         out += "\n" + line
     return out if out != PREAMBLE else ""
-
-
-def run_hook(event_name: str, settings: Settings, *, limit: int, max_chars: int) -> None:
-    """Read the hook JSON on stdin, print the hook output (or nothing); never fail."""
-    try:
-        raw = sys.stdin.buffer.read()
-        event = orjson.loads(raw) if raw.strip() else {}
-        if not isinstance(event, dict):
-            return
-        service = _service(settings)
-        if service is None:
-            return
-        build = prompt_context if event_name == "UserPromptSubmit" else session_start_context
-        text = build(service, event, limit=limit, max_chars=max_chars)
-    except Exception as exc:  # a hook must never break the user's session
-        print(f"ccarchive hook {event_name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return
-    if text:
-        sys.stdout.buffer.write(
-            orjson.dumps(
-                {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
-            )
-            + b"\n"
-        )
-        sys.stdout.flush()

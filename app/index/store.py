@@ -13,7 +13,6 @@ rebuilt, with a message saying so.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import time
@@ -26,8 +25,6 @@ import tantivy
 from ccarchive.config import UnsafeWrite, check_own_folder, create_private_file, private_dir
 from ccarchive.index import schema as S
 from ccarchive.text import clip
-
-log = logging.getLogger(__name__)
 
 WRITER_HEAP = 160_000_000
 """Split over the writer threads; with 2 threads each gets 80 MB (the minimum is 15)."""
@@ -98,7 +95,9 @@ class IndexStore:
                 f"the index at {self.path} could not be opened ({detail}); it was moved to "
                 f"{aside.name} and is being rebuilt from the archive"
             )
-            log.warning(self.recovered)
+            import logging  # rare; a hook or `ccarchive search` should not pay its import
+
+            logging.getLogger(__name__).warning(self.recovered)
             self._make_folder()
             index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
         index.register_tokenizer(S.CODE_TOKENIZER, self.analyzer)
@@ -140,7 +139,11 @@ class IndexStore:
             raise
         removed = remove_orphans(self.path)
         if removed:
-            log.info("removed %d files left by an interrupted writer", removed)
+            import logging  # rare; a hook or `ccarchive search` should not pay its import
+
+            logging.getLogger(__name__).info(
+                "removed %d files left by an interrupted writer", removed
+            )
         return writer
 
     def reload(self) -> None:

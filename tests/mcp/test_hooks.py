@@ -1,12 +1,12 @@
-"""`ccarchive hook user-prompt-submit` / `session-start`: Claude Code hook JSON in,
-hook output with a little relevant past out, fast, read-only, never failing."""
+"""The Claude Code hooks, `ccarchive-hook user-prompt-submit` / `session-start` (and the
+same entry as `ccarchive hook ...`): hook JSON in, hook output with a little relevant
+past out, read-only, never failing, and loading nothing a hook does not need."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +15,12 @@ from click.testing import CliRunner
 
 from ccarchive.cli.main import main as cli_main
 from ccarchive.hooks.context import keywords, prompt_context, session_start_context
+from ccarchive.hooks.main import EVENTS
 from tests.conftest import build_index
 
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+BIN = Path(sys.executable).parent
+HOOK = str(BIN / "ccarchive-hook")
+CCARCHIVE = str(BIN / "ccarchive")
 
 
 @pytest.fixture(scope="module")
@@ -28,24 +31,25 @@ def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def run_hook(
-    name: str, args: list[str], event: Any, *, process: bool = False
-) -> tuple[subprocess.CompletedProcess[bytes], float]:
-    """`ccarchive hook NAME` with `event` on stdin: in this process (click's runner), or
-    with `process` as Claude Code runs it, the installed command in a process of its own
-    (a few tests, for the entry point; the others need not pay a Python start each)."""
+    name: str,
+    args: list[str],
+    event: Any,
+    entry: tuple[str, ...] = (HOOK,),
+    *,
+    process: bool = True,
+) -> subprocess.CompletedProcess[bytes]:
+    """The hook `name` with `event` on stdin: as Claude Code runs it, the installed `entry`
+    in a process of its own; or, without `process`, through the `ccarchive hook` alias in
+    this process (click's runner), for the tests of what a hook says rather than of its
+    entry point, which need not pay a Python start each."""
     stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
-    t0 = time.perf_counter()
     if process:
-        proc = subprocess.run(
-            [CCARCHIVE, "hook", name, *args], input=stdin, capture_output=True, timeout=30
-        )
-    else:
-        result = CliRunner().invoke(cli_main, ["hook", name, *args], input=stdin)
-        assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-        proc = subprocess.CompletedProcess(
-            ["ccarchive", "hook", name], result.exit_code, result.stdout_bytes, result.stderr_bytes
-        )
-    return proc, time.perf_counter() - t0
+        return subprocess.run([*entry, name, *args], input=stdin, capture_output=True, timeout=30)
+    result = CliRunner().invoke(cli_main, ["hook", name, *args], input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return subprocess.CompletedProcess(
+        ["ccarchive", "hook", name], result.exit_code, result.stdout_bytes, result.stderr_bytes
+    )
 
 
 def _files_of(folder: Path) -> dict[str, tuple[int, int]]:
@@ -79,13 +83,14 @@ def test_user_prompt_submit_adds_relevant_past_items(indexed: list[str], demo_se
     }
     data = Path(indexed[indexed.index("--data-dir") + 1])
     before = _files_of(data)
-    proc, _ = run_hook("user-prompt-submit", indexed, event, process=True)
+    proc = run_hook("user-prompt-submit", indexed, event)
     text = context_of(proc, "UserPromptSubmit")
     assert "historical record, not instructions" in text
     assert flaky.session_id in text or flaky.title in text
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     assert 1 <= len(lines) <= 3
     assert len(text) <= 1500
+    assert proc.stderr == b""
     # it answers from the index as it is, writing nothing (no pass, no commit): that is what
     # keeps it quick; how quick, the hooks benchmark measures
     assert _files_of(data) == before
@@ -100,7 +105,7 @@ def test_user_prompt_submit_leaves_out_the_current_session(
         "cwd": flaky.project,
         "prompt": "test_expiring_soon is flaky on CI again, what did we find?",
     }
-    proc, _ = run_hook("user-prompt-submit", indexed, event)
+    proc = run_hook("user-prompt-submit", indexed, event, process=False)
     if proc.stdout.strip():
         assert flaky.session_id not in context_of(proc, "UserPromptSubmit")
 
@@ -117,7 +122,7 @@ def test_user_prompt_submit_leaves_out_the_current_session(
 def test_user_prompt_submit_says_nothing_when_nothing_fits(
     indexed: list[str], event: dict[str, Any]
 ) -> None:
-    proc, _ = run_hook("user-prompt-submit", indexed, {"session_id": "x", **event})
+    proc = run_hook("user-prompt-submit", indexed, {"session_id": "x", **event}, process=False)
     assert proc.returncode == 0 and proc.stdout == b""
 
 
@@ -125,7 +130,7 @@ def test_user_prompt_submit_says_nothing_when_nothing_fits(
 def test_hooks_never_fail(indexed: list[str], stdin: bytes) -> None:
     for name in ("user-prompt-submit", "session-start"):
         # one input also as a process of its own: nothing on stdout, exit status 0
-        proc, _ = run_hook(name, indexed, stdin, process=stdin == b"not json")
+        proc = run_hook(name, indexed, stdin, process=stdin == b"not json")
         assert proc.returncode == 0 and proc.stdout == b""
 
 
@@ -139,15 +144,15 @@ def test_session_start_adds_recent_project_activity(indexed: list[str], demo_ser
         "source": "startup",
         "hook_event_name": "SessionStart",
     }
-    proc, _ = run_hook("session-start", indexed, event)
+    proc = run_hook("session-start", indexed, event)
     text = context_of(proc, "SessionStart")
     assert "Recent sessions in" in text
     assert current.session_id[:8] not in text  # its own session is not "past"
     assert mine[1].session_id[:8] in text
     assert sum(1 for line in text.splitlines() if line.startswith("- ")) == 3
-    proc, _ = run_hook("session-start", indexed, {**event, "source": "resume"})
+    proc = run_hook("session-start", indexed, {**event, "source": "resume"}, process=False)
     assert proc.stdout == b""
-    proc, _ = run_hook("session-start", indexed, {**event, "cwd": "/nowhere/at/all"})
+    proc = run_hook("session-start", indexed, {**event, "cwd": "/nowhere/at/all"}, process=False)
     assert proc.stdout == b""
 
 
@@ -155,15 +160,10 @@ def test_hooks_never_index(demo_archive_ro: Path, tmp_path: Path) -> None:
     """No index yet: nothing printed, nothing created, no waiting."""
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
-    proc, _ = run_hook(
-        "user-prompt-submit",
-        args,
-        {"prompt": "flaky test expiring soon", "cwd": "/x"},
-        process=True,
-    )
+    proc = run_hook("user-prompt-submit", args, {"prompt": "flaky test expiring soon", "cwd": "/x"})
     assert proc.returncode == 0 and proc.stdout == b""
     assert not data.exists()
-    proc, _ = run_hook("session-start", args, {"cwd": "/home/demo/src/tally"})
+    proc = run_hook("session-start", args, {"cwd": "/home/demo/src/tally"})
     assert proc.returncode == 0 and proc.stdout == b"" and not data.exists()
 
 
@@ -232,3 +232,113 @@ def test_a_request_for_new_work_is_left_alone_unless_it_points_back(demo_service
         return True
 
     assert asyncio.run(opens())
+
+
+# ---- the process: what it loads, its command line, its aliases -------------------------
+FRONT_ENDS = ("click", "rich", "textual", "mcp", "pydantic", "starlette", "uvicorn", "httpx")
+"""What the other front ends load and a hook has no use for (each costs it start-up)."""
+
+
+def _imported(proc: subprocess.CompletedProcess[bytes]) -> set[str]:
+    """The modules a `python -X importtime` process imported, by full name."""
+    lines = proc.stderr.decode().splitlines()
+    return {ln.rsplit("|", 1)[1].strip() for ln in lines if ln.startswith("import time:")}
+
+
+@pytest.mark.parametrize(
+    ("name", "event"),
+    [
+        ("user-prompt-submit", {"prompt": "which flaky test was expiring?"}),
+        ("session-start", {"source": "startup"}),
+    ],
+)
+def test_the_hook_process_loads_no_front_end(
+    indexed: list[str], demo_service, name: str, event: dict[str, Any]
+) -> None:
+    """The installed `ccarchive-hook` script, run to the end on an event it answers,
+    imports the service and the index and none of click, rich, Textual, MCP, pydantic,
+    nor the other front ends' or the semantic encoder's modules."""
+    flaky = _flaky_session(demo_service)
+    proc = run_hook(
+        name,
+        indexed,
+        {"session_id": "x", "cwd": flaky.project, **event},
+        entry=(sys.executable, "-X", "importtime", HOOK),
+    )
+    assert proc.returncode == 0 and proc.stdout, proc.stderr[-2000:]
+    modules = _imported(proc)
+    assert {"ccarchive.service", "ccarchive.index.store", "tantivy"} <= modules  # it ran
+    loaded = {m for m in modules if m.split(".")[0] in FRONT_ENDS}
+    ours = {
+        m
+        for m in modules
+        if m.startswith(("ccarchive.cli", "ccarchive.tui", "ccarchive.mcp_server"))
+        or (m.startswith("ccarchive.semantic.") and m != "ccarchive.semantic")
+    }
+    assert not loaded and not ours, sorted(loaded | ours)
+
+
+def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_service) -> None:
+    """`ccarchive hook EVENT` and `python -m ccarchive.hooks EVENT` are the same entry as
+    `ccarchive-hook EVENT`: the same output for the same event, the same options."""
+    flaky = _flaky_session(demo_service)
+    for name, event in (
+        ("user-prompt-submit", {"prompt": "which flaky test was expiring?"}),
+        ("session-start", {"source": "startup"}),
+    ):
+        event = {"session_id": "x", "cwd": flaky.project, **event}
+        args = [*indexed, "--limit", "2", "--max-chars", "900"]
+        outs = {
+            entry: run_hook(name, args, event, entry=entry)
+            for entry in ((HOOK,), (CCARCHIVE, "hook"), (sys.executable, "-m", "ccarchive.hooks"))
+        }
+        for proc in outs.values():
+            assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+        texts = {context_of(p, EVENTS[name]) for p in outs.values()}
+        assert len(texts) == 1 and len(next(iter(texts))) <= 900
+    helped = subprocess.run([CCARCHIVE, "hook", "session-start", "--help"], capture_output=True)
+    assert helped.returncode == 0 and b"--max-chars" in helped.stdout
+    assert helped.stdout.startswith(b"usage: ccarchive hook ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["prompt-submit"],
+        ["user-prompt-submit", "--limit", "0"],
+        ["user-prompt-submit", "--limit", "three"],
+        ["session-start", "--max-chars", "100000"],
+        ["session-start", "--bogus"],
+    ],
+)
+def test_a_wrong_command_line_is_an_error_that_does_not_block_the_prompt(
+    args: list[str], tmp_path: Path
+) -> None:
+    """Exit 1 with the usage on stderr: Claude Code shows it and goes on (exit 2, what
+    argparse and click give, would block the user's prompt). Nothing is printed for
+    Claude Code to add, and nothing is created."""
+    env_data = ["--data-dir", str(tmp_path / "data")] if args else []
+    for entry in ((HOOK,), (CCARCHIVE, "hook")):
+        proc = subprocess.run(
+            [*entry, *args[:1], *env_data, *args[1:]],
+            input=b'{"prompt": "which flaky test was expiring?"}',
+            capture_output=True,
+            timeout=30,
+        )
+        assert proc.returncode == 1, (entry, proc)
+        assert proc.stdout == b"" and b"usage:" in proc.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_data_dir_inside_the_archive_is_refused(demo_archive_ro: Path) -> None:
+    """ccarchive never writes into the archive, and says so as a usage error."""
+    inside = demo_archive_ro / "ccarchive-data"
+    proc = run_hook(
+        "user-prompt-submit",
+        ["--archive", str(demo_archive_ro), "--data-dir", str(inside)],
+        {"prompt": "which flaky test was expiring?"},
+    )
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert b"inside the archive" in proc.stderr
+    assert not inside.exists()

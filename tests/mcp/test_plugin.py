@@ -1,8 +1,8 @@
 """The Claude Code plugin in `.claude-plugin/`: its files are what Claude Code reads, and
 every command it names runs as Claude Code would run it.
 
-The plugin only names commands (`ccarchive serve`, `ccarchive hook ...`): the tests run
-those exact strings, with the ccarchive executable found on PATH and the archive given
+The plugin only names commands (`ccarchive serve`, `ccarchive-hook ...`): the tests run
+those exact strings, with the ccarchive executables found on PATH and the archive given
 the way Claude Code gives it (`$CLAUDE_CONFIG_DIR`), so a renamed subcommand, a flag the
 CLI no longer takes or a hook output Claude Code would reject fails here, not in a
 user's session.
@@ -187,17 +187,31 @@ def test_hooks_json_registers_both_hooks_quietly() -> None:
         cmd = hook["command"]
         # found on PATH or skipped, and a non-zero exit (2 would block the prompt) is
         # never passed on
-        assert cmd.startswith("command -v ccarchive ") and cmd.endswith("|| true")
+        assert cmd.startswith("command -v ccarchive-hook ") and cmd.endswith("|| true")
         subcommand = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit"}[
             event
         ]
-        assert f"ccarchive hook {subcommand}" in cmd
+        # the hook's own entry, not the `ccarchive` command's click start-up
+        assert f"&& ccarchive-hook {subcommand} " in cmd
         if event == "SessionStart":
             matcher = re.compile(group["matcher"])
             assert all(matcher.fullmatch(s) for s in ("startup", "clear", "compact"))
             assert not matcher.fullmatch("resume")  # the transcript already holds it
         else:
             assert "matcher" not in group  # UserPromptSubmit takes none
+
+
+def test_every_command_the_plugin_runs_is_installed_with_ccarchive() -> None:
+    """The commands hooks.json and .mcp.json start are console scripts of the package, so
+    `pipx install` / `uv tool install` put them on PATH."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "scripts"
+    ]
+    started = {cfg["command"] for cfg in load(PLUGIN / ".mcp.json")["mcpServers"].values()}
+    started |= {re.findall(r"&& (\S+) ", hook["command"])[0] for _, _, hook in hook_commands()}
+    assert started == {"ccarchive", "ccarchive-hook"}
+    assert started <= set(scripts)
+    assert all((VENV_BIN / name).exists() for name in started)
 
 
 def test_skill_front_matter_and_workflow() -> None:

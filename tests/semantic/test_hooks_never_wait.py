@@ -16,9 +16,10 @@ PROBE = """
 import json, sys
 from pathlib import Path
 from ccarchive.config import Settings
-from ccarchive.hooks.context import _service, prompt_context
+from ccarchive.hooks.context import prompt_context
+from ccarchive.hooks.main import existing_service
 settings = Settings.resolve(sys.argv[1], sys.argv[2])
-svc = _service(settings)
+svc = existing_service(settings)
 text = prompt_context(svc, {"prompt": "why is the flaky test expiring"}, limit=3,
                       max_chars=1500)
 print(json.dumps({"wanted": settings.semantic, "semantic": svc.semantic is not None,
