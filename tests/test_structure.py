@@ -8,6 +8,8 @@ ARCHITECTURE.md describes the layers; these tests keep it true:
 - every import names the module that defines the name (no re-export shims: a module imports
   only what it uses, and only a package's `__init__` offers names, those of its `__all__`);
 - no `_private` name is imported from another module (make it public in its home instead);
+- the query service is composed, not stacked: no class of `ccarchive.service` derives
+  from another of its classes (a part asks another through the reference it was given);
 - every folder under app/ that holds Python is a package in pyproject.toml (else a wheel
   silently leaves it out), and a built wheel holds `ccarchive` and nothing else.
 
@@ -313,6 +315,39 @@ def test_the_import_checks_can_fail() -> None:
     assert _reexports("p/__init__.py", "from a import b\n__all__ = ['b']\n") == []
     assert _private_imports({"x.py": "from ccarchive.service.base import _x\n"}) == [
         "x.py:1: _x from ccarchive.service.base"
+    ]
+
+
+def _service_subclasses(sources: dict[str, str]) -> list[str]:
+    """Classes of the service that derive from another class of the service (or from a
+    name that says it is a mixin)."""
+    defined = {
+        node.name
+        for text in sources.values()
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.ClassDef)
+    }
+    found = []
+    for path, text in sources.items():
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                name = ast.unparse(base).rsplit(".", 1)[-1]
+                if name in defined or "mixin" in name.lower():
+                    found.append(f"{path}:{node.lineno}: {node.name}({name})")
+    return found
+
+
+def test_the_service_is_composed_of_parts_not_a_stack_of_classes() -> None:
+    parts = {p: t for p, t in _sources(APP / "service").items() if not p.endswith("/models.py")}
+    found = _service_subclasses(parts)  # (the result models may extend one another)
+    print("\n".join(found) or "no service class derives from another")
+    assert not found, "service classes stacked on each other:\n" + "\n".join(found)
+    checker = {"a.py": "class Base:\n    pass\n", "b.py": "class Part(Base):\n    pass\n"}
+    assert _service_subclasses(checker) == ["b.py:1: Part(Base)"]
+    assert _service_subclasses({"c.py": "class S(m.SearchMixin):\n    pass\n"}) == [
+        "c.py:1: S(SearchMixin)"
     ]
 
 
