@@ -55,6 +55,9 @@ ASIDE_KINDS = frozenset({S.HISTORY, S.SUMMARY})
 """Kinds that repeat a turn the session has: a history line repeats its prompt, a summary
 retells it. (A plan or a memory file is a document of its own, often the very answer: an
 agent asked about a plan reads the plan, so it keeps its place by its score.)"""
+DOCUMENT_KINDS = frozenset({S.PLAN, S.MEMORY})
+"""Documents beside the conversation: shown first only when they hold more of the query
+than the conversation's best turn (`_documents_after_their_turn`)."""
 COMMAND_OUTPUT = ("<bash-stdout>", "<bash-input>", "<bash-stderr>", "<local-command-stdout>")
 """How a prompt that is a command's output, not a question, begins (`!cmd`, `/cmd`)."""
 ANSWER_CANDIDATES = 4
@@ -194,7 +197,9 @@ class SessionRanking:
             searcher,
             [(doc, S.turn_prompt_seq(t.turn)) for _sc, _s, rows in picked for t, doc, _w in rows],
         )
-        picked = [(score, s, _answering_first(rows, prompts)[:keep]) for score, s, rows in picked]
+        picked = [
+            (score, s, _answering_first(rows, prompts, weights)[:keep]) for score, s, rows in picked
+        ]
         self.catalog.prefetch_titles(
             first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
         )
@@ -402,11 +407,14 @@ class SessionRanking:
 def _answering_first(
     rows: list[tuple[_Turn, tantivy.Document, Window]],
     prompts: dict[tuple[str, int], tantivy.Document],
+    weights: list[float],
 ) -> list[tuple[_Turn, tantivy.Document, Window]]:
     """A session's turns in the order shown: by score, but a turn shown by something
-    outside the conversation (a history line, a plan, a summary) or opened by a command's
+    outside the conversation (a history line, a summary) or opened by a command's
     output (bash mode, a local command: no question, nothing answered) after the turns
-    that asked and were answered, when there are such turns."""
+    that asked and were answered, when there are such turns; and a plan or memory file
+    after the conversation's best turn when that turn holds as much of the query
+    (`_documents_after_their_turn`)."""
 
     def aside(row: tuple[_Turn, tantivy.Document, Window]) -> bool:
         t, doc, _window = row
@@ -421,11 +429,40 @@ def _answering_first(
         return text.startswith(COMMAND_OUTPUT)
 
     marks = [aside(r) for r in rows]
-    if all(marks):
+    if not all(marks):
+        rows = [r for r, m in zip(rows, marks, strict=True) if not m] + [
+            r for r, m in zip(rows, marks, strict=True) if m
+        ]
+    return _documents_after_their_turn(rows, weights)
+
+
+def _covered(t: _Turn, weights: list[float]) -> float:
+    """The query's term weights (idf) a turn holds (proximity and meaning left out)."""
+    return sum(weights[i] for i in t.per_term if 0 <= i < len(weights))
+
+
+def _documents_after_their_turn(
+    rows: list[tuple[_Turn, tantivy.Document, Window]], weights: list[float]
+) -> list[tuple[_Turn, tantivy.Document, Window]]:
+    """A plan or memory file ranked above the conversation's best turn moves just after
+    it when that turn holds at least as much of the query: a session's plan retells the
+    turn that asked for it in the same words (and often outscores it, being long), but
+    the turn is where the question was asked and answered. A document that holds words
+    of the query no turn shown does (a fact only the plan records) keeps its place, so
+    an agent reading the first result reads it."""
+    if len(rows) < 2:
         return rows
-    return [r for r, m in zip(rows, marks, strict=True) if not m] + [
-        r for r, m in zip(rows, marks, strict=True) if m
-    ]
+    kinds = [first_value(doc, S.KIND) for _t, doc, _w in rows]
+    turn_at = next((i for i, k in enumerate(kinds) if k not in DOCUMENT_KINDS), None)
+    if not turn_at or kinds[turn_at] in ASIDE_KINDS:
+        return rows
+    held = _covered(rows[turn_at][0], weights)
+    ahead = rows[:turn_at]
+    moved = [r for r in ahead if _covered(r[0], weights) <= held + 1e-9]
+    if not moved:
+        return rows
+    kept = [r for r in ahead if _covered(r[0], weights) > held + 1e-9]
+    return [*kept, rows[turn_at], *moved, *rows[turn_at + 1 :]]
 
 
 def _term_hits(searcher: tantivy.Searcher, q: Query, filt: Query) -> tuple[list, list, list, list]:

@@ -23,14 +23,17 @@ pytestmark = [
 
 QUERIES = blind.load_blind()
 
-FLOORS = {  # category: (Recall@10, MRR@10, Turn@10)
-    "plain": (0.85, 0.75, 0.8),
-    "deep": (0.9, 0.85, 0.85),
-    "topic": (0.9, 0.85, 0.85),
-    "ident": (0.9, 0.9, 0.85),
-    "reword": (0.3, 0.12, 0.25),
-    "ALL": (0.8, 0.7, 0.75),
+FLOORS = {  # category: (Recall@10, MRR@10, Turn@10, Turn@1st)
+    "plain": (0.85, 0.75, 0.8, 0.8),
+    "deep": (0.9, 0.85, 0.85, 0.9),
+    "topic": (0.9, 0.85, 0.85, 0.75),
+    "ident": (0.9, 0.9, 0.85, 0.9),
+    "reword": (0.3, 0.12, 0.25, 0.2),
+    "ALL": (0.8, 0.7, 0.75, 0.75),
 }
+"""Turn@1st (the answering turn shown first) on seed 1 measured 0.79 in all (plain 0.87,
+deep 1.00, topic 0.83) once a plan or memory file stopped outranking the turn it
+retells; 0.73 before (deep 0.86), which these floors fail."""
 
 
 def test_the_set_covers_every_category() -> None:
@@ -80,13 +83,10 @@ def scored(tmp_path_factory: pytest.TempPathFactory):
 def test_every_category_clears_its_floor(scored: blind.BlindReport) -> None:
     table = {r["category"]: r for r in scored.table()}
     print("\n" + blind.format_blind(list(table.values())))
+    metrics = ("recall@10", "mrr@10", "turn@10", "turn@1st")
     low = {
-        cat: (
-            round(table[cat]["recall@10"], 2),
-            round(table[cat]["mrr@10"], 2),
-            round(table[cat]["turn@10"], 2),
-        )
-        for cat, (r, m, t) in FLOORS.items()
-        if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m or table[cat]["turn@10"] < t
+        cat: tuple(round(table[cat][m], 2) for m in metrics)
+        for cat, floors in FLOORS.items()
+        if any(table[cat][m] < f for m, f in zip(metrics, floors, strict=True))
     }
     assert not low, f"below the floor: {low}"

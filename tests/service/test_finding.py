@@ -255,3 +255,60 @@ def test_counts_agree_between_sessions_entries_and_facets(archive: Path, tmp_pat
         # with a kind chosen, a project's count is what the results hold; kinds count all
         assert sum(f.count for f in prompts.facets.projects) == prompts.total
         assert sum(f.count for f in prompts.facets.kinds) >= prompts.total
+
+
+def _planned_session(root: Path, plan: str) -> None:
+    """A session (slug `quiet-zebra-plan`) whose one turn asked for and got the zebracorn
+    migration, and its plan file: `plan` written out at length."""
+    lines = _filler_turns(SPREAD, 0, 3, 3) + _turn(
+        SPREAD,
+        100,
+        "what about the zebracorn migration of the orders table?",
+        "Run the zebracorn migration per shard, so that the orders table locks for seconds "
+        "only; each shard is copied, checked against its source and switched over on its own, "
+        "and a shard that fails its check is left as it was for a person to look at.",
+    )
+    lines += _filler_turns(SPREAD, 200, 3, 4)
+    slugged = []
+    for line in lines:
+        rec = json.loads(line)
+        rec["slug"] = "quiet-zebra-plan"
+        slugged.append(json.dumps(rec) + "\n")
+    _write(root, SPREAD, slugged)
+    (root / "plans").mkdir(parents=True, exist_ok=True)
+    (root / "plans" / "quiet-zebra-plan.md").write_text(f"# Plan\n\n{plan}\n")
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        "Zebracorn migration: run the orders table per shard.",
+        "Zebracorn migration of the orders table: run it per shard. Zebracorn migration steps. "
+        "Orders table.",
+    ],
+)
+def test_the_turn_that_asked_comes_before_its_plan(tmp_path: Path, plan: str) -> None:
+    """A plan that retells the turn in its words, short (so it outscores the turn's long
+    answer) or saying them twice, is shown after the turn where the question was asked
+    and answered."""
+    root = tmp_path / "claude"
+    _planned_session(root, plan)
+    svc = build_index(root, tmp_path / "data")
+    for q in ("zebracorn migration orders table", "how do we run the zebracorn migration"):
+        group = svc.search(q, group_by_session=True, limit=5).groups[0]
+        assert group.session_id == SPREAD, q
+        kinds = [h.kind for h in group.hits]
+        assert kinds[0] != "plan" and "zebracorn" in group.hits[0].prompt, (q, kinds)
+        assert "plan" in kinds, (q, kinds)  # still shown, behind the turn
+
+
+def test_a_plan_holding_what_the_turn_lacks_comes_first(tmp_path: Path) -> None:
+    """A fact only the plan records (the rollback window) is shown by the plan first."""
+    root = tmp_path / "claude"
+    _planned_session(
+        root, "Zebracorn migration of the orders table: keep a flamingo rollback window."
+    )
+    svc = build_index(root, tmp_path / "data")
+    group = svc.search("zebracorn migration flamingo rollback", group_by_session=True).groups[0]
+    assert group.session_id == SPREAD
+    assert group.hits[0].kind == "plan", [h.kind for h in group.hits]
