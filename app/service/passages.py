@@ -29,19 +29,31 @@ KIND_WORDS = {"plan": "plan", "plans": "plan", "memory": "memory", "memories": "
 evidence of where such a document answers, since every plan is headed "Plan" and every
 memory file says "memory" (`Terms.in_kind`)."""
 
+_AFTER_WORD = re.compile(r"[a-z0-9]", re.I)
+"""A character a term may not follow (the look-behind of `Terms.patterns`)."""
+
 
 @dataclass(frozen=True)
 class Terms:
     """A query's terms as patterns over text, with their weights (and the kind of
-    document each term's word names, if any: `KIND_WORDS`)."""
+    document each term's word names, if any: `KIND_WORDS`).
+
+    `find` gives the same matches as each pattern's `finditer`, faster: a term absent
+    from an ASCII text is not scanned for at all, and the scan itself is the pattern
+    without its look-behind (which kept the regex engine from skipping ahead to a
+    term's first letters), the look-behind checked on each match found."""
 
     patterns: tuple[re.Pattern[str], ...]
     weights: tuple[float, ...]
     names: tuple[str, ...] = ()
+    forms: tuple[tuple[str, ...], ...] = ()
+    """Each pattern's word forms, lowercase (for the ASCII shortcut when all are ASCII)."""
+    scans: tuple[re.Pattern[str], ...] = ()
+    """Each pattern without its look-behind."""
 
     @classmethod
     def of(cls, words: list[str], weights: list[float] | None = None) -> Terms:
-        pats, ws, names = [], [], []
+        pats, ws, names, all_forms, scans = [], [], [], [], []
         for i, word in enumerate(words):
             w = word.rstrip("*").lower()
             if not w:
@@ -52,9 +64,11 @@ class Terms:
             tail = "" if word.endswith("*") else r"(?![a-z])"
             alt = "|".join(re.escape(f) for f in forms)
             pats.append(re.compile(rf"(?<![a-z0-9])(?:{alt}){tail}", re.I))
+            scans.append(re.compile(rf"(?:{alt}){tail}", re.I))
+            all_forms.append(tuple(f.lower() for f in forms))
             ws.append(weights[i] if weights and i < len(weights) else 1.0)
             names.append(KIND_WORDS.get(w, ""))
-        return cls(tuple(pats), tuple(ws), tuple(names))
+        return cls(tuple(pats), tuple(ws), tuple(names), tuple(all_forms), tuple(scans))
 
     def in_kind(self, kind: str) -> Terms:
         """The terms as evidence inside a document of `kind`: without those naming its
@@ -69,7 +83,36 @@ class Terms:
             tuple(self.patterns[i] for i in keep),
             tuple(self.weights[i] for i in keep),
             tuple(self.names[i] for i in keep),
+            tuple(self.forms[i] for i in keep),
+            tuple(self.scans[i] for i in keep),
         )
+
+    def find(self, text: str) -> list[tuple[int, int, int]]:
+        """Every match in `text` as (start, end, term index), sorted: what
+        `sorted((m.start(), m.end(), i) for i, p in enumerate(self.patterns) for m in
+        p.finditer(text))` gives."""
+        # ASCII text against ASCII forms: case-insensitive matching is plain lowercase
+        # comparison, so a form not in the lowercased text cannot match anywhere
+        lower = text.lower() if text.isascii() else None
+        out: list[tuple[int, int, int]] = []
+        for i, scan in enumerate(self.scans):
+            forms = self.forms[i]
+            if lower is not None and all(f.isascii() for f in forms):
+                if not any(f in lower for f in forms):
+                    continue
+            pos, n = 0, len(text)
+            while pos <= n:
+                m = scan.search(text, pos)
+                if m is None:
+                    break
+                start, end = m.span()
+                if start and _AFTER_WORD.match(text, start - 1):
+                    pos = start + 1  # as the look-behind would: try the next position
+                    continue
+                out.append((start, end, i))
+                pos = end if end > start else end + 1
+        out.sort()
+        return out
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
@@ -88,9 +131,7 @@ def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
     if len(text) <= width or not terms:
         score = _score(text, terms) if terms else 0.0
         return Window(score, 0, min(len(text), width))
-    hits = sorted(
-        (m.start(), m.end(), i) for i, p in enumerate(terms.patterns) for m in p.finditer(text)
-    )
+    hits = terms.find(text)
     if not hits:
         return Window(0.0, 0, _word_end(text, width))
     best = (0.0, 0, 0)  # score, first hit, last hit (indexes into hits)
@@ -124,12 +165,7 @@ def coverage(text: str, terms: Terms) -> float:
 
 
 def _score(text: str, terms: Terms) -> float:
-    return _weigh(
-        sorted(
-            (m.start(), m.end(), i) for i, p in enumerate(terms.patterns) for m in p.finditer(text)
-        ),
-        terms.weights,
-    )
+    return _weigh(terms.find(text), terms.weights)
 
 
 def _weigh(hits: list[tuple[int, int, int]], weights: tuple[float, ...]) -> float:

@@ -126,6 +126,16 @@ class Search:
         # prompt beside it is dropped (`drop_echoes`), and the next hit takes its row
         if group_by_session and scored and cq.rank_terms and not recency:
             dense = self.semantic.dense
+            # a plain query with no required word matches any of its words: each word's
+            # own search needs only the filters beside it (the same hits, and no union
+            # of every word evaluated under each one)
+            optional = cq.plain and cq.any_query is not None
+            optional = optional and not any(req for _t, _q, req in cq.rank_terms)
+            words_filter = (
+                self.ctx.with_kinds(self._filters(cq, words=False, **options), kinds)
+                if optional
+                else None
+            )
             self.ranking.find_sessions(
                 searcher,
                 cq,
@@ -139,6 +149,7 @@ class Search:
                 passage_chars,
                 dense=dense,
                 bare_filters=self._bare_filters(cq, options) if dense is not None else None,
+                words_filter=words_filter,
             )
             drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
@@ -385,8 +396,11 @@ class Search:
         session_id: str | None,
         exclude_sessions: Iterable[str],
         gen_max: int | None,
+        words: bool = True,
     ) -> tantivy.Query:
-        text = self.ctx.matching(cq)
+        """What a search matches: its words (`words=False`: only the query's own filters,
+        `kind:` `tool:`...) and the filters given beside them."""
+        text = self.ctx.matching(cq) if words else cq.filter_query
         must: list[tantivy.Query | None] = [text, self.ctx.project_query(project)]
         lo, hi = self.ctx.date_arg(since, "since"), self.ctx.date_arg(until, "until")
         must.append(self.ctx.date_range(lo, hi))

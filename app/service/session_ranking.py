@@ -116,14 +116,18 @@ class SessionRanking:
         *,
         dense: DenseSearch | None = None,
         bare_filters: tantivy.Query | None = None,
+        words_filter: tantivy.Query | None = None,
     ) -> None:
         """One page of `search(group_by_session=True)` for a query with words, into
         `page`: `base` is the search's query with its filters and kinds. With `dense`
         (semantic search on), each session's closeness in meaning is mixed in and
         sessions the words missed may enter if their closest turn passes
-        `bare_filters`, the search's filters without its words (`base` if None)."""
+        `bare_filters`, the search's filters without its words (`base` if None).
+        `words_filter`, when given, is what each term's search is kept to in place of
+        `base`: the filters alone, for a query that each of its terms satisfies."""
         terms = cq.rank_terms
         filt = Query.const_score_query(base, 0.0)
+        term_filt = filt if words_filter is None else Query.const_score_query(words_filter, 0.0)
         weights = self.term_weights(searcher, terms)
         turns: dict[tuple[Any, int], _Turn] = {}
         sessions: dict[Any, _Session] = {}
@@ -131,7 +135,9 @@ class SessionRanking:
         if cq.near is not None:
             searches.append((-1, cq.near))
         for ti, q in searches:
-            hits, skeys, tkeys, ranks = _term_hits(searcher, q, filt)
+            # the words side by side keep `base`: a word of several tokens (a path) is a
+            # phrase of its own, which the looser phrase of all the words does not imply
+            hits, skeys, tkeys, ranks = _term_hits(searcher, q, filt if ti < 0 else term_filt)
             if not hits:
                 continue
             scale = PROXIMITY_WEIGHT if ti < 0 else 1.0

@@ -92,6 +92,10 @@ class CompiledQuery:
     rank_terms: list[tuple[str, tantivy.Query, bool]] = field(default_factory=list)
     near: tantivy.Query | None = None
     """The ranking words side by side (a phrase with slop 3), when there are several."""
+    filter_query: tantivy.Query | None = None
+    """The query's filters alone (AND, negated ones left out), without its words; None
+    when it has none. A search for one word within what a plain query matches can use
+    it in place of `any_query` when no word is required (the word implies a match)."""
     """The terms that rank, each (text as typed, its query, required): what the service
     scores turn by turn and session by session."""
 
@@ -192,6 +196,7 @@ class _Compiler:
             any_query=any_query,
             near=near,
             rank_terms=rank_terms,
+            filter_query=_conjunction(fmust, fmust_not) if fmust or fmust_not else None,
         )
 
     def _near(self, rank_terms: list[tuple[str, Query, bool]]) -> Query | None:
