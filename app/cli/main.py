@@ -25,7 +25,7 @@ import click
 from ccarchive import __version__
 from ccarchive.archive.discovery import archive_exists
 from ccarchive.cli.options import archive_options, resolve_settings
-from ccarchive.cli.semantic import embed, semantic_options, start_semantic
+from ccarchive.cli.semantic import embed, note_without_vectors, semantic_options
 from ccarchive.config import Settings
 
 
@@ -529,7 +529,7 @@ def search(
     settings = resolve_settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
-    start_semantic(svc)
+    note_without_vectors(svc)
     from ccarchive.service.search import narrows_to_entries
 
     text = " ".join(query)

@@ -91,37 +91,11 @@ def embed(settings: Settings, store: Any, *, quiet: bool) -> int | None:
         say("")
 
 
-def start_semantic(svc: Any) -> None:
-    """Before a search with --semantic: say on stderr when there are no vectors to use
-    (search stays lexical); else start loading the encoder in a thread while the words
-    are searched. Its session is built with the GIL released, so most of the load (a
-    third of a `search --json --semantic` process) overlaps the word search instead of
-    following it; the search's own `load_encoder` waits for it (one encoder a process)
-    and reports any error."""
-    if svc.semantic is None:
-        return
-    if not svc.semantic.vectors.manifest().vectors:
+def note_without_vectors(svc: Any) -> None:
+    """Say on stderr when --semantic finds no vectors to use (search stays lexical)."""
+    if svc.semantic is not None and not svc.semantic.vectors.manifest().vectors:
         click.echo(
             "semantic search: no vectors yet (the process that indexes builds them: "
             "`ccarchive index --semantic`); ranking by words only",
             err=True,
         )
-        return
-    import atexit
-    import threading
-
-    from ccarchive.semantic import load_encoder
-
-    settings = svc.semantic.settings
-
-    def load() -> None:
-        try:
-            load_encoder(settings)
-        except Exception:  # the search's own call raises it again, with its message
-            return
-
-    thread = threading.Thread(target=load, name="ccarchive-encoder", daemon=True)
-    thread.start()
-    # a query of filters only never waits for it; the process still must not exit while
-    # onnxruntime builds a session in another thread
-    atexit.register(thread.join)

@@ -192,8 +192,7 @@ def test_the_command_line_embeds_searches_and_reports(
     assert res.exit_code == 0, res.output
     titles = [g["title"] for g in json.loads(res.stdout)["groups"]][:3]
     assert any("slow" in t for t in titles), titles
-    # the encoder loads in a thread while the words are searched: a model that cannot
-    # load fails there quietly, and the search itself says so and answers by words
+    # a model that cannot load: the search says so and answers by words
     empty = tmp_path / "no-model"
     empty.mkdir()
     query = ["search", "--semantic", "--semantic-model", str(empty), *where, "forecast job"]
