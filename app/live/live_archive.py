@@ -195,13 +195,17 @@ class LiveArchive:
         from the main thread's imports and handshake.
         """
         if not self.never_write and self._try_become_writer():
-            loop = self._writer_loop if begin is None else lambda: self._after(begin, wait)
+            loop = (
+                self._writer_loop if begin is None else lambda: self._index_once_begun(begin, wait)
+            )
             self._spawn(loop, "ccarchive-indexer")
         else:
             self._spawn(self._follow_loop, "ccarchive-follower")
         return self
 
-    def _after(self, begin: threading.Event, wait: float) -> None:
+    def _index_once_begun(self, begin: threading.Event, wait: float) -> None:
+        """The writer's loop, once `begin` is set or `wait` seconds have gone; polled, so
+        that `stop()` ends the waiting too."""
         deadline = time.monotonic() + wait if wait > 0 else None
         while not begin.wait(0.05):
             if self._stop.is_set() or (deadline is not None and time.monotonic() >= deadline):

@@ -1,5 +1,5 @@
 """`ccarchive serve` under load, on a 1 GB archive: tool-call latency over stdio and HTTP,
-50 concurrent HTTP clients, and the hooks' wall time.
+50 concurrent HTTP clients (the hooks: bench_hooks.py).
 
     .venv/bin/python -m pytest tests/benchmarks/bench_mcp.py -m benchmark -s
 
@@ -19,7 +19,6 @@ jsonschema: that (about 2 ms per search page) is part of the figures;
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import subprocess
@@ -272,49 +271,6 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
 
 
 @pytest.mark.benchmark
-def test_hook_wall_time(big: list[str]) -> None:
-    """Each hook run is a whole process: start, read the index, search, print."""
-    listed = subprocess.run(
-        [CCARCHIVE, "sessions", "--json", "--limit", "1", *big], capture_output=True, check=True
-    )
-    cwd = json.loads(listed.stdout)["sessions"][0]["project"]
-    events = [
-        (
-            "user-prompt-submit",
-            {
-                "session_id": "x",
-                "cwd": cwd,
-                "prompt": "why does the deploy fail with a timeout again",
-            },
-        ),
-        (
-            "user-prompt-submit",
-            {
-                "session_id": "x",
-                "cwd": "/elsewhere",
-                "prompt": "refactor the database migration tests",
-            },
-        ),
-        ("session-start", {"session_id": "x", "cwd": cwd, "source": "startup"}),
-    ]
-    for name, event in events:
-        times = []
-        for _ in range(5):
-            t = time.perf_counter()
-            proc = subprocess.run(
-                [CCARCHIVE, "hook", name, *big],
-                input=json.dumps(event).encode(),
-                capture_output=True,
-            )
-            times.append((time.perf_counter() - t) * 1000)
-            assert proc.returncode == 0
-        print(
-            f"\n  hook {name:<20} wall p50 {_pct(times, 50):6.0f} ms   max "
-            f"{max(times):6.0f} ms   ({len(proc.stdout)} bytes out)"
-        )
-        assert _pct(times, 50) < 1000
-
-
 @pytest.mark.benchmark
 async def test_search_overhead_interleaved(big: list[str], http_url: str) -> None:
     """The same searches through the service directly, over stdio and over HTTP, one
