@@ -58,7 +58,7 @@ def embed(settings: Settings, store: Any, *, quiet: bool) -> int | None:
         return None
     import threading
 
-    from ccarchive.semantic import EXTRA, load_encoder, missing_dependencies
+    from ccarchive.semantic import EXTRA, backend, load_encoder, missing_dependencies, vector_space
 
     missing = missing_dependencies()
     if missing:
@@ -72,7 +72,10 @@ def embed(settings: Settings, store: Any, *, quiet: bool) -> int | None:
         if show:
             click.echo(f"\r\033[K{line}", err=True, nl=False)
 
-    builder = VectorBuilder(store, lambda: load_encoder(settings, progress=say))
+    kind = backend()
+    builder = VectorBuilder(
+        store, lambda: load_encoder(settings, progress=say, kind=kind), vector_space(kind)
+    )
     done = threading.Event()
 
     def report() -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ccarchive.semantic import TextEncoder, load_encoder
+from ccarchive.semantic import TextEncoder, backend, load_encoder, vector_space
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import Manifest, Rows, VectorStore, dedupe
 
@@ -55,11 +55,15 @@ class VectorBuilder:
     Args:
         index_store: the index (an `IndexStore`: its `searcher()`, `schema` and `path`).
         encoder: returns the encoder, loading it on first call (it may download).
+        space: the space of that encoder's vectors (`semantic.vector_space`; by default
+            that of `backend()`): vectors of another are dropped and built again.
     """
 
-    def __init__(self, index_store, encoder: Callable[[], TextEncoder]) -> None:
+    def __init__(
+        self, index_store, encoder: Callable[[], TextEncoder], space: str | None = None
+    ) -> None:
         self.index = index_store
-        self.vectors = VectorStore(index_store.path)
+        self.vectors = VectorStore(index_store.path, space)
         self._encoder = encoder
         self.state = BuildState()
         self._lock = threading.Lock()
@@ -73,7 +77,7 @@ class VectorBuilder:
                 rows = dedupe([self.vectors.read_chunk(c) for c in manifest.chunks])
             except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
                 log.warning("semantic vectors unreadable (%s): built again", exc)
-                manifest, rows = Manifest(), Rows.empty()
+                manifest, rows = Manifest(model=self.vectors.space), Rows.empty()
             if not manifest.chunks and self.vectors.path.exists():
                 manifest = self.vectors.clear()  # another format or model, or damaged
             self._hashes = {(int(k[0]), int(k[1])): int(k[2]) for k in rows.keys.tolist()}
@@ -204,5 +208,10 @@ class BackgroundBuilder:
 
 
 def background_builder(index_store, settings, ready: Callable[[], bool]) -> BackgroundBuilder:
-    """The builder a live writer runs, its encoder loaded (or downloaded) on first need."""
-    return BackgroundBuilder(VectorBuilder(index_store, lambda: load_encoder(settings)), ready)
+    """The builder a live writer runs, its encoder (`backend()`) loaded (or downloaded) on
+    first need."""
+    kind = backend()
+    return BackgroundBuilder(
+        VectorBuilder(index_store, lambda: load_encoder(settings, kind=kind), vector_space(kind)),
+        ready,
+    )

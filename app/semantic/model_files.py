@@ -48,6 +48,60 @@ class ModelError(Exception):
     """The model's files could not be found or fetched; the message says what to do."""
 
 
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in 4 MB pieces."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 22):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def checked_weights(model_dir: Path) -> Path:
+    """`model.safetensors` of `model_dir`, once its sha256 is the pinned one; else
+    `ModelError`: nothing derived from the model (a graph, a table) is made from other
+    bytes."""
+    weights = model_dir / "model.safetensors"
+    got = file_sha256(weights)
+    if got != FILES["model.safetensors"]:
+        raise ModelError(
+            f"{weights} is not the pinned {MODEL_NAME} weights (sha256 "
+            f"{got}, expected {FILES['model.safetensors']}): not used"
+        )
+    return weights
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size} {st.st_mtime_ns}"
+
+
+def is_recorded(path: Path) -> bool:
+    """Whether `path` is the file its sidecar (`<path>.sha256`: sha256, size, mtime)
+    records: hashed again only when its size or time changed, so a load costs no pass
+    over the file."""
+    try:
+        digest, stamp = path.with_suffix(".sha256").read_text().split("\n")[:2]
+        if stamp == _stamp(path):
+            return True
+        return digest == file_sha256(path)
+    except (OSError, ValueError):
+        return False
+
+
+def write_recorded(path: Path, data: bytes) -> None:
+    """Write `data` as `path` and its sidecar (see `is_recorded`), each beside its name
+    and renamed, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    sidecar = path.with_suffix(".sha256")
+    side_tmp = sidecar.with_name(f".{sidecar.name}.tmp{os.getpid()}")
+    side_tmp.write_text(f"{hashlib.sha256(data).hexdigest()}\n{_stamp(path)}\n")
+    os.replace(side_tmp, sidecar)
+
+
 def _complete(folder: Path) -> bool:
     return all((folder / name).is_file() for name in FILES)
 

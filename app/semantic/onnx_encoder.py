@@ -12,26 +12,17 @@ path do not know which runs. Which one `load_encoder` picks: `backend()`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import numpy as np
 
 from ccarchive.semantic.encoder import TokenBatches
-from ccarchive.semantic.model_files import FILES, ModelError
+from ccarchive.semantic.model_files import FILES, checked_weights, is_recorded, write_recorded
 
 THREADS = 2
 """onnxruntime's threads for one encode: the budget is two cores; more threads on a
 machine shared with the indexer and the app buy little."""
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 22):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def graph_path(data_dir: Path, quantized: bool = False) -> Path:
@@ -45,38 +36,20 @@ def graph_path(data_dir: Path, quantized: bool = False) -> Path:
     return cache_dir(data_dir) / "onnx" / name
 
 
-def _stamp(path: Path) -> str:
-    st = path.stat()
-    return f"{st.st_size} {st.st_mtime_ns}"
-
-
-def _recorded(path: Path, sidecar: Path) -> bool:
-    """Whether `path` is the file recorded in `sidecar` (sha256, size, mtime): hashed
-    again only when its size or time changed, so a load costs no pass over 90 MB."""
-    try:
-        digest, stamp = sidecar.read_text().split("\n")[:2]
-        if stamp == _stamp(path):
-            return True
-        return digest == _sha256(path)
-    except (OSError, ValueError):
-        return False
-
-
 def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Path:
     """The graph's file, written first if it is missing or is not the file recorded
     beside it (its sha256; its size and time, to skip the hash). The int8 graph is
     quantized from the float one (onnxruntime's dynamic quantization)."""
     path = graph_path(data_dir, quantized)
-    sidecar = path.with_suffix(".sha256")
-    if path.is_file() and _recorded(path, sidecar):
+    if path.is_file() and is_recorded(path):
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     if quantized:
         from onnx import TensorProto
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         source = ensure_graph(model_dir, data_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         try:
             quantize_dynamic(
                 str(source),
@@ -88,21 +61,11 @@ def ensure_graph(model_dir: Path, data_dir: Path, quantized: bool = False) -> Pa
         finally:
             tmp.unlink(missing_ok=True)
     else:
-        weights = model_dir / "model.safetensors"
-        got = _sha256(weights)
-        if got != FILES["model.safetensors"]:
-            raise ModelError(
-                f"{weights} is not the pinned all-MiniLM-L6-v2 weights (sha256 "
-                f"{got}, expected {FILES['model.safetensors']}): not used"
-            )
+        checked_weights(model_dir)
         from ccarchive.semantic.onnx_graph import build_model
 
         data = build_model(model_dir).SerializeToString()
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    side_tmp = sidecar.with_name(f".{sidecar.name}.tmp{os.getpid()}")
-    side_tmp.write_text(f"{hashlib.sha256(data).hexdigest()}\n{_stamp(path)}\n")
-    os.replace(side_tmp, sidecar)
+    write_recorded(path, data)
     return path
 
 

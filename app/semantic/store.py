@@ -65,7 +65,7 @@ class Manifest:
     pending: int = 0  # texts the writer still had to embed when it wrote this
     rows: int = 0  # rows in all chunks (a key may have several)
     vectors: int = 0  # distinct keys: the turns and sessions embedded
-    model: str = MODEL_NAME
+    model: str = MODEL_NAME  # the space of the vectors (`semantic.vector_space`)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -83,10 +83,16 @@ class Manifest:
 
 
 class VectorStore:
-    """The `vectors/` folder of one index."""
+    """The `vectors/` folder of one index, as seen by one encoder: vectors of another space
+    (`semantic.vector_space`: another model, or the static encoder) read as none, and the
+    writer builds them again. The space defaults to that of the encoder this process
+    uses (`semantic.backend`)."""
 
-    def __init__(self, index_path: Path) -> None:
+    def __init__(self, index_path: Path, space: str | None = None) -> None:
+        from ccarchive.semantic import backend, vector_space
+
         self.path = index_path / FOLDER
+        self.space = space or vector_space(backend())
         self._write_lock = threading.Lock()
 
     # ---- reading ------------------------------------------------------------------------
@@ -102,15 +108,16 @@ class VectorStore:
         try:
             data = json.loads((self.path / MANIFEST).read_text())
         except (OSError, ValueError):
-            return Manifest()
+            return Manifest(model=self.space)
         if (
             not isinstance(data, dict)
             or data.get("format") != FORMAT
-            or data.get("model") != MODEL_NAME
+            or data.get("model") != self.space
             or data.get("dim") != DIM
         ):
-            return Manifest()  # another format or model: built again
+            return Manifest(model=self.space)  # another format or space: built again
         return Manifest(
+            model=self.space,
             chunks=[str(c) for c in data.get("chunks", [])],
             gen=int(data.get("gen", 0)),
             pending=int(data.get("pending", 0)),
@@ -142,8 +149,8 @@ class VectorStore:
             return out
 
     def clear(self) -> Manifest:
-        """Forget every vector (another model or format was found)."""
-        out = Manifest()
+        """Forget every vector (another space or format was found)."""
+        out = Manifest(model=self.space)
         with self._write_lock:
             if self.path.exists():
                 self._write_manifest(out)

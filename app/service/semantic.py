@@ -127,12 +127,15 @@ class DenseSearch:
     """The vectors of one index and the encoder, both loaded on first use."""
 
     def __init__(self, store: IndexStore, settings: Settings) -> None:
+        from ccarchive.semantic import backend, vector_space
         from ccarchive.semantic.matrix import VectorMatrix
         from ccarchive.semantic.store import VectorStore
 
         self.settings = settings
         self.schema = store.schema
-        self.vectors = VectorStore(store.path)
+        self.kind = backend()
+        """The encoder (`semantic.backend`), chosen once: the vectors read are its space's."""
+        self.vectors = VectorStore(store.path, vector_space(self.kind))
         self.matrix: VectorMatrix = VectorMatrix(self.vectors)
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
@@ -147,7 +150,7 @@ class DenseSearch:
                 return v
         from ccarchive.semantic import load_encoder
 
-        v = load_encoder(self.settings).encode([text])[0]
+        v = load_encoder(self.settings, kind=self.kind).encode([text])[0]
         with self._lock:
             self._cache[text] = v
             while len(self._cache) > QUERY_CACHE:
@@ -304,11 +307,15 @@ class SemanticSwitch:
 
 
 def _vectors_line(dense: DenseSearch, builder: Any) -> str:
+    from ccarchive.semantic import ENCODERS
     from ccarchive.semantic.model_files import find_model
 
     manifest = dense.vectors.manifest()
     n = manifest.vectors
-    parts = [f"on: {n:,} turns and sessions embedded" if n else "on: no vectors yet"]
+    parts = [
+        f"on: {n:,} turns and sessions embedded" if n else "on: no vectors yet",
+        f"encoder: {ENCODERS[dense.kind]}",
+    ]
     state = getattr(builder, "state", None)
     if state is not None and state.running and state.todo:
         parts.append(f"embedding {state.done:,} of {state.todo:,} ({100 * state.progress:.0f}%)")
