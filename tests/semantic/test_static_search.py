@@ -1,0 +1,137 @@
+"""The static encoder end to end (`CCARCHIVE_ENCODER=static`): a reworded question found on a
+real index that words alone miss, the vectors rebuilt when the encoder changes, and the
+status naming the encoder in use.
+
+Real parts: the demo archive with a session appended as JSONL, a real Tantivy index, the
+vector builder and store, the service every front end calls.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid as uuidlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ccarchive.config import Settings
+from ccarchive.semantic import BACKEND_ENV, STATIC, backend, load_encoder, vector_space
+from ccarchive.semantic.builder import VectorBuilder
+from ccarchive.semantic.model_files import MODEL_NAME
+from ccarchive.semantic.store import VectorStore, dedupe
+from ccarchive.service import ArchiveService
+from tests.conftest import build_index
+from tests.semantic.test_semantic_search import (
+    KAYAK,
+    KAYAK_ANSWER,
+    KAYAK_QUERY,
+    SOURDOUGH,
+    SOURDOUGH_ANSWER,
+    SOURDOUGH_QUERY,
+)
+from tests.support.appends import assistant_line, main_sessions, prompt_line
+
+
+def _with_session(root: Path) -> str:
+    """A session of two turns, sourdough then kayak, appended to the archive."""
+    path = main_sessions(root)[0]
+    sid = str(uuidlib.uuid4())
+    (path.parent / f"{sid}.jsonl").write_bytes(
+        prompt_line(path, SOURDOUGH, sid)
+        + assistant_line(path, SOURDOUGH_ANSWER, sid)
+        + prompt_line(path, KAYAK, sid)
+        + assistant_line(path, KAYAK_ANSWER, sid)
+    )
+    return sid
+
+
+@pytest.fixture(scope="module")
+def static_archive(
+    demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[ArchiveService, Settings, str]]:
+    """The demo archive and the session, indexed, its static vectors built; the process's
+    encoder is the static one while the module runs."""
+    root = tmp_path_factory.mktemp("static") / "claude"
+    shutil.copytree(demo_archive_ro, root, symlinks=True)
+    sid = _with_session(root)
+    data = root.parent / "data"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(BACKEND_ENV, STATIC)
+        service = build_index(root, data)
+        settings = Settings(root, data, semantic=True)
+        assert VectorBuilder(service.store, lambda: load_encoder(settings)).update() > 20
+        service.use_semantic(settings)
+        yield service, settings, sid
+
+
+def _rank(service: ArchiveService, query: str, sid: str) -> int | None:
+    """The session's rank among the first five a search shows (a page's worth), else None."""
+    ids = [g.session_id for g in service.search(query, limit=5, group_by_session=True).groups or []]
+    return ids.index(sid) + 1 if sid in ids else None
+
+
+@pytest.mark.parametrize(
+    ("query", "turn"), [(SOURDOUGH_QUERY, "sourdough starter"), (KAYAK_QUERY, "kayak trip")]
+)
+def test_a_reworded_question_finds_its_turn_with_static_vectors_and_not_by_words(
+    static_archive, query: str, turn: str
+) -> None:
+    service, settings, sid = static_archive
+    assert service.semantic is not None and service.semantic.kind == STATIC
+    words_only = ArchiveService(service.store, service.root)
+    words_only.use_semantic(Settings(service.root, settings.data_dir, semantic=False))
+    assert _rank(words_only, query, sid) is None  # too few words in common to show it
+    assert _rank(service, query, sid) == 1
+    group = next(g for g in service.search(query, limit=10, group_by_session=True).groups or [])
+    assert any(turn in h.prompt for h in group.hits), [h.prompt for h in group.hits]
+
+
+def test_status_names_the_static_encoder(static_archive) -> None:
+    service, _settings, _sid = static_archive
+    line = service.status().semantic
+    assert line.startswith("on: ") and "encoder: " in line and "(static)" in line
+
+
+def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
+    demo_archive_ro: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the one short session only: numpy's forward pass embeds its few texts in a second
+    root = tmp_path / "claude"
+    shutil.copytree(demo_archive_ro, root, symlinks=True)
+    sid = _with_session(root)
+    for p in main_sessions(root):
+        if p.stem != sid:
+            p.unlink()
+    service = build_index(root, tmp_path / "data")
+    settings = Settings(root, tmp_path / "data", semantic=True)
+
+    def build(kind: str) -> np.ndarray:
+        monkeypatch.setenv(BACKEND_ENV, kind)
+        assert backend() == kind
+        builder = VectorBuilder(service.store, lambda: load_encoder(settings))
+        assert builder.vectors.space == vector_space(kind)
+        assert builder.update() > 0  # everything embedded again in this encoder's space
+        store = VectorStore(service.store.path)
+        rows = dedupe([store.read_chunk(c) for c in store.manifest().chunks])
+        assert store.manifest().model == vector_space(kind)
+        return rows.vecs[np.lexsort(rows.keys[:, :2].T)].astype(np.float32)
+
+    static = build(STATIC)
+    # a reader of the other space sees no vectors, and searches by words alone
+    other = VectorStore(service.store.path, MODEL_NAME)
+    assert other.manifest().vectors == 0 and other.manifest().chunks == []
+    monkeypatch.setenv(BACKEND_ENV, "numpy")
+    service.use_semantic(settings)
+    assert service.semantic is not None and service.semantic.session_scores("dough") is None
+    assert "encoder: all-MiniLM-L6-v2 in numpy" in service.status().semantic
+
+    forward = build("numpy")  # the forward pass (onnxruntime's graph would be written first)
+    assert forward.shape == static.shape
+    assert np.abs((forward * static).sum(1)).max() < 0.9  # other vectors, not relabelled
+    monkeypatch.setenv(BACKEND_ENV, STATIC)
+    assert VectorStore(service.store.path).manifest().vectors == 0  # static's are gone
+    np.testing.assert_allclose(build(STATIC), static, atol=1e-3)  # and come back the same
+    service.use_semantic(settings)
+    assert _rank(service, SOURDOUGH_QUERY, sid) == 1
