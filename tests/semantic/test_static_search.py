@@ -23,26 +23,35 @@ from ccarchive.semantic.model_files import MODEL_NAME
 from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
-from tests.semantic.test_semantic_search import (
-    KAYAK,
-    KAYAK_ANSWER,
-    KAYAK_QUERY,
-    SOURDOUGH,
-    SOURDOUGH_ANSWER,
-    SOURDOUGH_QUERY,
-)
 from tests.support.appends import assistant_line, main_sessions, prompt_line
+
+BALCONY = (
+    "The basil and tomato plants on my balcony got yellow leaves with brown spots since "
+    "the heatwave. Should I water them more?"
+)
+BALCONY_ANSWER = (
+    "Yellowing with brown spots after hot weather is usually scorch and uneven watering. "
+    "Water deeply early in the morning, mulch the pots, and move them where they get "
+    "shade in the afternoon."
+)
+BALCONY_QUERY = "potted herbs fading in the summer heat"
+MOVING = "We are moving flats on Saturday; how do I pack the kitchen so nothing breaks?"
+MOVING_ANSWER = (
+    "Wrap plates upright in paper, fill the gaps with towels, label each box by room, and "
+    "keep one box of essentials, kettle and mugs, to open first."
+)
+MOVING_QUERY = "protecting dishes and glasses during a house relocation"
 
 
 def _with_session(root: Path) -> str:
-    """A session of two turns, sourdough then kayak, appended to the archive."""
+    """A session of two turns, the balcony plants then the move, appended to the archive."""
     path = main_sessions(root)[0]
     sid = str(uuidlib.uuid4())
     (path.parent / f"{sid}.jsonl").write_bytes(
-        prompt_line(path, SOURDOUGH, sid)
-        + assistant_line(path, SOURDOUGH_ANSWER, sid)
-        + prompt_line(path, KAYAK, sid)
-        + assistant_line(path, KAYAK_ANSWER, sid)
+        prompt_line(path, BALCONY, sid)
+        + assistant_line(path, BALCONY_ANSWER, sid)
+        + prompt_line(path, MOVING, sid)
+        + assistant_line(path, MOVING_ANSWER, sid)
     )
     return sid
 
@@ -73,7 +82,7 @@ def _rank(service: ArchiveService, query: str, sid: str) -> int | None:
 
 
 @pytest.mark.parametrize(
-    ("query", "turn"), [(SOURDOUGH_QUERY, "sourdough starter"), (KAYAK_QUERY, "kayak trip")]
+    ("query", "turn"), [(BALCONY_QUERY, "basil and tomato"), (MOVING_QUERY, "moving flats")]
 )
 def test_a_reworded_question_finds_its_turn_with_static_vectors_and_not_by_words(
     static_archive, query: str, turn: str
@@ -124,7 +133,7 @@ def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
     assert other.manifest().vectors == 0 and other.manifest().chunks == []
     monkeypatch.setenv(BACKEND_ENV, "numpy")
     service.use_semantic(settings)
-    assert service.semantic is not None and service.semantic.session_scores("dough") is None
+    assert service.semantic is not None and service.semantic.session_scores("plants") is None
     assert "encoder: all-MiniLM-L6-v2 in numpy" in service.status().semantic
 
     forward = build("numpy")  # the forward pass (onnxruntime's graph would be written first)
@@ -134,4 +143,4 @@ def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
     assert VectorStore(service.store.path).manifest().vectors == 0  # static's are gone
     np.testing.assert_allclose(build(STATIC), static, atol=1e-3)  # and come back the same
     service.use_semantic(settings)
-    assert _rank(service, SOURDOUGH_QUERY, sid) == 1
+    assert _rank(service, BALCONY_QUERY, sid) == 1
