@@ -20,7 +20,6 @@ import hashlib
 import importlib.util
 import os
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -191,6 +190,8 @@ def download(
 
 def _fetch(url: str, tmp: Path, name: str, progress: Progress | None, timeout: float) -> str:
     """Stream `url` into `tmp`; returns the sha256 of what was received."""
+    import urllib.request  # here only: a search that never downloads skips http.client
+
     sha = hashlib.sha256()
     try:
         with (
