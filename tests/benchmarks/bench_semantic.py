@@ -15,6 +15,11 @@ The budgets (two cores): embedding >= 40 texts/s at up to 256 tokens; encoder lo
   that only indexes;
 * the CLI as a whole process, the same queries with and without `--semantic`, alternated.
 
+`test_static_encoder_budgets` holds the static encoder (`CCARCHIVE_ENCODER=static`) to the
+same budgets: texts/s (whole and cut at 256 tokens), load and query beside onnxruntime's
+forward pass; the live writer's peak with it on beside the live writer words only; the
+CLI with it on beside words only (`-k static` runs it alone).
+
 The machine is shared with other jobs: print `uptime` with the figures, and read ratios.
 """
 
