@@ -104,6 +104,16 @@ class VectorStore:
             return (0, 0, 0)
         return (st.st_mtime_ns, st.st_size, st.st_ino)
 
+    def other_space(self) -> str | None:
+        """The space of the vectors here when it is not this store's (a writer with
+        another encoder made them), else None."""
+        try:
+            data = json.loads((self.path / MANIFEST).read_text())
+        except (OSError, ValueError):
+            return None
+        model = data.get("model") if isinstance(data, dict) else None
+        return str(model) if model and model != self.space and data.get("vectors") else None
+
     def manifest(self) -> Manifest:
         try:
             data = json.loads((self.path / MANIFEST).read_text())

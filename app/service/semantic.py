@@ -321,6 +321,11 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
         parts.append(f"embedding {state.done:,} of {state.todo:,} ({100 * state.progress:.0f}%)")
     elif manifest.pending:
         parts.append(f"{manifest.pending:,} texts left to embed")
+    elif not n and (other := dense.vectors.other_space()) is not None:
+        parts.append(
+            f"the vectors there are of another encoder ({other}): the process that "
+            f"indexes uses it, or has not rebuilt them yet"
+        )
     elif not n and state is None:
         parts.append(
             "built by the process that indexes (the app, serve, `ccarchive index --semantic`)"

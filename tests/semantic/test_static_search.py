@@ -134,7 +134,9 @@ def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
     monkeypatch.setenv(BACKEND_ENV, "numpy")
     service.use_semantic(settings)
     assert service.semantic is not None and service.semantic.session_scores("plants") is None
-    assert "encoder: all-MiniLM-L6-v2 in numpy" in service.status().semantic
+    line = service.status().semantic
+    assert "encoder: all-MiniLM-L6-v2 in numpy" in line
+    assert f"another encoder ({vector_space(STATIC)})" in line  # why it has none
 
     forward = build("numpy")  # the forward pass (onnxruntime's graph would be written first)
     assert forward.shape == static.shape
