@@ -101,3 +101,15 @@ def test_weights_that_are_not_the_pinned_ones_are_refused(model_dir: Path, tmp_p
     with pytest.raises(ModelError, match="not the pinned"):
         TokenVectors(fake, tmp_path / "data")
     assert not table_path(tmp_path / "data").exists()
+
+
+def test_threads_encoding_at_once_get_each_their_own_vectors(static: TokenVectors) -> None:
+    # the query path and the vector builder share one encoder
+    from concurrent.futures import ThreadPoolExecutor
+
+    batches = [[f"{t} {i}" for t in TEXTS] for i in range(16)]
+    want = [static.encode(b) for b in batches]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(static.encode, batches))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
