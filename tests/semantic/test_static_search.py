@@ -146,3 +146,27 @@ def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
     np.testing.assert_allclose(build(STATIC), static, atol=1e-3)  # and come back the same
     service.use_semantic(settings)
     assert _rank(service, BALCONY_QUERY, sid) == 1
+
+
+def test_the_command_line_builds_and_reports_static_vectors(
+    demo_archive_ro: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from ccarchive.cli.main import main
+    from ccarchive.config import SEMANTIC_ENV
+
+    monkeypatch.setenv(BACKEND_ENV, STATIC)
+    monkeypatch.delenv(SEMANTIC_ENV, raising=False)
+    where = ["--archive", str(demo_archive_ro), "--data-dir", str(tmp_path / "data")]
+    runner = CliRunner()
+    res = runner.invoke(main, ["index", "--semantic", "--json", *where])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["embedded"] > 20
+    res = runner.invoke(main, ["status", "--json", *where], env={SEMANTIC_ENV: "1"})
+    line = json.loads(res.stdout)["semantic"]
+    assert line.startswith("on: ") and "(static)" in line, line
+    manifests = list((tmp_path / "data").rglob("vectors/manifest.json"))
+    assert [json.loads(m.read_text())["model"] for m in manifests] == [vector_space(STATIC)]
