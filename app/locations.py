@@ -13,10 +13,14 @@ from __future__ import annotations
 import os
 import sys
 
-try:  # the interpreter's own SHA-1: hashlib would load OpenSSL (~4 ms) for the same digest
-    from _sha1 import sha1
-except ImportError:  # pragma: no cover - an interpreter built without it
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
     from hashlib import sha1
+else:
+    try:  # the interpreter's own SHA-1: hashlib loads OpenSSL (~4 ms) for the same digest
+        from _sha1 import sha1
+    except ImportError:  # an interpreter built without it
+        from hashlib import sha1
 
 
 def default_archive_root() -> str:

@@ -79,14 +79,24 @@ class HookServer:
         service: the serve's service (its index and live archive are shared; its
             redaction and semantic switches are not).
         settings: the serve's settings: where the socket goes.
+        retry: seconds between tries to take the socket over.
+        request_timeout: seconds a connection has to send its whole request.
     """
 
-    def __init__(self, service: ArchiveService, settings: Settings) -> None:
+    def __init__(
+        self,
+        service: ArchiveService,
+        settings: Settings,
+        *,
+        retry: float = TAKEOVER_RETRY,
+        request_timeout: float = REQUEST_TIMEOUT,
+    ) -> None:
         hooks = ArchiveService(service.store, service.root, redact_secrets=True, live=service.live)
         hooks.use_semantic(replace(settings, semantic=False))
         self.service = hooks
         self.settings = settings
         self.path = socket_path(str(settings.archive_data_dir))
+        self.retry, self.request_timeout = retry, request_timeout
         self.answered = 0
         """Requests answered (read by tests and `-vv` logs)."""
         self.owner = threading.Event()
@@ -140,7 +150,7 @@ class HookServer:
                 finally:
                     os.close(lock)  # releases the lock: another serve may take over
                 return
-            self._stopping.wait(TAKEOVER_RETRY)
+            self._stopping.wait(self.retry)
 
     def _folder(self) -> Path:
         """The socket's folder, made if missing: a private folder of the user's."""
@@ -225,10 +235,10 @@ class HookServer:
                 if uid is not None and uid != os.getuid():
                     log.warning("hook server: refused a client of uid %s", uid)
                     return
-                request = _read_request(conn)
+                request = _read_request(conn, self.request_timeout)
                 if request is None:
                     return
-                conn.settimeout(REQUEST_TIMEOUT)
+                conn.settimeout(self.request_timeout)
                 conn.sendall(json.dumps(self.answer(request)).encode())
                 with self._count:
                     self.answered += 1
@@ -289,9 +299,10 @@ def _remove_if_same(path: str, mine: os.stat_result) -> None:
         os.unlink(path)
 
 
-def _read_request(conn: socket.socket) -> object | None:
-    """The request's JSON, or None: too large, too slow, cut off, or not JSON."""
-    deadline = time.monotonic() + REQUEST_TIMEOUT
+def _read_request(conn: socket.socket, timeout: float) -> object | None:
+    """The request's JSON, or None: too large, too slow (`timeout` for all of it), cut
+    off, or not JSON."""
+    deadline = time.monotonic() + timeout
     chunks: list[bytes] = []
     size = 0
     while True:
