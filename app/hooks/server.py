@@ -50,6 +50,7 @@ from ccarchive.hooks.channel import (
     unsafe_folder,
 )
 from ccarchive.hooks.context import hook_output
+from ccarchive.hooks.main import EVENTS, LIMIT, MAX_CHARS
 from ccarchive.index.store import complete_index_exists
 from ccarchive.service import ArchiveService
 
@@ -58,8 +59,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ccarchive.hooks.server")
 
-EVENT_NAMES = frozenset({"UserPromptSubmit", "SessionStart"})
-LIMITS = {"limit": (1, 10), "max_chars": (200, 10_000)}
+EVENT_NAMES = frozenset(EVENTS.values())
+LIMITS = {"limit": LIMIT[:2], "max_chars": MAX_CHARS[:2]}
 """The bounds of the numbers a request carries: those of the hook's options."""
 
 MAX_CLIENTS = 8
