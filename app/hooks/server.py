@@ -245,6 +245,8 @@ class HookServer:
                     self.answered += 1
         except OSError:
             pass  # the client went away: nothing to do
+        except Exception:  # a bug here must not end the serve: that hook answers by itself
+            log.exception("hook server: a request failed")
         finally:
             self._clients.release()
 
