@@ -331,4 +331,24 @@ def start_hook_server(service: ArchiveService, settings: Settings) -> HookServer
     sockets (the hooks then answer in their own processes)."""
     if not hasattr(socket, "AF_UNIX"):
         return None
-    return HookServer(service, settings).start()
+    server = HookServer(service, settings).start()
+    if threading.current_thread() is threading.main_thread():
+        _stop_before_terminating(server)
+    return server
+
+
+def _stop_before_terminating(server: HookServer) -> None:
+    """On SIGTERM, stop `server` (its socket removed, the lock released for another
+    serve), then let the signal do what it did before. SIGTERM is how a client ends a
+    stdio serve and how uvicorn ends an HTTP one (it raises the signal again once it has
+    shut down): by default it ends the process without running the serve's `finally`."""
+    import signal
+
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_terminate(signum: int, frame: object) -> None:
+        server.stop()
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_terminate)

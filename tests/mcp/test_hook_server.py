@@ -32,7 +32,7 @@ from ccarchive.hooks.client import Answer, ask_server
 from ccarchive.hooks.context import hook_output
 from ccarchive.hooks.main import EVENTS, _quick, existing_service, parser
 from ccarchive.hooks.server import MAX_CLIENTS, HookServer
-from tests.conftest import build_index
+from tests.conftest import build_index, free_port, serve_env
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "ccarchive-hook")
@@ -168,6 +168,73 @@ async def test_a_running_serve_answers_the_hook_as_the_hook_would(
     assert proc.stdout == _expected(
         local, "UserPromptSubmit", json.dumps(_events(local)[0][1]).encode()
     )
+
+
+def test_a_serve_over_http_answers_the_hook_too(indexed: Settings, local: Any) -> None:
+    """`serve --http` runs the same hook server; stopped (SIGTERM, as uvicorn handles
+    it), it removes its socket."""
+    port = free_port()
+    serve = subprocess.Popen(
+        [CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only", *_args(indexed)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=serve_env(),
+    )
+    event_name, event = _events(local)[0]
+    raw = json.dumps(event).encode()
+    try:
+        deadline = time.monotonic() + 30
+        while not isinstance(answer := _ask(indexed, event_name, raw), Answer):
+            assert serve.poll() is None and time.monotonic() < deadline, answer
+            time.sleep(0.02)
+        assert answer.pid == serve.pid
+        assert answer.stdout == _expected(local, event_name, raw) != b""
+    finally:
+        serve.terminate()
+        serve.wait(30)
+    assert not Path(str(socket_path(str(indexed.archive_data_dir)))).exists()
+
+
+def test_two_serves_one_answers_and_the_other_takes_over_when_it_is_terminated(
+    indexed: Settings, local: Any
+) -> None:
+    """Two Claude Code sessions, two stdio serves of one archive: one answers the hooks;
+    the owner ended by SIGTERM (how a client ends a stdio server) removes its socket on
+    the way out, and the other serve takes over."""
+    serves = [
+        subprocess.Popen(
+            [CCARCHIVE, "serve", "--read-only", *_args(indexed)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
+    event_name, event = _events(local)[0]
+    raw = json.dumps(event).encode()
+
+    def answered_by() -> int:
+        deadline = time.monotonic() + 30
+        while not isinstance(answer := _ask(indexed, event_name, raw), Answer):
+            assert time.monotonic() < deadline, answer
+            time.sleep(0.02)
+        assert answer.stdout == _expected(local, event_name, raw) != b""
+        return answer.pid
+
+    try:
+        owner = next(p for p in serves if p.pid == answered_by())
+        time.sleep(0.5)  # both are up: still the same one
+        assert answered_by() == owner.pid
+        owner.terminate()
+        assert owner.wait(10) != 0  # ended by the signal, as before
+        assert not Path(str(socket_path(str(indexed.archive_data_dir)))).exists()
+        other = next(p for p in serves if p is not owner)
+        assert answered_by() == other.pid and other.poll() is None
+    finally:
+        for p in serves:
+            assert p.stdin is not None
+            p.stdin.close()
+            p.wait(10)
 
 
 # ---- the server in this process: its socket, its owner, what it survives --------------
