@@ -4,9 +4,10 @@ A hook process that searched the index itself would spend most of its time befor
 search: starting the interpreter, importing the service and Tantivy, opening the index
 (~120 ms of a ~200 ms run on a 300 MB archive). `ccarchive serve` already holds all of
 that, warm and kept current, for the whole Claude Code session; so the hook sends it the
-event and prints what comes back. This module is the standard library alone (no socket
-is even imported when there is no socket file): the cost of asking is the interpreter's
-start and a few milliseconds.
+event and prints what comes back. This module imports next to nothing: the interpreter's
+own `_socket` rather than `socket` (whose enums and selectors cost a prompt ~4 ms), and
+only once a socket file is there to connect to; the protocol is plain bytes
+(`ccarchive.hooks.channel`), no `json`.
 
 Anything short of a well-formed answer in time (no server, a stale socket, a folder or
 socket that is not the user's own, a server of another uid, another protocol version, a
@@ -16,11 +17,18 @@ a server (`ccarchive.hooks.main`).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
-from ccarchive.hooks.channel import MAX_ANSWER, MAX_REQUEST, PROTOCOL, socket_path, unsafe_socket
+from ccarchive.hooks.channel import (
+    MAX_ANSWER,
+    MAX_REQUEST,
+    decode_answer,
+    encode_request,
+    peer_uid,
+    socket_path,
+    unsafe_socket,
+)
 
 CONNECT_TIMEOUT = 0.05
 """Seconds to reach the server: a Unix socket is accepted or refused at once."""
@@ -49,53 +57,50 @@ def ask_server(
     why = unsafe_socket(path)
     if why is not None:
         return why
-    try:
-        text = raw.decode()
-    except UnicodeDecodeError:
-        return "the event is not UTF-8"
-    request = json.dumps(
-        {"v": PROTOCOL, "event": event_name, "input": text, "limit": limit, "max_chars": max_chars}
-    ).encode()
-    if len(request) > MAX_REQUEST:
+    data = encode_request(event_name, raw, limit, max_chars)
+    if len(data) > MAX_REQUEST:
         return "the event is too large for the server"
-    import socket
-
-    from ccarchive.hooks.channel import peer_uid
-
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(CONNECT_TIMEOUT)
-            sock.connect(path)
-            uid = peer_uid(sock)
-            if uid is not None and uid != os.getuid():
-                return f"the server runs as uid {uid}"
-            deadline = time.monotonic() + ANSWER_TIMEOUT
-            sock.settimeout(ANSWER_TIMEOUT)
-            sock.sendall(request)
-            sock.shutdown(socket.SHUT_WR)
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return "the server did not answer in time"
-                sock.settimeout(left)
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > MAX_ANSWER:
-                    return "the server's answer is too large"
-                chunks.append(chunk)
+        got = _exchange(path, data)
     except OSError as exc:  # refused (a stale socket), reset, timed out
         return f"the server at {path}: {exc.strerror or type(exc).__name__}"
+    if isinstance(got, str):
+        return got
+    answer = decode_answer(got)
+    if isinstance(answer, str):
+        return answer
+    pid, stdout, stderr = answer
+    return Answer(stdout, stderr, pid)
+
+
+def _exchange(path: str, data: bytes) -> bytes | str:
+    """Send `data` to the socket at `path`, and read until the server closes."""
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        answer = json.loads(b"".join(chunks))
-    except ValueError:
-        return "the server's answer is not JSON"
-    if not isinstance(answer, dict) or answer.get("v") != PROTOCOL:
-        return "the server speaks another protocol version"
-    stdout, stderr, pid = answer.get("stdout"), answer.get("stderr"), answer.get("pid")
-    if not (isinstance(stdout, str) and isinstance(stderr, str) and isinstance(pid, int)):
-        return "the server's answer is malformed"
-    return Answer(stdout.encode(), stderr, pid)
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(path)
+        uid = peer_uid(sock)
+        if uid is not None and uid != os.getuid():
+            return f"the server runs as uid {uid}"
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        sock.settimeout(ANSWER_TIMEOUT)
+        sock.sendall(data)
+        sock.shutdown(_socket.SHUT_WR)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "the server did not answer in time"
+            sock.settimeout(left)
+            chunk = sock.recv(65536)
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_ANSWER:
+                return "the server's answer is too large"
+            chunks.append(chunk)
+    finally:
+        sock.close()

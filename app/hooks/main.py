@@ -28,11 +28,11 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms a prompt)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import NoReturn
 
     from ccarchive.config import Settings

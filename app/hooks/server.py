@@ -28,7 +28,6 @@ that server stays off and says why.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import selectors
@@ -44,10 +43,12 @@ from ccarchive.config import UnsafeWrite, private_dir
 from ccarchive.hooks.channel import (
     FOLDER,
     MAX_REQUEST,
-    PROTOCOL,
+    decode_request,
+    encode_answer,
     peer_uid,
     socket_path,
     unsafe_folder,
+    version_answer,
 )
 from ccarchive.hooks.context import hook_output
 from ccarchive.hooks.main import EVENTS, LIMIT, MAX_CHARS
@@ -60,8 +61,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("ccarchive.hooks.server")
 
 EVENT_NAMES = frozenset(EVENTS.values())
-LIMITS = {"limit": LIMIT[:2], "max_chars": MAX_CHARS[:2]}
-"""The bounds of the numbers a request carries: those of the hook's options."""
+"""The events a request may name: those of the hook's command (its numbers are bounded by
+its options' `LIMIT` and `MAX_CHARS`)."""
 
 MAX_CLIENTS = 8
 """Connections answered at once; a hook turned away answers in its own process."""
@@ -236,11 +237,12 @@ class HookServer:
                 if uid is not None and uid != os.getuid():
                     log.warning("hook server: refused a client of uid %s", uid)
                     return
-                request = _read_request(conn, self.request_timeout)
-                if request is None:
+                data = _read_request(conn, self.request_timeout)
+                reply = self.answer(data) if data is not None else None
+                if reply is None:
                     return
                 conn.settimeout(self.request_timeout)
-                conn.sendall(json.dumps(self.answer(request)).encode())
+                conn.sendall(reply)
                 with self._count:
                     self.answered += 1
         except OSError:
@@ -250,26 +252,24 @@ class HookServer:
         finally:
             self._clients.release()
 
-    def answer(self, request: object) -> dict[str, object]:
-        """The answer to one decoded request (see `ccarchive.hooks.channel`)."""
-        if not isinstance(request, dict) or request.get("v") != PROTOCOL:
-            return {"v": PROTOCOL}
-        event, text = request.get("event"), request.get("input")
-        numbers = {k: request.get(k) for k in LIMITS}
-        if event not in EVENT_NAMES or not isinstance(text, str):
-            return {"v": PROTOCOL}
-        for key, (low, high) in LIMITS.items():
-            value = numbers[key]
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                return {"v": PROTOCOL}
+    def answer(self, data: bytes) -> bytes | None:
+        """The answer to one request (`ccarchive.hooks.channel`); None for what is not a
+        sound request, which is closed unanswered."""
+        got = decode_request(data)
+        if isinstance(got, int):
+            return version_answer()
+        if got is None:
+            return None
+        event, raw, limit, max_chars = got
+        if event not in EVENT_NAMES:
+            return None
+        for value, (low, high, _default) in ((limit, LIMIT), (max_chars, MAX_CHARS)):
+            if not low <= value <= high:
+                return None
         stdout, stderr = hook_output(
-            str(event),
-            text.encode(),
-            self._service_for,
-            limit=int(numbers["limit"]),  # type: ignore[arg-type]
-            max_chars=int(numbers["max_chars"]),  # type: ignore[arg-type]
+            event, raw, self._service_for, limit=limit, max_chars=max_chars
         )
-        return {"v": PROTOCOL, "pid": os.getpid(), "stdout": stdout.decode(), "stderr": stderr}
+        return encode_answer(os.getpid(), stdout, stderr)
 
     def _service_for(self) -> ArchiveService | None:
         """The hooks' service once the index is complete (as a hook in its own process
@@ -302,9 +302,8 @@ def _remove_if_same(path: str, mine: os.stat_result) -> None:
         os.unlink(path)
 
 
-def _read_request(conn: socket.socket, timeout: float) -> object | None:
-    """The request's JSON, or None: too large, too slow (`timeout` for all of it), cut
-    off, or not JSON."""
+def _read_request(conn: socket.socket, timeout: float) -> bytes | None:
+    """The request's bytes, or None: too large, or too slow (`timeout` for all of it)."""
     deadline = time.monotonic() + timeout
     chunks: list[bytes] = []
     size = 0
@@ -315,15 +314,11 @@ def _read_request(conn: socket.socket, timeout: float) -> object | None:
         conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
-            break
+            return b"".join(chunks)
         size += len(chunk)
         if size > MAX_REQUEST:
             return None
         chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
-        return None
 
 
 def start_hook_server(service: ArchiveService, settings: Settings) -> HookServer | None:

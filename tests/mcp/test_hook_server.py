@@ -27,7 +27,13 @@ from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 
 from ccarchive.config import Settings
-from ccarchive.hooks.channel import MAX_REQUEST, PROTOCOL, socket_path
+from ccarchive.hooks.channel import (
+    MAX_REQUEST,
+    decode_answer,
+    encode_request,
+    socket_path,
+    version_answer,
+)
 from ccarchive.hooks.client import Answer, ask_server
 from ccarchive.hooks.context import hook_output
 from ccarchive.hooks.main import EVENTS, _quick, existing_service, parser
@@ -145,6 +151,13 @@ async def test_a_running_serve_answers_the_hook_as_the_hook_would(
             pids.add(trace.rsplit("pid ", 1)[1].split(")")[0])
             spoke += bool(proc.stdout)
         assert spoke == 2 and len(pids) == 1
+        for bad in (b"not json \xff", b"[1, 2]", b""):  # said alike too: the same stderr
+            proc = _hook(_args(indexed), "UserPromptSubmit", bad)
+            out, err = hook_output("UserPromptSubmit", bad, lambda: local, limit=3, max_chars=1500)
+            assert proc.returncode == 0 and proc.stdout == out == b""
+            trace, *said = proc.stderr.decode().splitlines()
+            assert trace.startswith("ccarchive-hook: answered by the hook server"), trace
+            assert said == ([err] if err else []), said
         fast = _hook(
             _args(indexed), *_events(local)[0], sys.executable, "-X", "importtime"
         )  # the hook's fast path, through the server
@@ -154,7 +167,7 @@ async def test_a_running_serve_answers_the_hook_as_the_hook_would(
         # a client that sends garbage, and one that never finishes, cost MCP nothing
         with socket.socket(socket.AF_UNIX) as slow:
             slow.connect(str(path))
-            slow.sendall(b'{"v": 1, "input": "')
+            slow.sendall(b"ccarchive-hook/1 UserPromptSubmit")
             assert _send(str(path), b"\x00garbage\xff" * 1000) == b""
             found = await c.call_tool("search", {"query": "flaky expiring"})
             assert not found.is_error and found.structured_content
@@ -372,27 +385,30 @@ def test_bad_requests_are_closed_and_good_ones_still_answered(
     while a sound request at the same time is answered."""
     event_name, event = _events(local)[0]
     raw = json.dumps(event).encode()
-    good = {"v": PROTOCOL, "event": event_name, "input": raw.decode(), "limit": 3}
     with _server(local, indexed, request_timeout=0.3) as server:
         assert server.owner.wait(5)
         path = str(server.path)
         slow = socket.socket(socket.AF_UNIX)
         slow.connect(path)
-        slow.sendall(b'{"v": 1, "event": ')  # and then nothing
-        assert _send(path, b"not json at all") == b""
-        assert _send(path, b"[1, 2, 3]") == json.dumps({"v": PROTOCOL}).encode()
+        slow.sendall(b"ccarchive-hook/1 UserPromptSubmit 3 ")  # and then nothing
+        assert _send(path, b"not a request at all") == b""
+        assert _send(path, b"\x00\xff" * 1000) == b""
+        assert _send(path, b'{"v": 1}\n' + raw) == b""
         assert _send(path, b"x" * (MAX_REQUEST + 10)) == b""
+        assert _send(path, encode_request(event_name, raw * 50_000, 3, 1500)) == b""
+        assert _send(path, b"ccarchive-hook/9 Anything at all\n") == version_answer()
         for wrong in (
-            {**good, "v": PROTOCOL + 1},
-            {**good, "max_chars": 1500, "event": "PreToolUse"},
-            {**good, "max_chars": 10**9},
-            {**good, "max_chars": True},
-            {**good, "max_chars": 1500, "input": 42},
-            {**good, "max_chars": 1500, "limit": 0},
+            b"ccarchive-hook/1 PreToolUse 3 1500\n",
+            b"ccarchive-hook/1 UserPromptSubmit 3\n",
+            b"ccarchive-hook/1 UserPromptSubmit 0 1500\n",
+            b"ccarchive-hook/1 UserPromptSubmit 3 100000000\n",
+            b"ccarchive-hook/1 UserPromptSubmit three 1500\n",
+            b"ccarchive-hook/1 UserPromptSubm\xc3\xa9t 3 1500\n",
+            b"ccarchive-hook/x UserPromptSubmit 3 1500\n",
         ):
-            assert json.loads(_send(path, json.dumps(wrong).encode())) == {"v": PROTOCOL}
-        sound = json.loads(_send(path, json.dumps({**good, "max_chars": 1500}).encode()))
-        assert sound["stdout"].encode() == _expected(local, event_name, raw) != b""
+            assert _send(path, wrong + raw) == b"", wrong
+        sound = decode_answer(_send(path, encode_request(event_name, raw, 3, 1500)))
+        assert not isinstance(sound, str) and sound[1] == _expected(local, event_name, raw) != b""
         slow.settimeout(2)
         assert slow.recv(100) == b""  # closed when its time ran out
         slow.close()
@@ -405,7 +421,7 @@ def test_bad_requests_are_closed_and_good_ones_still_answered(
             s.close()
         time.sleep(0.4)
         assert isinstance(_ask(indexed, event_name, raw), Answer)
-        assert server.answered >= 8
+        assert server.answered >= 3
 
 
 def test_the_server_redacts_and_never_ranks_by_meaning(
@@ -437,7 +453,7 @@ def test_an_old_server_is_not_misread(indexed: Settings, local: Any) -> None:
         conn, _ = old.accept()
         with conn:
             conn.recv(1 << 20)
-            conn.sendall(json.dumps({"v": 0, "context": "something else"}).encode())
+            conn.sendall(b"ccarchive-hook/0 1 14\nsomething else")
 
     thread = threading.Thread(target=answer_as_an_old_server, daemon=True)
     thread.start()
@@ -492,10 +508,7 @@ def test_another_user_cannot_ask(
     """Another uid is stopped by the folder's mode; with the folder and the socket opened
     to everyone, the server still refuses it (its uid, from SO_PEERCRED)."""
     event_name, event = _events(local)[0]
-    request = json.dumps(
-        {"v": PROTOCOL, "event": event_name, "input": json.dumps(event), "limit": 3}
-        | {"max_chars": 1500}
-    ).encode()
+    request = encode_request(event_name, json.dumps(event).encode(), 3, 1500)
     with _server(local, indexed) as server:
         assert server.owner.wait(5)
         path = str(server.path)
