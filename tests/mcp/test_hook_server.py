@@ -606,3 +606,44 @@ def test_the_plain_command_line_reads_as_argparse_reads_it(argv: list[str]) -> N
 def test_the_plugins_command_line_is_read_quickly() -> None:
     for argv in (["user-prompt-submit"], ["session-start", "--limit", "2", "--max-chars=900"]):
         assert _quick(argv) is not None
+
+
+# ---- the hook and the serve find the same folder --------------------------------------
+@pytest.mark.parametrize(
+    ("archive", "data", "env"),
+    [
+        (None, None, {}),
+        (None, None, {"CLAUDE_CONFIG_DIR": "~/elsewhere/claude", "CCARCHIVE_HOME": "~/d"}),
+        (None, None, {"XDG_CACHE_HOME": "rel/cache"}),
+        ("~/x/../claude", "data/./here", {}),
+        ("/", "link/data", {}),
+    ],
+)
+def test_the_hook_finds_the_folder_the_serve_uses(
+    archive: str | None,
+    data: str | None,
+    env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`ccarchive.locations` (all the hook imports) gives the folder `Settings` gives the
+    serve, and the folder's name is the one indexes have always had (a SHA-1 of the
+    resolved archive path): given paths, the environment, `~`, relative paths, links."""
+    import hashlib
+
+    from ccarchive.locations import archive_data_dir, resolve_places
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for name in ("CLAUDE_CONFIG_DIR", "CCARCHIVE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    settings = Settings.resolve(archive, data)
+    root, data_dir = resolve_places(archive, data)
+    assert Path(archive_data_dir(root, data_dir)) == settings.archive_data_dir
+    digest = hashlib.sha1(str(settings.archive_root).encode()).hexdigest()[:10]
+    assert settings.archive_key == f"{settings.archive_root.name or 'root'}-{digest}"
+    assert "link" not in str(settings.data_dir)
