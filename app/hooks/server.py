@@ -70,7 +70,7 @@ MAX_CLIENTS = 8
 REQUEST_TIMEOUT = 2.0
 """Seconds a connection has to send its whole request."""
 
-TAKEOVER_RETRY = 2.0
+TAKEOVER_RETRY = 1.0
 """Seconds between a waiting server's tries to take the socket over."""
 
 

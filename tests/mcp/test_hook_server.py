@@ -120,134 +120,92 @@ def _imported(stderr: bytes) -> set[str]:
 
 
 # ---- through a real `ccarchive serve` ---------------------------------------------------
-async def test_a_running_serve_answers_the_hook_as_the_hook_would(
+def _answered_by(settings: Settings, local: Any, not_by: int = 0) -> int:
+    """The pid of the serve that answers the hook (other than `not_by`), waited for; its
+    answer checked against the hook's own."""
+    event_name, event = _events(local)[0]
+    raw = json.dumps(event).encode()
+    deadline = time.monotonic() + 30
+    while True:
+        answer = _ask(settings, event_name, raw)
+        if isinstance(answer, Answer) and answer.pid != not_by:
+            assert answer.stdout == _expected(local, event_name, raw) != b""
+            return answer.pid
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.02)
+
+
+async def test_serves_answer_the_hook_as_it_would_and_hand_the_socket_over(
     indexed: Settings, local: Any
 ) -> None:
-    """A real `ccarchive serve --no-redact` over stdio (the MCP SDK's client), the real hook
-    process: for every event, the very bytes the hook prints in its own process, answered
-    by the serve (its pid), redacted although the serve is not; its fast path imports
-    neither the service, nor Tantivy, nor the settings; MCP answers all along, and when
-    the serve exits its socket is gone and the hook answers alone again."""
+    """Real serves and the real hook process. A `ccarchive serve --no-redact` over stdio
+    (the MCP SDK's client): for every event the very bytes (and stderr line) the hook
+    prints in its own process, answered by that serve, redacted although the serve is
+    not; the hook's fast path imports neither the service, nor Tantivy, nor the
+    settings; garbage and a client that never finishes cost MCP nothing. A second serve,
+    over HTTP, waits while the first answers and takes over when it exits; ended by
+    SIGTERM (as uvicorn and stdio clients end a serve), it removes the socket, and the
+    hook answers alone again, the same bytes."""
     params = StdioServerParameters(
         command=CCARCHIVE, args=["serve", "--no-redact", *_args(indexed)]
     )
-    path = Path(str(socket_path(str(indexed.archive_data_dir))))
-    async with Client(params) as c:
-        status = await c.call_tool("status", {})
-        assert not status.is_error
-        for _ in range(200):  # the socket is bound beside the MCP server's start
-            if path.is_socket():
-                break
-            time.sleep(0.01)
-        pids = set()
-        spoke = 0
-        for event_name, event in _events(local):
-            raw = json.dumps(event).encode()
-            proc = _hook(_args(indexed), event_name, raw)
-            assert proc.returncode == 0
-            assert proc.stdout == _expected(local, event_name, raw), event
-            trace = proc.stderr.decode()
-            assert "answered by the hook server" in trace, trace
-            pids.add(trace.rsplit("pid ", 1)[1].split(")")[0])
-            spoke += bool(proc.stdout)
-        assert spoke == 2 and len(pids) == 1
-        for bad in (b"not json \xff", b"[1, 2]", b""):  # said alike too: the same stderr
+    path = str(socket_path(str(indexed.archive_data_dir)))
+    second = None
+    try:
+        async with Client(params) as c:
+            first = _answered_by(indexed, local)
+            second = subprocess.Popen(
+                [CCARCHIVE, "serve", "--http", "--port", str(free_port()), "--read-only"]
+                + _args(indexed),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=serve_env(),
+            )
+            spoke = 0
+            for event_name, event in _events(local):
+                raw = json.dumps(event).encode()
+                proc = _hook(_args(indexed), event_name, raw)
+                assert proc.returncode == 0
+                assert proc.stdout == _expected(local, event_name, raw), event
+                trace = proc.stderr.decode()
+                assert f"answered by the hook server of ccarchive serve (pid {first})" in trace
+                spoke += bool(proc.stdout)
+            assert spoke == 2
+            bad = b"not json \xff"  # said alike too: the same line on stderr
             proc = _hook(_args(indexed), "UserPromptSubmit", bad)
             out, err = hook_output("UserPromptSubmit", bad, lambda: local, limit=3, max_chars=1500)
-            assert proc.returncode == 0 and proc.stdout == out == b""
+            assert proc.returncode == 0 and proc.stdout == out == b"" and err
             trace, *said = proc.stderr.decode().splitlines()
             assert trace.startswith("ccarchive-hook: answered by the hook server"), trace
-            assert said == ([err] if err else []), said
-        fast = _hook(
-            _args(indexed), *_events(local)[0], sys.executable, "-X", "importtime"
-        )  # the hook's fast path, through the server
-        assert fast.stdout and b"answered by the hook server" in fast.stderr
-        heavy = {"tantivy", "orjson", "ccarchive.service", "ccarchive.config", "argparse"}
-        assert not heavy & _imported(fast.stderr), sorted(heavy & _imported(fast.stderr))
-        # a client that sends garbage, and one that never finishes, cost MCP nothing
-        with socket.socket(socket.AF_UNIX) as slow:
-            slow.connect(str(path))
-            slow.sendall(b"ccarchive-hook/1 UserPromptSubmit")
-            assert _send(str(path), b"\x00garbage\xff" * 1000) == b""
-            found = await c.call_tool("search", {"query": "flaky expiring"})
-            assert not found.is_error and found.structured_content
-    for _ in range(200):
-        if not path.exists():
-            break
-        time.sleep(0.01)
-    assert not path.exists()  # the owner removed its socket as it exited
+            assert said == [err]
+            fast = _hook(
+                _args(indexed), *_events(local)[0], sys.executable, "-X", "importtime"
+            )  # the hook's fast path, through the server
+            assert fast.stdout and b"answered by the hook server" in fast.stderr
+            heavy = {"tantivy", "orjson", "ccarchive.service", "ccarchive.config", "argparse"}
+            assert not heavy & _imported(fast.stderr), sorted(heavy & _imported(fast.stderr))
+            # a client that sends garbage, and one that never finishes, cost MCP nothing
+            with socket.socket(socket.AF_UNIX) as slow:
+                slow.connect(path)
+                slow.sendall(b"ccarchive-hook/1 UserPromptSubmit")
+                assert _send(path, b"\x00garbage\xff" * 1000) == b""
+                found = await c.call_tool("search", {"query": "flaky expiring"})
+                assert not found.is_error and found.structured_content
+            assert second.poll() is None and _answered_by(indexed, local) == first
+        # the first serve is gone (its client closed its stdin): the second takes over
+        assert _answered_by(indexed, local, not_by=first) == second.pid
+        second.terminate()
+        assert second.wait(10) != 0  # ended by the signal, as it always was
+        assert not os.path.exists(path)
+    finally:
+        if second is not None and second.poll() is None:
+            second.kill()
+            second.wait(10)
     proc = _hook(_args(indexed), *_events(local)[0])
     assert b"answered in this process" in proc.stderr
     assert proc.stdout == _expected(
         local, "UserPromptSubmit", json.dumps(_events(local)[0][1]).encode()
     )
-
-
-def test_a_serve_over_http_answers_the_hook_too(indexed: Settings, local: Any) -> None:
-    """`serve --http` runs the same hook server; stopped (SIGTERM, as uvicorn handles
-    it), it removes its socket."""
-    port = free_port()
-    serve = subprocess.Popen(
-        [CCARCHIVE, "serve", "--http", "--port", str(port), "--read-only", *_args(indexed)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=serve_env(),
-    )
-    event_name, event = _events(local)[0]
-    raw = json.dumps(event).encode()
-    try:
-        deadline = time.monotonic() + 30
-        while not isinstance(answer := _ask(indexed, event_name, raw), Answer):
-            assert serve.poll() is None and time.monotonic() < deadline, answer
-            time.sleep(0.02)
-        assert answer.pid == serve.pid
-        assert answer.stdout == _expected(local, event_name, raw) != b""
-    finally:
-        serve.terminate()
-        serve.wait(30)
-    assert not Path(str(socket_path(str(indexed.archive_data_dir)))).exists()
-
-
-def test_two_serves_one_answers_and_the_other_takes_over_when_it_is_terminated(
-    indexed: Settings, local: Any
-) -> None:
-    """Two Claude Code sessions, two stdio serves of one archive: one answers the hooks;
-    the owner ended by SIGTERM (how a client ends a stdio server) removes its socket on
-    the way out, and the other serve takes over."""
-    serves = [
-        subprocess.Popen(
-            [CCARCHIVE, "serve", "--read-only", *_args(indexed)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(2)
-    ]
-    event_name, event = _events(local)[0]
-    raw = json.dumps(event).encode()
-
-    def answered_by() -> int:
-        deadline = time.monotonic() + 30
-        while not isinstance(answer := _ask(indexed, event_name, raw), Answer):
-            assert time.monotonic() < deadline, answer
-            time.sleep(0.02)
-        assert answer.stdout == _expected(local, event_name, raw) != b""
-        return answer.pid
-
-    try:
-        owner = next(p for p in serves if p.pid == answered_by())
-        time.sleep(0.5)  # both are up: still the same one
-        assert answered_by() == owner.pid
-        owner.terminate()
-        assert owner.wait(10) != 0  # ended by the signal, as before
-        assert not Path(str(socket_path(str(indexed.archive_data_dir)))).exists()
-        other = next(p for p in serves if p is not owner)
-        assert answered_by() == other.pid and other.poll() is None
-    finally:
-        for p in serves:
-            assert p.stdin is not None
-            p.stdin.close()
-            p.wait(10)
 
 
 # ---- the server in this process: its socket, its owner, what it survives --------------
