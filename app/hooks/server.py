@@ -100,7 +100,7 @@ class HookServer:
         self.path = socket_path(str(settings.archive_data_dir))
         self.retry, self.request_timeout = retry, request_timeout
         self.answered = 0
-        """Requests answered (read by tests and `-vv` logs)."""
+        """Requests answered (what the tests read)."""
         self.owner = threading.Event()
         """Set while this server holds the socket."""
         self._stopping = threading.Event()
