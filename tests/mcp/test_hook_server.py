@@ -265,8 +265,16 @@ def test_a_stale_socket_is_replaced(indexed: Settings, local: Any) -> None:
     assert not Path(path).exists()
 
 
+def _wait_for_log(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    """Wait until a server says `text` in its log: it tried, and refused."""
+    deadline = time.monotonic() + 10
+    while text not in caplog.text:
+        assert time.monotonic() < deadline, caplog.text
+        time.sleep(0.01)
+
+
 def test_a_planted_link_is_neither_followed_nor_removed(
-    indexed: Settings, local: Any, tmp_path: Path
+    indexed: Settings, local: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A symbolic link at the socket's place, to a file or to a live socket elsewhere:
     the server leaves it and its target alone and does not serve; the hook does not
@@ -284,8 +292,9 @@ def test_a_planted_link_is_neither_followed_nor_removed(
         for pointed in (target, tmp_path / "s"):
             path.symlink_to(pointed)
             try:
+                caplog.clear()
                 server = HookServer(local, indexed, retry=0.02).start()
-                time.sleep(0.1)
+                _wait_for_log(caplog, "is not a socket (left as it is")
                 server.stop()
                 assert not server.owner.is_set()
                 assert path.is_symlink() and os.readlink(path) == str(pointed)
@@ -300,7 +309,9 @@ def test_a_planted_link_is_neither_followed_nor_removed(
         elsewhere.close()
 
 
-def test_a_folder_open_to_others_is_not_used(indexed: Settings, local: Any) -> None:
+def test_a_folder_open_to_others_is_not_used(
+    indexed: Settings, local: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     folder = indexed.archive_data_dir / "hook"
     event_name, event = _events(local)[0]
     raw = json.dumps(event).encode()
@@ -315,7 +326,7 @@ def test_a_folder_open_to_others_is_not_used(indexed: Settings, local: Any) -> N
     folder.chmod(0o711)
     try:  # and a server does not serve there either
         server = HookServer(local, indexed).start()
-        time.sleep(0.1)
+        _wait_for_log(caplog, "is open to others (mode 711)")
         server.stop()
         assert not server.owner.is_set()
     finally:
