@@ -21,29 +21,15 @@ model's folder from `--semantic-model` or `CCARCHIVE_MODEL_DIR` (see
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ccarchive.archive.discovery import default_archive_root
+from ccarchive.locations import archive_key, resolve_places
 
 SEMANTIC_ENV = "CCARCHIVE_SEMANTIC"
 MODEL_DIR_ENV = "CCARCHIVE_MODEL_DIR"
-
-
-def default_data_dir() -> Path:
-    """`$CCARCHIVE_HOME`, else the platform cache dir (XDG on Linux)."""
-    env = os.environ.get("CCARCHIVE_HOME")
-    if env:
-        return Path(env).expanduser()
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "ccarchive"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "ccarchive"
 
 
 def semantic_from_env() -> bool:
@@ -77,12 +63,10 @@ class Settings:
         model_dir: str | os.PathLike[str] | None = None,
     ) -> Settings:
         """`--archive`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`; `--data-dir`, else
-        `$CCARCHIVE_HOME`, else the cache dir; `--semantic` (True) or the environment."""
-        root = Path(archive).expanduser() if archive else default_archive_root()
-        data = Path(data_dir).expanduser() if data_dir else default_data_dir()
-        return cls(archive_root=root.resolve(), data_dir=data.resolve()).with_semantic(
-            semantic, model_dir
-        )
+        `$CCARCHIVE_HOME`, else the cache dir (`ccarchive.locations`); `--semantic` (True)
+        or the environment."""
+        root, data = resolve_places(archive, data_dir)
+        return cls(archive_root=Path(root), data_dir=Path(data)).with_semantic(semantic, model_dir)
 
     def with_semantic(
         self, semantic: bool | None = None, model_dir: str | os.PathLike[str] | None = None
@@ -99,8 +83,7 @@ class Settings:
     @property
     def archive_key(self) -> str:
         """A short stable name for this archive's folder under the data dir."""
-        digest = hashlib.sha1(str(self.archive_root).encode()).hexdigest()[:10]
-        return f"{self.archive_root.name or 'root'}-{digest}"
+        return archive_key(str(self.archive_root))
 
     @property
     def archive_data_dir(self) -> Path:

@@ -76,14 +76,6 @@ class DiscoveryReport:
             self.files[rel] = reason
 
 
-def default_archive_root() -> Path:
-    """`$CLAUDE_CONFIG_DIR`, else `~/.claude` (docs/format.md §1)."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".claude"
-
-
 def archive_exists(root: Path) -> bool:
     """Whether `root` looks like a Claude Code folder (transcripts or prompt history)."""
     return (root / "projects").is_dir() or (root / "history.jsonl").is_file()

@@ -214,6 +214,10 @@ def serve(
         service, stop = _open_read_only(settings) if read_only else _open_live(settings, begin)
     except UnsafeWrite as exc:
         raise click.ClickException(str(exc)) from None
+    # the hooks Claude Code starts for each prompt ask this process (ccarchive.hooks.server)
+    from ccarchive.hooks.server import start_hook_server
+
+    hook_server = start_hook_server(service, settings)
     try:
         server = build_server(
             service,
@@ -241,6 +245,8 @@ def serve(
             log.info("serving %s over stdio (%s)", settings.archive_root, service.role)
             server.run()
     finally:
+        if hook_server is not None:
+            hook_server.stop()
         stop()
 
 

@@ -4,14 +4,19 @@
 `SessionStart` adds the project's recent activity. Each returns the text to add, or ""
 when nothing is worth saying: most prompts are not about the past, and a line that does
 not bear on the prompt costs the model attention and the user tokens. The process around
-them (options, stdin, stdout, never failing) is `ccarchive.hooks.main`.
+them (options, stdin, stdout, never failing) is `ccarchive.hooks.main`; `hook_output`
+is what either process prints, the hook's own or the hook server's in `ccarchive serve`
+(`ccarchive.hooks.server`), so both answer an event alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ccarchive.index.stopwords import STOPWORDS as FUNCTION_WORDS
 from ccarchive.service.arguments import short_entry_id
@@ -178,3 +183,36 @@ def _fit(lines: list[str], max_chars: int) -> str:
             break
         out += "\n" + line
     return out if out != PREAMBLE else ""
+
+
+def hook_output(
+    event_name: str,
+    raw: bytes,
+    service_for: Callable[[], ArchiveService | None],
+    *,
+    limit: int,
+    max_chars: int,
+) -> tuple[bytes, str]:
+    """What the hook prints for the event JSON `raw`: (its stdout, one line for its
+    stderr), each empty when there is nothing to say. Claude Code's form on stdout:
+    `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": "..."}}`.
+
+    `service_for()` gives the service to ask (None: no complete index, nothing to say),
+    asked only for an event that may need it. Never raises: a hook must never break the
+    user's session, so what goes wrong is the stderr line.
+    """
+    try:
+        event = orjson.loads(raw) if raw.strip() else {}
+        if not isinstance(event, dict):
+            return b"", ""
+        service = service_for()
+        if service is None:
+            return b"", ""
+        build = prompt_context if event_name == "UserPromptSubmit" else session_start_context
+        text = build(service, event, limit=limit, max_chars=max_chars)
+    except Exception as exc:
+        return b"", f"ccarchive hook {event_name}: {type(exc).__name__}: {exc}"
+    if not text:
+        return b"", ""
+    output = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    return orjson.dumps(output) + b"\n", ""

@@ -1,11 +1,16 @@
 """`ccarchive-hook EVENT`: the process Claude Code starts for a hook, and its options.
 
 Claude Code starts a new process for every prompt (UserPromptSubmit) and every session
-(SessionStart), and the prompt waits for it. So this entry imports what a hook needs and
-nothing else: the service and the index, not click, rich, Textual or MCP (the `ccarchive`
-command's click alone costs a hook a fifth of its time; tests/mcp/test_hooks.py keeps
-them out). `ccarchive hook EVENT` is the same entry, reached through the CLI:
-`python -m ccarchive.hooks` too.
+(SessionStart), and the prompt waits for it. So the hook first asks the hook server of a
+running `ccarchive serve` for the same archive (the plugin's MCP server, up for the whole
+session with the index open: `ccarchive.hooks.client`), importing nothing but the
+standard library and `ccarchive.locations` for it; only when no server answers does it
+import the service and the index and answer in its own process, exactly as the server
+would (`ccarchive.hooks.context.hook_output`, over the existing index). Never click,
+rich, Textual or MCP (the `ccarchive` command's click alone costs a hook a fifth of its
+time; tests/mcp/test_hooks.py keeps them out). `ccarchive hook EVENT` is the same entry,
+reached through the CLI: `python -m ccarchive.hooks` too. `CCARCHIVE_HOOK_TRACE=1` says
+on stderr which of the two answered, and why not the server.
 
 A hook never gets in the user's way. It reads the existing index read-only (no writer,
 no indexing, no waiting, never the semantic encoder), prints nothing when there is
@@ -20,13 +25,16 @@ Hook output (stdout) is Claude Code's JSON form:
 
 from __future__ import annotations
 
-import argparse
 import gc
+import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~4 ms a prompt)
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import NoReturn
+
     from ccarchive.config import Settings
     from ccarchive.service import ArchiveService
 
@@ -37,17 +45,87 @@ USAGE_ERROR = 1
 """The exit status of a wrong command line: a non-blocking error for Claude Code (2 would
 block the user's prompt)."""
 
+TRACE_ENV = "CCARCHIVE_HOOK_TRACE"
+"""Set to 1: one line on stderr says who answered (the hook server, or this process and
+why)."""
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+LIMIT = (1, 10, 3)
+MAX_CHARS = (200, 10_000, 1500)
+"""Each number option's lowest, highest and default value."""
+
+
+class Options:
+    """The hook's command line, read."""
+
+    __slots__ = ("archive", "data_dir", "event", "limit", "max_chars")
+
+    def __init__(
+        self,
+        event: str,
+        archive: str | None = None,
+        data_dir: str | None = None,
+        limit: int = LIMIT[2],
+        max_chars: int = MAX_CHARS[2],
+    ) -> None:
+        self.event, self.archive, self.data_dir = event, archive, data_dir
+        self.limit, self.max_chars = limit, max_chars
+
+
+def options(argv: list[str], prog: str) -> Options:
+    """The command line read: its plain form (the event first, then whole option names
+    with their values, as the plugin writes it) here, anything else by argparse
+    (`parser`), which says what is wrong. argparse and its help formatter cost each
+    prompt ~8 ms of imports (gettext, locale, shutil) before a word is read."""
+    quick = _quick(argv)
+    if quick is not None:
+        return quick
+    args = parser(prog).parse_args(argv)
+    return Options(args.event, args.archive, args.data_dir, args.limit, args.max_chars)
+
+
+def _quick(argv: list[str]) -> Options | None:
+    """`argv` read when it is in the plain form, with the very result argparse would
+    give; None for anything else (help, abbreviations, a value out of range, an option
+    given before the event...), which argparse then reads."""
+    if not argv or argv[0] not in EVENTS:
+        return None
+    got = Options(argv[0])
+    rest = argv[1:]
+    while rest:
+        name, eq, value = rest[0].partition("=")
+        if not eq:
+            if len(rest) < 2 or rest[1].startswith("-"):
+                return None
+            value, rest = rest[1], rest[2:]
+        else:
+            rest = rest[1:]
+        if name == "--archive":
+            got.archive = value
+        elif name == "--data-dir":
+            got.data_dir = value
+        elif name in ("--limit", "--max-chars"):
+            low, high, _ = LIMIT if name == "--limit" else MAX_CHARS
+            try:
+                number = int(value)
+            except ValueError:
+                return None
+            if not low <= number <= high:
+                return None
+            if name == "--limit":
+                got.limit = number
+            else:
+                got.max_chars = number
+        else:
+            return None
+    return got
 
 
 def _bounded(low: int, high: int) -> Callable[[str], int]:
     """A whole number in low..high, for an option's `type`."""
 
     def parse(text: str) -> int:
+        import argparse
+
         value = int(text)
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value} is not in {low}..{high}")
@@ -61,7 +139,14 @@ def parser(prog: str = "ccarchive-hook") -> argparse.ArgumentParser:
     """The hook command's arguments: the event, and the options every event takes (one
     parser, not a sub-parser per event: those format their usage while being built,
     which costs every run ~3 ms)."""
-    p = _Parser(
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            self.print_usage(sys.stderr)
+            self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+    p = Parser(
         prog=prog,
         description=(
             "Claude Code hooks: add relevant past work to a session's context. "
@@ -91,15 +176,15 @@ def parser(prog: str = "ccarchive-hook") -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--limit",
-        type=_bounded(1, 10),
-        default=3,
+        type=_bounded(*LIMIT[:2]),
+        default=LIMIT[2],
         metavar="N",
         help="past items to add, or recent sessions to list (default 3)",
     )
     p.add_argument(
         "--max-chars",
-        type=_bounded(200, 10_000),
-        default=1500,
+        type=_bounded(*MAX_CHARS[:2]),
+        default=MAX_CHARS[2],
         metavar="N",
         help="size of the added context (default 1500)",
     )
@@ -112,7 +197,29 @@ def main(argv: list[str] | None = None, prog: str = "ccarchive-hook") -> int:
     # and its walk over all of it at exit, are work for nothing (what must be released,
     # the index, is released by reference counting).
     gc.disable()
-    args = parser(prog).parse_args(argv)
+    args = options(sys.argv[1:] if argv is None else argv, prog)
+    from ccarchive.locations import archive_data_dir, resolve_places
+
+    event_name = EVENTS[args.event]
+    root, data = resolve_places(args.archive, args.data_dir)
+    raw = sys.stdin.buffer.read()
+    why = "the data dir is inside the archive"
+    if not _within(data, root):  # if it is, the in-process path refuses it as a usage error
+        from ccarchive.hooks.client import Answer, ask_server
+
+        answer = ask_server(
+            archive_data_dir(root, data),
+            event_name,
+            raw,
+            limit=args.limit,
+            max_chars=args.max_chars,
+        )
+        if isinstance(answer, Answer):
+            _trace(f"answered by the hook server of ccarchive serve (pid {answer.pid})")
+            _write(answer.stdout, answer.stderr)
+            return 0
+        why = answer
+    _trace(f"answered in this process: {why}")
     from ccarchive.config import Settings
 
     settings = Settings.resolve(args.archive, args.data_dir)
@@ -121,16 +228,36 @@ def main(argv: list[str] | None = None, prog: str = "ccarchive-hook") -> int:
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    run(
-        EVENTS[args.event],
-        settings,
+    from ccarchive.hooks.context import hook_output
+
+    stdout, stderr = hook_output(
+        event_name,
+        raw,
+        lambda: existing_service(settings),
         limit=args.limit,
         max_chars=args.max_chars,
-        stdin=sys.stdin.buffer,
-        stdout=sys.stdout.buffer,
     )
+    _write(stdout, stderr)
     gc.freeze()
     return 0
+
+
+def _within(path: str, root: str) -> bool:
+    """`path` is `root` or under it (both resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _trace(line: str) -> None:
+    if os.environ.get(TRACE_ENV, "").strip() not in ("", "0"):
+        print(f"ccarchive-hook: {line}", file=sys.stderr)
+
+
+def _write(stdout: bytes, stderr: str) -> None:
+    if stderr:
+        print(stderr, file=sys.stderr)
+    if stdout:
+        sys.stdout.buffer.write(stdout)
+        sys.stdout.flush()
 
 
 def existing_service(settings: Settings) -> ArchiveService | None:
@@ -146,42 +273,3 @@ def existing_service(settings: Settings) -> ArchiveService | None:
 
     # never semantic: loading the encoder would cost a hook its budget on every prompt
     return open_service(replace(settings, semantic=False))
-
-
-def run(
-    event_name: str,
-    settings: Settings,
-    *,
-    limit: int,
-    max_chars: int,
-    stdin: BinaryIO,
-    stdout: BinaryIO,
-) -> None:
-    """Read the hook's JSON event, write the hook output (or nothing); never fail."""
-    # Imported here, after the command line is read: `--help` and a wrong option answer
-    # without loading the index's and the service's modules.
-    import orjson
-
-    from ccarchive.hooks.context import prompt_context, session_start_context
-
-    try:
-        raw = stdin.read()
-        event = orjson.loads(raw) if raw.strip() else {}
-        if not isinstance(event, dict):
-            return
-        service = existing_service(settings)
-        if service is None:
-            return
-        build = prompt_context if event_name == "UserPromptSubmit" else session_start_context
-        text = build(service, event, limit=limit, max_chars=max_chars)
-    except Exception as exc:  # a hook must never break the user's session
-        print(f"ccarchive hook {event_name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return
-    if text:
-        stdout.write(
-            orjson.dumps(
-                {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
-            )
-            + b"\n"
-        )
-        stdout.flush()
