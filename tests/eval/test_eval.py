@@ -12,12 +12,13 @@ import json
 
 import pytest
 
-from tests.conftest import MAKE_ARCHIVE, build_index
+from tests.conftest import MAKE_ARCHIVE
 from tests.eval import harness, hook_eval
 
 pytestmark = [
     pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus"),
     pytest.mark.long,
+    pytest.mark.xdist_group("eval-archive"),  # on the worker that built it (conftest.py)
 ]
 
 FLOORS = {  # category: (Recall@10, MRR@10)
@@ -31,13 +32,14 @@ FLOORS = {  # category: (Recall@10, MRR@10)
 }
 
 
-@pytest.fixture(scope="module")
-def evaluated(tmp_path_factory: pytest.TempPathFactory):
-    work = tmp_path_factory.mktemp("eval")
-    root, manifest, answers = harness.build_archive(1, work)
-    service = build_index(root, work / "data")
-    queries = harness.load_queries(manifest, answers)
-    return service, queries, answers, harness.evaluate(service, queries)
+@pytest.fixture(scope="session")
+def evaluated(eval_archive):
+    """The shared archive (seed 1, 50 MB: tests/eval/conftest.py), its queries, and
+    their scores with words alone. (Session-scoped as its archive is: a module-scoped
+    fixture would group this module apart from the blind set's floor test.)"""
+    queries = harness.load_queries(eval_archive.manifest, eval_archive.answers)
+    service = eval_archive.service
+    return service, queries, eval_archive.answers, harness.evaluate(service, queries)
 
 
 def test_every_category_clears_its_floor(evaluated) -> None:
