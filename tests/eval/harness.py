@@ -250,13 +250,18 @@ class ReusingEncoder:
         return np.stack([self.vectors[t] for t in texts])
 
 
-def enable_semantic(service, root: Path, data: Path, reuse_copies: bool = False) -> dict:
+def enable_semantic(
+    service, root: Path, data: Path, reuse_copies: bool = False, threads: int | None = None
+) -> dict:
     """Build the vectors of `service`'s index and turn semantic search on; returns the
     costs: embedding time, texts, query encode time, memory, store size.
 
     With `reuse_copies`, a text that is a copy of one encoded before takes that one's
     vector (`ReusingEncoder`): the same vectors, but the time is no longer what
-    `ccarchive index --semantic` would take (`encoded` says how many were encoded)."""
+    `ccarchive index --semantic` would take (`encoded` says how many were encoded).
+    `threads` sets onnxruntime's threads for the build (the test suite runs a process
+    per core: one thread each, as tests/conftest.py does for BLAS; two spinning threads
+    took a third more CPU for the same vectors)."""
     import time
     import tracemalloc
 
@@ -267,9 +272,14 @@ def enable_semantic(service, root: Path, data: Path, reuse_copies: bool = False)
     settings = Settings(root, data.resolve(), semantic=True)
     t0 = time.perf_counter()
     encoder = load_encoder(settings)
+    building = encoder
+    if threads is not None and hasattr(encoder, "session"):  # the onnxruntime encoder
+        from ccarchive.semantic.onnx_encoder import OnnxEncoder
+
+        building = OnnxEncoder(encoder.model_dir, settings.data_dir, threads=threads)
     load_s = time.perf_counter() - t0
-    embedding = ReusingEncoder(encoder) if reuse_copies else None
-    builder = VectorBuilder(service.store, lambda: embedding or encoder)
+    embedding = ReusingEncoder(building) if reuse_copies else building
+    builder = VectorBuilder(service.store, lambda: embedding)
     t0 = time.perf_counter()
     texts = builder.update()
     embed_s = time.perf_counter() - t0
@@ -301,7 +311,7 @@ def enable_semantic(service, root: Path, data: Path, reuse_copies: bool = False)
     )
     return {
         "texts": texts,
-        "encoded": embedding.encoded if embedding else texts,
+        "encoded": embedding.encoded if isinstance(embedding, ReusingEncoder) else texts,
         "vectors": len(service.semantic.matrix),
         "embed_s": round(embed_s, 1),
         "model_load_s": round(load_s, 2),

@@ -99,7 +99,7 @@ def test_semantic_search_lifts_rewordings(evaluated) -> None:
     words = {r["category"]: r for r in report.table()}
     semantic = ArchiveService(service.store, service.root)
     costs = harness.enable_semantic(
-        semantic, service.root, service.store.base.parent, reuse_copies=True
+        semantic, service.root, service.store.base.parent, reuse_copies=True, threads=1
     )
     table = {r["category"]: r for r in harness.evaluate(semantic, queries).table()}
     print(f"\n{harness.format_table(list(table.values()))}\n{costs}")
