@@ -27,7 +27,9 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def onnx_encoder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> OnnxEncoder:
-    return OnnxEncoder(model_dir, tmp_path_factory.mktemp("data"))
+    # one thread: the suite runs a process per core (two spinning threads took a third
+    # more CPU for the same vectors; tests/eval/harness.py `enable_semantic`)
+    return OnnxEncoder(model_dir, tmp_path_factory.mktemp("data"), threads=1)
 
 
 def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:
