@@ -48,6 +48,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "no"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests of a module that share a module-scoped fixture (an archive generated and
     indexed once for them) run on one worker (`--dist loadgroup`), which builds it once;
@@ -55,7 +56,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     Tests marked `long` are handed out first: workers take tests in collection order, and
     a test of a minute collected last (mypy, the evaluations) kept one worker busy for that
-    minute after the other had run out of work. First, the short tests fill in around it."""
+    minute after the other had run out of work. First, the short tests fill in around it.
+
+    First of the hooks (`tryfirst`): xdist's own hook (`--dist loadgroup`) reads the
+    `xdist_group` marks into the test ids as the workers collect; after it, the marks
+    added here grouped nothing, and a module's fixture was built on both workers."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
