@@ -3,8 +3,9 @@ app over it, and a fixed clock, time zone and archive path, so Pilot tests and s
 never depend on the day, the machine or worker timing.
 
 No pane writes to the archive, so the app tests share one copy of each archive per worker
-and index it once (`indexed_once`); each test gets a copy of that index (a few files, some
-milliseconds) instead of indexing the archive again (a quarter of a second of CPU a test).
+and index it once (`indexed_once`); each test gets a copy of that index (`index_copy`: a
+few files, some milliseconds) instead of indexing the archive again (a quarter of a second
+of CPU a test), and fails if the shared archive changed under it.
 The index records each file's inode, so a copied index only fits the very same archive:
 a test that appends to its archive asks for `demo_archive` and gets the app over its own
 copy, indexed afresh."""
@@ -53,12 +54,32 @@ def indexed_once(archive: Path, data_dir: Path) -> Path:
     return data_dir
 
 
-def with_index_copy(archive: Path, indexed: Path, tmp_path: Path) -> Settings:
-    """Settings over `archive` with a private copy of its index (`indexed_once`): the test
-    may write to the data dir (the theme, the writer lock) without touching another's."""
-    data = tmp_path / "data"
-    shutil.copytree(indexed, data, symlinks=True)
-    return Settings(archive_root=archive, data_dir=data)
+def fingerprint(archive: Path) -> dict[str, tuple[int, int, int, int]]:
+    """What a write to `archive` would change: each entry's inode, links, size and mtime."""
+    out = {}
+    for path in sorted(archive.rglob("*")):
+        st = path.lstat()
+        out[str(path.relative_to(archive))] = (st.st_ino, st.st_nlink, st.st_size, st.st_mtime_ns)
+    return out
+
+
+@pytest.fixture
+def index_copy(tmp_path: Path) -> Iterator:
+    """`index_copy(archive, indexed)`: settings over a shared `archive` with a private copy
+    of its index (`indexed_once`), so the test may write to its data dir (the theme, the
+    writer lock). The test fails if the shared archive changed: every later test on this
+    worker would read the change (and the copied index would no longer fit it)."""
+    shared: list[tuple[Path, dict]] = []
+
+    def copy(archive: Path, indexed: Path) -> Settings:
+        data = tmp_path / "data"
+        shutil.copytree(indexed, data, symlinks=True)
+        shared.append((archive, fingerprint(archive)))
+        return Settings(archive_root=archive, data_dir=data)
+
+    yield copy
+    for archive, before in shared:
+        assert fingerprint(archive) == before, f"the test changed the shared archive {archive}"
 
 
 @pytest.fixture
@@ -86,13 +107,13 @@ def demo_indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory
 
 @pytest.fixture
 def tui_settings(
-    request: pytest.FixtureRequest, demo_archive_ro: Path, demo_indexed: Path, tmp_path: Path
+    request: pytest.FixtureRequest, demo_archive_ro: Path, demo_indexed: Path, index_copy
 ) -> Settings:
     """The settings of an app test: the shared demo archive and a copy of its index; a
     test that asks for `demo_archive` (to append to it) gets its own copy, not indexed yet."""
     if "demo_archive" in request.fixturenames:
         return request.getfixturevalue("demo_settings")
-    return with_index_copy(demo_archive_ro, demo_indexed, tmp_path)
+    return index_copy(demo_archive_ro, demo_indexed)
 
 
 @pytest.fixture
@@ -125,6 +146,6 @@ def crowded_indexed(crowded_root: Path, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture
-def crowded_app(crowded_root, crowded_indexed, tmp_path, live_app):
+def crowded_app(crowded_root, crowded_indexed, index_copy, live_app):
     """The app over the crowded archive, indexed before it starts."""
-    return live_app(with_index_copy(crowded_root, crowded_indexed, tmp_path))
+    return live_app(index_copy(crowded_root, crowded_indexed))

@@ -16,7 +16,7 @@ from ccarchive.tui.widgets.result_list import ResultList
 from ccarchive.tui.widgets.timeline_chart import ActivityChart
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
 from tests.support import shapes_archive as A
-from tests.tui.conftest import indexed_once, with_index_copy
+from tests.tui.conftest import indexed_once
 from tests.tui.support import SIZE, settle
 
 
@@ -31,9 +31,9 @@ def shapes_indexed(shapes_root: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture
-def app(shapes_root: Path, shapes_indexed: Path, tmp_path: Path, live_app):
+def app(shapes_root: Path, shapes_indexed: Path, index_copy, live_app):
     """The app over the shapes archive (the clock says 2026-11-20: three months on)."""
-    return live_app(with_index_copy(shapes_root, shapes_indexed, tmp_path))
+    return live_app(index_copy(shapes_root, shapes_indexed))
 
 
 def text(screen, selector: str) -> str:

@@ -24,7 +24,7 @@ from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.replay.time_jump import jump_outcome, parse_jump
 from ccarchive.tui.widgets.call_pairs import CallPairs
 from ccarchive.tui.widgets.transcript_view import TranscriptView
-from tests.tui.conftest import indexed_once, with_index_copy
+from tests.tui.conftest import indexed_once
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 SID = "00000000-0000-4000-8000-0000000000aa"
@@ -192,9 +192,9 @@ def tools_indexed(tools_root: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.fixture
-def tools_app(tools_root: Path, tools_indexed: Path, tmp_path: Path, live_app):
+def tools_app(tools_root: Path, tools_indexed: Path, index_copy, live_app):
     """The app over the small tools archive (indexed once per worker, no watcher)."""
-    return live_app(with_index_copy(tools_root, tools_indexed, tmp_path))
+    return live_app(index_copy(tools_root, tools_indexed))
 
 
 @pytest.fixture
