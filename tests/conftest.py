@@ -48,15 +48,21 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "no"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests of a module that share a module-scoped fixture (an archive generated and
     indexed once for them) run on one worker (`--dist loadgroup`), which builds it once;
     every other test goes wherever a worker is free.
 
-    Tests marked `long` are handed out first: workers take tests in collection order, and
+    Tests marked `long`, and then the grouped modules, are handed out first: workers take
+    the work in collection order (`--no-loadscope-reorder` in pyproject.toml keeps it), and
     a test of a minute collected last (mypy, the evaluations) kept one worker busy for that
-    minute after the other had run out of work. First, the short tests fill in around it."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable
+    minute after the other had run out of work. First, the short tests fill in around it.
+    A group goes where its first test goes, so a module holding a long test starts at once.
+
+    First of the hooks (`tryfirst`): xdist's own hook (`--dist loadgroup`) reads the
+    `xdist_group` marks into the test ids as the workers collect; after it, the marks
+    added here grouped nothing, and a module's fixture was built on both workers."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is None:
@@ -64,6 +70,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         scopes = {defs[-1].scope for defs in info.name2fixturedefs.values() if defs}
         if scopes & {"module", "class", "package"}:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    items.sort(  # stable: within each part, the order of collection
+        key=lambda item: (
+            item.get_closest_marker("long") is None,
+            item.get_closest_marker("xdist_group") is None,
+        )
+    )
 
 
 def build_index(archive: Path, data_dir: Path):  # -> ArchiveService

@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from ccarchive.config import Settings
-from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.messages import OpenSession
 from ccarchive.tui.widgets.facet_list import FacetList
 from ccarchive.tui.widgets.project_list import ProjectTable
@@ -18,22 +16,24 @@ from ccarchive.tui.widgets.result_list import ResultList
 from ccarchive.tui.widgets.timeline_chart import ActivityChart
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
 from tests.support import shapes_archive as A
+from tests.tui.conftest import indexed_once
 from tests.tui.support import SIZE, settle
 
 
-@pytest.fixture
-def app(tmp_path: Path, fixed_clock):
-    """The app over the shapes archive (the clock says 2026-11-20: three months on)."""
-    from ccarchive.tui.app import make_app
+@pytest.fixture(scope="session")
+def shapes_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return A.write_shapes_archive(tmp_path_factory.mktemp("shapes") / "claude")
 
-    settings = Settings(
-        archive_root=A.write_shapes_archive(tmp_path / "claude"), data_dir=tmp_path / "data"
-    )
-    live = LiveArchive(settings, watch=False).start()
-    for t in live._threads:
-        t.join(60)
-    yield make_app(settings, live=live, start_live=False)
-    live.stop()
+
+@pytest.fixture(scope="session")
+def shapes_indexed(shapes_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return indexed_once(shapes_root, tmp_path_factory.mktemp("shapes-indexed"))
+
+
+@pytest.fixture
+def app(shapes_root: Path, shapes_indexed: Path, index_copy, live_app):
+    """The app over the shapes archive (the clock says 2026-11-20: three months on)."""
+    return live_app(index_copy(shapes_root, shapes_indexed))
 
 
 def text(screen, selector: str) -> str:

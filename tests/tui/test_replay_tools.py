@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from ccarchive.config import Settings
-from ccarchive.live.live_archive import LiveArchive
 from ccarchive.service.models import Entry
 from ccarchive.service.tool_calls import fit_path, tool_line
 from ccarchive.tui.messages import OpenSession
@@ -25,6 +24,7 @@ from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.replay.time_jump import jump_outcome, parse_jump
 from ccarchive.tui.widgets.call_pairs import CallPairs
 from ccarchive.tui.widgets.transcript_view import TranscriptView
+from tests.tui.conftest import indexed_once
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, settle
 
 SID = "00000000-0000-4000-8000-0000000000aa"
@@ -179,19 +179,32 @@ def write_tools_archive(root: Path) -> None:
     (folder / f"{SID}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in s.lines))
 
 
-@pytest.fixture
-def tools_app(tmp_path: Path, fixed_clock):
-    """The app over the small tools archive (indexed once, no watcher)."""
-    from ccarchive.tui.app import make_app
+@pytest.fixture(scope="session")
+def tools_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("tools") / "claude"
+    write_tools_archive(root)
+    return root.resolve()
 
+
+@pytest.fixture(scope="session")
+def tools_indexed(tools_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return indexed_once(tools_root, tmp_path_factory.mktemp("tools-indexed"))
+
+
+@pytest.fixture
+def tools_app(tools_root: Path, tools_indexed: Path, index_copy, live_app):
+    """The app over the small tools archive (indexed once per worker, no watcher)."""
+    return live_app(index_copy(tools_root, tools_indexed))
+
+
+@pytest.fixture
+def own_tools_app(tmp_path: Path, live_app):
+    """The app over a copy of the tools archive of its own: for the exports, which try to
+    write into the archive (a hard link to one of its files, had one been left in the
+    shared copy, would have changed what every later test reads)."""
     root = tmp_path / "claude"
     write_tools_archive(root)
-    settings = Settings(archive_root=root.resolve(), data_dir=tmp_path / "data")
-    live = LiveArchive(settings, watch=False).start()
-    for t in live._threads:
-        t.join(60)
-    yield make_app(settings, live=live, start_live=False)
-    live.stop()
+    return live_app(Settings(archive_root=root.resolve(), data_dir=tmp_path / "data"))
 
 
 async def open_session(app, pilot, sid: str = SID) -> TranscriptView:
@@ -517,9 +530,9 @@ async def answer(app, pilot, value: str) -> None:
 
 
 async def test_export_from_inside_the_archive_goes_outside_it(
-    tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    own_tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = tools_app
+    app = own_tools_app
     root = app.service.root
     home = tmp_path / "home"
     (home / "Downloads").mkdir(parents=True)
@@ -546,9 +559,9 @@ async def test_export_from_inside_the_archive_goes_outside_it(
 
 
 async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
-    tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    own_tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = tools_app
+    app = own_tools_app
     root = app.service.root
     outside = tmp_path / "work"
     outside.mkdir()
@@ -578,9 +591,9 @@ async def test_export_refuses_paths_into_the_archive_and_symlinks_to_it(
 
 
 async def test_export_over_a_hard_link_into_the_archive_leaves_the_archive_alone(
-    tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    own_tools_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = tools_app
+    app = own_tools_app
     root = app.service.root
     transcript = next(root.rglob("*.jsonl"))
     original = transcript.read_bytes()

@@ -8,24 +8,24 @@ from ccarchive.tui.widgets.hit_preview import HitPreview
 from tests.tui.support import SIZE, searched, settle
 
 
-async def test_the_theme_is_remembered_in_the_data_dir(live, demo_settings) -> None:
+async def test_the_theme_is_remembered_in_the_data_dir(live, tui_settings) -> None:
     from ccarchive.tui.app import make_app
 
-    app = make_app(demo_settings, live=live, start_live=False)
+    app = make_app(tui_settings, live=live, start_live=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.theme != "textual-light"
         app.theme = "textual-light"
         await pilot.pause()
-    saved = json.loads((demo_settings.data_dir / "app.json").read_text())
+    saved = json.loads((tui_settings.data_dir / "app.json").read_text())
     assert saved["theme"] == "textual-light"
-    again = make_app(demo_settings, live=live, start_live=False)
+    again = make_app(tui_settings, live=live, start_live=False)
     async with again.run_test(size=SIZE) as pilot:
         await settle(again, pilot)
         assert again.theme == "textual-light"
     # a file that is not ours, or a theme that no longer exists: the default, no error
-    (demo_settings.data_dir / "app.json").write_text("{not json")
-    third = make_app(demo_settings, live=live, start_live=False)
+    (tui_settings.data_dir / "app.json").write_text("{not json")
+    third = make_app(tui_settings, live=live, start_live=False)
     async with third.run_test(size=SIZE) as pilot:
         await settle(third, pilot)
         assert third.theme != "textual-light"
