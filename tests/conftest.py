@@ -38,6 +38,24 @@ DEMO_NOW = datetime(2026, 11, 20, 16, 30, tzinfo=UTC)
 """A fixed "now" for the demo archive, so snapshots and counts never depend on the day."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """ccarchive's bytecode, compiled once before any worker or command starts.
+
+    The suite starts a hundred-odd processes (`ccarchive serve`, the CLI, hooks), and a
+    machine that sets PYTHONDONTWRITEBYTECODE (this project's does) never keeps the
+    bytecode an import compiles: each of them compiled the whole package again, ~0.25 CPU-s
+    a process. The variable stops an import from writing, not from reading, so the
+    compiled files written here are read by every later process (`__pycache__` is
+    ignored by git)."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    import compileall
+
+    import ccarchive
+
+    compileall.compile_dir(Path(ccarchive.__file__).parent, quiet=1)
+
+
 # ---- running in parallel (pytest-xdist) -----------------------------------------------
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
