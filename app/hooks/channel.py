@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 
 from ccarchive.locations import name_digest
 
@@ -128,6 +129,26 @@ def peer_uid(sock: Any) -> int | None:
         return None
     creds = sock.getsockopt(_socket.SOL_SOCKET, option, 12)
     return int.from_bytes(creds[4:8], sys.byteorder, signed=True)
+
+
+def read_until_closed(sock: Any, deadline: float, cap: int) -> bytes | str:
+    """What the other end sends until it closes its side, or why not: more than `cap`
+    bytes, or not all of it by `deadline` (`time.monotonic()`). Both ends read this way:
+    the server a request, the hook an answer. A socket error raises (`OSError`)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "not in time"
+        sock.settimeout(left)
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > cap:
+            return f"more than {cap} bytes"
+        chunks.append(chunk)
 
 
 def encode_request(event_name: str, raw: bytes, limit: int, max_chars: int) -> bytes:

@@ -26,6 +26,7 @@ from ccarchive.hooks.channel import (
     decode_answer,
     encode_request,
     peer_uid,
+    read_until_closed,
     socket_path,
     unsafe_socket,
 )
@@ -88,19 +89,7 @@ def _exchange(path: str, data: bytes) -> bytes | str:
         sock.settimeout(ANSWER_TIMEOUT)
         sock.sendall(data)
         sock.shutdown(_socket.SHUT_WR)
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return "the server did not answer in time"
-            sock.settimeout(left)
-            chunk = sock.recv(65536)
-            if not chunk:
-                return b"".join(chunks)
-            size += len(chunk)
-            if size > MAX_ANSWER:
-                return "the server's answer is too large"
-            chunks.append(chunk)
+        got = read_until_closed(sock, deadline, MAX_ANSWER)
+        return got if isinstance(got, bytes) else f"the server's answer: {got}"
     finally:
         sock.close()

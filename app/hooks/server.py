@@ -46,6 +46,7 @@ from ccarchive.hooks.channel import (
     decode_request,
     encode_answer,
     peer_uid,
+    read_until_closed,
     socket_path,
     unsafe_folder,
     version_answer,
@@ -304,21 +305,8 @@ def _remove_if_same(path: str, mine: os.stat_result) -> None:
 
 def _read_request(conn: socket.socket, timeout: float) -> bytes | None:
     """The request's bytes, or None: too large, or too slow (`timeout` for all of it)."""
-    deadline = time.monotonic() + timeout
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        conn.settimeout(left)
-        chunk = conn.recv(65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_REQUEST:
-            return None
-        chunks.append(chunk)
+    got = read_until_closed(conn, time.monotonic() + timeout, MAX_REQUEST)
+    return got if isinstance(got, bytes) else None
 
 
 def start_hook_server(service: ArchiveService, settings: Settings) -> HookServer | None:
