@@ -54,7 +54,7 @@ from ccarchive.hooks.channel import (
 from ccarchive.hooks.context import hook_output
 from ccarchive.hooks.main import EVENTS, LIMIT, MAX_CHARS
 from ccarchive.index.store import complete_index_exists
-from ccarchive.service import ArchiveService
+from ccarchive.service import ArchiveService, open_service
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
@@ -94,9 +94,9 @@ class HookServer:
         retry: float = TAKEOVER_RETRY,
         request_timeout: float = REQUEST_TIMEOUT,
     ) -> None:
-        hooks = ArchiveService(service.store, service.root, redact_secrets=True, live=service.live)
-        hooks.use_semantic(replace(settings, semantic=False))
-        self.service = hooks
+        self.service = open_service(
+            replace(settings, semantic=False), live=service.live, store=service.store
+        )
         self.settings = settings
         self.path = socket_path(str(settings.archive_data_dir))
         self.retry, self.request_timeout = retry, request_timeout

@@ -17,8 +17,12 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MAX_TOKENS = 256
 """The model's sequence length in training (sentence_bert_config.json): longer texts are cut."""
@@ -100,6 +104,18 @@ class _Layer:
         return _layer_norm(x + h @ self.ff2_w + self.ff2_b, *self.ln2)
 
 
+def load_tokenizer(model_dir: Path, max_tokens: int) -> Tokenizer:
+    """The model's WordPiece tokenizer (`tokenizer.json`), unpadded (the file pads every
+    text to 128; an encoder pads its own batches, or needs no padding) and cutting texts
+    at `max_tokens`."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_tokens)
+    return tok
+
+
 class TokenBatches:
     """What both forward passes of the model share: the tokenizer (thread-safe behind a
     lock: `Tokenizer.encode_batch` runs its own thread pool), and texts encoded in batches
@@ -107,12 +123,7 @@ class TokenBatches:
     `_forward`, one padded batch to unit vectors."""
 
     def _load_tokenizer(self, model_dir: Path) -> None:
-        from tokenizers import Tokenizer
-
-        tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        tok.no_padding()  # the file pads every text to 128; batches are padded here
-        tok.enable_truncation(MAX_TOKENS)
-        self.tokenizer = tok
+        self.tokenizer = load_tokenizer(model_dir, MAX_TOKENS)
         self._lock = threading.Lock()
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:

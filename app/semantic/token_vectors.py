@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ccarchive.semantic.encoder import DIM
+from ccarchive.semantic.encoder import DIM, load_tokenizer
 from ccarchive.semantic.model_files import (
     FILES,
     cache_dir,
@@ -102,17 +102,12 @@ class TokenVectors:
     behind a lock, the table read only)."""
 
     def __init__(self, model_dir: Path, data_dir: Path) -> None:
-        from tokenizers import Tokenizer
-
         self.model_dir = Path(model_dir)
         self.path = ensure_table(self.model_dir, data_dir)
         self.table: np.ndarray = np.load(self.path, mmap_mode="r", allow_pickle=False)
         if self.table.ndim != 2 or self.table.shape[1] != DIM:
             raise ValueError(f"{self.path}: shape {self.table.shape}, expected (n, {DIM})")
-        tok = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        tok.no_padding()
-        tok.enable_truncation(MAX_TOKENS)
-        self.tokenizer = tok
+        self.tokenizer = load_tokenizer(self.model_dir, MAX_TOKENS)
         self._lock = threading.Lock()
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
