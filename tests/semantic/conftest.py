@@ -25,3 +25,17 @@ def encoder(model_dir: Path):  # -> Encoder
     from ccarchive.semantic.encoder import Encoder
 
     return Encoder(model_dir)
+
+
+@pytest.fixture
+def tampered_model_dir(model_dir: Path, tmp_path: Path) -> Path:
+    """A copy of the model whose weights differ from the pinned ones in their last bytes:
+    nothing may be derived from them (the ONNX graph, the static table)."""
+    import shutil
+
+    fake = tmp_path / "model"
+    shutil.copytree(model_dir, fake)
+    with (fake / "model.safetensors").open("r+b") as f:
+        f.seek(-8, 2)
+        f.write(b"\0" * 8)
+    return fake
