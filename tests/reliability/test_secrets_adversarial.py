@@ -286,3 +286,44 @@ async def test_more_seeds_every_plant_on_every_surface(seed: int, tmp_path: Path
     read_hook(svc, arc, ex)
     read_export(svc, arc, ex, tmp_path)
     _finish(ex, f"seed {seed}")
+
+
+def test_the_hook_server_of_a_serve_without_redaction_shows_no_secret(planted) -> None:
+    """`ccarchive serve --no-redact` reads without redaction, and its hook server answers
+    the hooks over its socket: asked every question `read_hook` asks (each planting's
+    needle and words, and every project's session start), through the socket as the hook
+    asks it, it shows none of the planted secrets. Two layers keep them out (the index is
+    built from redacted text; the server reads with redaction on whatever the serve's
+    switch, `test_hook_server.py`): this reads the surface as a hook does, whichever
+    layer fails."""
+    import json
+
+    from ccarchive.hooks.client import Answer, ask_server
+    from ccarchive.hooks.server import HookServer
+    from ccarchive.service import open_service
+
+    arc, _svc, out = planted
+    settings = Settings(arc.root.resolve(), (out / "data").resolve(), semantic=False)
+    served = open_service(settings, redact_secrets=False)  # the serve's own service
+    server = HookServer(served, settings).start()
+    try:
+        assert server.owner.wait(10), "the hook server never took its socket"
+        ex = exposure(arc)
+        events = [
+            ("UserPromptSubmit", {"session_id": "x", "prompt": f"{p.needle} {' '.join(p.words)}"})
+            for p in arc.plants[:: max(1, len(arc.plants) // 60)]
+        ] + [("SessionStart", {"cwd": cwd}) for cwd in arc.projects]
+        for name, event in events:
+            answer = ask_server(
+                str(settings.archive_data_dir),
+                name,
+                json.dumps(event).encode(),
+                limit=3,
+                max_chars=1500,
+            )
+            assert isinstance(answer, Answer), answer
+            ex.show(f"hook-server.{name}", answer.stdout.decode())
+        assert server.answered == len(events)
+    finally:
+        server.stop()
+    _finish(ex, "hook server")
