@@ -190,7 +190,12 @@ def check_own_folder(path: Path) -> None:
     except FileNotFoundError:
         return
     for e in entries:
-        st = e.stat(follow_symlinks=False)
+        try:
+            st = e.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            # gone between the listing and the look: a temporary file of the writer in
+            # another process (Tantivy's `.tmpXXXX`), and nothing is left to write through
+            continue
         if stat.S_ISLNK(st.st_mode):
             raise _refuse(
                 Path(e.path), f"it is a symbolic link (to {os.readlink(e.path)}), planted in {path}"

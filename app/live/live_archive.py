@@ -501,7 +501,12 @@ class LiveArchive:
                 log.debug("following the writer failed", exc_info=True)
             if not self.never_write and time.monotonic() - last_try >= TAKEOVER_INTERVAL:
                 last_try = time.monotonic()
-                if self._try_become_writer():
+                try:
+                    became_writer = self._try_become_writer()
+                except Exception:  # e.g. a planted link refused: keep following, say why
+                    log.warning("could not take over indexing", exc_info=True)
+                    became_writer = False
+                if became_writer:
                     log.info("the previous writer is gone: this process now indexes")
                     self.poll_commits()  # see its last commits before writing
                     self._writer_loop()

@@ -158,3 +158,31 @@ def test_own_folders_are_created_private_and_checked(tmp_path: Path) -> None:
         IndexStore(archive / "projects" / "idx", archive_root=archive)
     assert not (archive / "projects" / "idx").exists()
     shutil.rmtree(tmp_path / "data")
+
+
+def test_a_file_gone_between_listing_and_look_is_not_a_planting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's writer makes and removes temporary files (Tantivy's `.tmpXXXX`) in
+    the index folder while we check it: one that vanishes between the listing and the stat
+    is skipped, while a link listed beside it is still refused."""
+    from ccarchive.config import check_own_folder
+
+    folder = tmp_path / "index"
+    folder.mkdir()
+    (folder / "meta.json").write_text("{}")
+    listed = os.scandir
+
+    def listing_then_a_commit(path: Path):  # type: ignore[no-untyped-def]
+        (folder / ".tmpABCDEF").write_text("x")
+        entries = list(listed(path))
+        (folder / ".tmpABCDEF").unlink()  # the other writer renamed it away meanwhile
+        return iter(entries)
+
+    monkeypatch.setattr(os, "scandir", listing_then_a_commit)
+    check_own_folder(folder)  # no refusal, no FileNotFoundError
+    outside = tmp_path / "outside"
+    outside.write_text("secret")
+    os.link(outside, folder / "meta.lock")
+    with pytest.raises(UnsafeWrite, match="hard links"):
+        check_own_folder(folder)
