@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from ccarchive.index.analysis import word_forms
 
@@ -31,6 +32,10 @@ memory file says "memory" (`Terms.in_kind`)."""
 
 _AFTER_WORD = re.compile(r"[a-z0-9]", re.I)
 """A character a term may not follow (the look-behind of `Terms.patterns`)."""
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+"""The same characters, lowercase, for the scan of lowercased ASCII text."""
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+"""Characters a whole-word term may not be followed by (lowercase ASCII)."""
 
 
 @dataclass(frozen=True)
@@ -38,37 +43,50 @@ class Terms:
     """A query's terms as patterns over text, with their weights (and the kind of
     document each term's word names, if any: `KIND_WORDS`).
 
-    `find` gives the same matches as each pattern's `finditer`, faster: a term absent
-    from an ASCII text is not scanned for at all, and the scan itself is the pattern
-    without its look-behind (which kept the regex engine from skipping ahead to a
-    term's first letters), the look-behind checked on each match found."""
+    `find` gives the same matches as each pattern's `finditer`, faster: in ASCII text
+    (nearly all of an archive) each word form is looked up with `str.find` in the
+    lowercased text and the patterns' look-behind and look-ahead checked per match, so
+    no regex is compiled (a case-insensitive alternation of a word's forms took about
+    0.35 ms to compile, twice per word: several ms a query); other text is scanned by
+    the patterns, compiled on first use (`patterns`, `scans`)."""
 
-    patterns: tuple[re.Pattern[str], ...]
     weights: tuple[float, ...]
-    names: tuple[str, ...] = ()
-    forms: tuple[tuple[str, ...], ...] = ()
-    """Each pattern's word forms, lowercase (for the ASCII shortcut when all are ASCII)."""
-    scans: tuple[re.Pattern[str], ...] = ()
-    """Each pattern without its look-behind."""
+    names: tuple[str, ...]
+    forms: tuple[tuple[str, ...], ...]
+    """Each term's word forms, lowercase, longest first (the patterns' alternation)."""
+    prefix: tuple[bool, ...]
+    """Whether each term is a prefix (`migra*`): it may end anywhere."""
 
     @classmethod
     def of(cls, words: list[str], weights: list[float] | None = None) -> Terms:
-        pats, ws, names, all_forms, scans = [], [], [], [], []
+        ws, names, all_forms, prefix = [], [], [], []
         for i, word in enumerate(words):
             w = word.rstrip("*").lower()
             if not w:
                 continue
-            forms = sorted(word_forms(w), key=len, reverse=True)
-            # a term starts a word (or a part of one: parseHTTP finds `http`); a prefix
-            # query (migra*) may end anywhere
-            tail = "" if word.endswith("*") else r"(?![a-z])"
-            alt = "|".join(re.escape(f) for f in forms)
-            pats.append(re.compile(rf"(?<![a-z0-9])(?:{alt}){tail}", re.I))
-            scans.append(re.compile(rf"(?:{alt}){tail}", re.I))
-            all_forms.append(tuple(f.lower() for f in forms))
+            all_forms.append(tuple(f.lower() for f in sorted(word_forms(w), key=len, reverse=True)))
+            prefix.append(word.endswith("*"))
             ws.append(weights[i] if weights and i < len(weights) else 1.0)
             names.append(KIND_WORDS.get(w, ""))
-        return cls(tuple(pats), tuple(ws), tuple(names), tuple(all_forms), tuple(scans))
+        return cls(tuple(ws), tuple(names), tuple(all_forms), tuple(prefix))
+
+    @cached_property
+    def patterns(self) -> tuple[re.Pattern[str], ...]:
+        """Each term as a pattern: one of its forms, starting a word (or a part of one:
+        parseHTTP finds `http`); a prefix query (migra*) may end anywhere."""
+        return tuple(
+            _pattern(forms, prefix, True)
+            for forms, prefix in zip(self.forms, self.prefix, strict=True)
+        )
+
+    @cached_property
+    def scans(self) -> tuple[re.Pattern[str], ...]:
+        """Each pattern without its look-behind (checked on each match instead, which lets
+        the regex engine skip ahead to a term's first letters)."""
+        return tuple(
+            _pattern(forms, prefix, False)
+            for forms, prefix in zip(self.forms, self.prefix, strict=True)
+        )
 
     def in_kind(self, kind: str) -> Terms:
         """The terms as evidence inside a document of `kind`: without those naming its
@@ -80,11 +98,10 @@ class Terms:
         if not keep:
             return self
         return Terms(
-            tuple(self.patterns[i] for i in keep),
             tuple(self.weights[i] for i in keep),
             tuple(self.names[i] for i in keep),
             tuple(self.forms[i] for i in keep),
-            tuple(self.scans[i] for i in keep),
+            tuple(self.prefix[i] for i in keep),
         )
 
     def find(self, text: str) -> list[tuple[int, int, int]]:
@@ -92,14 +109,14 @@ class Terms:
         `sorted((m.start(), m.end(), i) for i, p in enumerate(self.patterns) for m in
         p.finditer(text))` gives."""
         # ASCII text against ASCII forms: case-insensitive matching is plain lowercase
-        # comparison, so a form not in the lowercased text cannot match anywhere
+        # comparison, with the same offsets
         lower = text.lower() if text.isascii() else None
         out: list[tuple[int, int, int]] = []
-        for i, scan in enumerate(self.scans):
-            forms = self.forms[i]
+        for i, forms in enumerate(self.forms):
             if lower is not None and all(f.isascii() for f in forms):
-                if not any(f in lower for f in forms):
-                    continue
+                _find_ascii(lower, forms, self.prefix[i], i, out)
+                continue
+            scan = self.scans[i]
             pos, n = 0, len(text)
             while pos <= n:
                 m = scan.search(text, pos)
@@ -114,8 +131,12 @@ class Terms:
         out.sort()
         return out
 
+    def present(self, text: str) -> set[int]:
+        """The indexes of the terms `text` holds anywhere."""
+        return {i for _s, _e, i in self.find(text)}
+
     def __bool__(self) -> bool:
-        return bool(self.patterns)
+        return bool(self.forms)
 
 
 @dataclass(frozen=True)
@@ -159,9 +180,42 @@ def coverage(text: str, terms: Terms) -> float:
     total = sum(terms.weights)
     if not total:
         return 0.0
-    return (
-        sum(w for p, w in zip(terms.patterns, terms.weights, strict=True) if p.search(text)) / total
-    )
+    held = terms.present(text)
+    return sum(w for i, w in enumerate(terms.weights) if i in held) / total
+
+
+@lru_cache(maxsize=1024)
+def _pattern(forms: tuple[str, ...], prefix: bool, behind: bool) -> re.Pattern[str]:
+    """A term's pattern: any of its forms (in order: the longest first), not followed by
+    a letter unless a prefix, not preceded by a letter or digit if `behind`."""
+    alt = "|".join(re.escape(f) for f in forms)
+    tail = "" if prefix else r"(?![a-z])"
+    head = r"(?<![a-z0-9])" if behind else ""
+    return re.compile(rf"{head}(?:{alt}){tail}", re.I)
+
+
+def _find_ascii(
+    lower: str, forms: tuple[str, ...], prefix: bool, term: int, out: list[tuple[int, int, int]]
+) -> None:
+    """A term's matches in lowercased ASCII text, into `out`, as its pattern finds them:
+    at each position the first of its forms that fits (not followed by a letter unless
+    a prefix), leftmost first, not overlapping, none right after a letter or digit."""
+    n = len(lower)
+    ends: dict[int, int] = {}  # start -> end of the first form that fits there
+    for form in forms:
+        size = len(form)
+        at = lower.find(form)
+        while at >= 0:
+            end = at + size
+            if at not in ends and (prefix or end >= n or lower[end] not in _LETTERS):
+                ends[at] = end
+            at = lower.find(form, at + 1)
+    pos = 0
+    for start in sorted(ends):
+        if start < pos or (start and lower[start - 1] in _WORD_CHARS):
+            continue
+        out.append((start, ends[start], term))
+        pos = ends[start]
 
 
 def _score(text: str, terms: Terms) -> float:

@@ -9,7 +9,7 @@ non-ASCII letters (the shortcut is off for them) and terms that overlap.
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ccarchive.service.passages import Terms, best_window
@@ -56,3 +56,28 @@ def test_find_on_real_words() -> None:
     # the same window as the reference scan would give
     terms = Terms.of(["importer", "flag"])
     assert best_window(text, terms, 120).score > 0
+
+
+ASCII = "abcdeiIkKsSMmgrat0 9_-.\n/AEGR"
+IDENTS = st.text(alphabet="abegmrst09_.-", min_size=1, max_size=8)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    text=st.text(alphabet=ASCII, max_size=400),
+    words=st.lists(
+        st.one_of(WORDS, WORDS.map(lambda w: w + "*"), WORDS.map(str.upper), IDENTS),
+        min_size=1,
+        max_size=5,
+    ),
+)
+@example(text="a_a_a_a a-a-a", words=["a_a", "a-a"])  # a match inside the one before
+@example(text="tests testing retest test9 TEST_x", words=["test", "tes*"])
+def test_find_in_ascii_text_matches_the_patterns(text: str, words: list[str]) -> None:
+    """ASCII text is scanned with `str.find`, no regex: inflected forms that overlap
+    (test, tests, testing), forms that are prefixes of each other, identifiers with
+    digits and dots, a term right after a letter or digit, and prefixes."""
+    terms = Terms.of(words)
+    assert text.isascii()
+    assert terms.find(text) == reference(terms, text)
+    assert terms.present(text) == {i for _s, _e, i in reference(terms, text)}
