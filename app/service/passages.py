@@ -34,6 +34,10 @@ _AFTER_WORD = re.compile(r"[a-z0-9]", re.I)
 """A character a term may not follow (the look-behind of `Terms.patterns`)."""
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 """The same characters, lowercase, for the scan of lowercased ASCII text."""
+_ASCII_FOLDS = frozenset("\u0130\u0131\u017f\u212a")
+"""The non-ASCII letters a case-insensitive pattern matches for ASCII ones (İ ı ſ and the
+Kelvin sign): the only ones, and İ the only letter whose lowercase is longer than it;
+text without them lowercases letter for letter, ASCII letters only from ASCII letters."""
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 """Characters a whole-word term may not be followed by (lowercase ASCII)."""
 
@@ -43,12 +47,13 @@ class Terms:
     """A query's terms as patterns over text, with their weights (and the kind of
     document each term's word names, if any: `KIND_WORDS`).
 
-    `find` gives the same matches as each pattern's `finditer`, faster: in ASCII text
-    (nearly all of an archive) each word form is looked up with `str.find` in the
-    lowercased text and the patterns' look-behind and look-ahead checked per match, so
-    no regex is compiled (a case-insensitive alternation of a word's forms took about
-    0.35 ms to compile, twice per word: several ms a query); other text is scanned by
-    the patterns, compiled on first use (`patterns`, `scans`)."""
+    `find` gives the same matches as each pattern's `finditer`, faster: in text without
+    the few letters that case-insensitive matching folds into ASCII ones (nearly all of
+    an archive) each word form is looked up with `str.find` in the lowercased text, the
+    patterns' look-behind and look-ahead checked per match, so no regex is compiled (a
+    case-insensitive alternation of a word's forms took about 0.35 ms to compile, twice
+    per word: several ms a query); other text is scanned by the patterns, compiled on
+    first use (`patterns`, `scans`)."""
 
     weights: tuple[float, ...]
     names: tuple[str, ...]
@@ -108,13 +113,14 @@ class Terms:
         """Every match in `text` as (start, end, term index), sorted: what
         `sorted((m.start(), m.end(), i) for i, p in enumerate(self.patterns) for m in
         p.finditer(text))` gives."""
-        # ASCII text against ASCII forms: case-insensitive matching is plain lowercase
-        # comparison, with the same offsets
-        lower = text.lower() if text.isascii() else None
+        # ASCII forms: case-insensitive matching is plain comparison with the text
+        # lowercased, at the same offsets, unless the text holds one of the four letters
+        # that a case-insensitive pattern takes for ASCII ones (`_ASCII_FOLDS`)
+        lower = text.lower() if text.isascii() or not _ASCII_FOLDS.intersection(text) else None
         out: list[tuple[int, int, int]] = []
         for i, forms in enumerate(self.forms):
             if lower is not None and all(f.isascii() for f in forms):
-                _find_ascii(lower, forms, self.prefix[i], i, out)
+                _find_lowered(lower, forms, self.prefix[i], i, out)
                 continue
             scan = self.scans[i]
             pos, n = 0, len(text)
@@ -194,10 +200,10 @@ def _pattern(forms: tuple[str, ...], prefix: bool, behind: bool) -> re.Pattern[s
     return re.compile(rf"{head}(?:{alt}){tail}", re.I)
 
 
-def _find_ascii(
+def _find_lowered(
     lower: str, forms: tuple[str, ...], prefix: bool, term: int, out: list[tuple[int, int, int]]
 ) -> None:
-    """A term's matches in lowercased ASCII text, into `out`, as its pattern finds them:
+    """A term's matches in lowercased text (`Terms.find`), into `out`, as its pattern finds them:
     at each position the first of its forms that fits (not followed by a letter unless
     a prefix), leftmost first, not overlapping, none right after a letter or digit."""
     n = len(lower)
