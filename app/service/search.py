@@ -337,18 +337,12 @@ class Search:
         return page
 
     def _mark_gone(self, groups: list[M.SessionGroup] | None) -> None:
-        """Mark the sessions whose files are gone from disk (one query for the page)."""
-        ids = [f"session:{g.session_id}" for g in groups or () if g.session_id]
-        if not ids:
+        """Mark the sessions whose files are gone from disk (`gone_sessions`)."""
+        if not groups:
             return
-        searcher = self.ctx.searcher()
-        q = self.ctx.all_of(self.ctx.terms(S.ID, ids), self.ctx.term(S.STATE, "gone"))
-        gone = {
-            first_value(searcher.doc(a), S.ID)[len("session:") :]
-            for _s, a in searcher.search(q, len(ids), count=False).hits
-        }
-        for g in groups or ():
-            g.on_disk = g.session_id not in gone
+        gone = self.catalog.gone_sessions()
+        for g in groups:
+            g.on_disk = not g.session_id or g.session_id not in gone
 
     def _kinds(
         self,

@@ -52,6 +52,10 @@ class SessionCatalog:
         self._project_names: tuple[object, dict[str, str]] = (None, {})
         """(generation, path -> name)."""
         self._doc_count = (-1, 0)
+        self._short_ids: tuple[object, dict[str, str]] = (None, {})
+        """(generation, session id -> its short form), `short_session_ids`."""
+        self._gone: tuple[object, frozenset[str]] = (None, frozenset())
+        """(generation, ids of the sessions whose files are gone), `gone_sessions`."""
 
     def _title_cache(self) -> dict[str, tuple[str, str]]:
         """Session titles read since the last commit (call it with the context's lock
@@ -218,14 +222,46 @@ class SessionCatalog:
 
     def short_session_ids(self, sids: Iterable[str]) -> dict[str, str]:
         """Each session id's shortest prefix of `SHORT_SESSION_CHARS` (or 4 more at a
-        time) that names only it: what an agent is shown and passes back."""
+        time) that names only it: what an agent is shown and passes back. Cached until
+        the next commit (a new session may share a prefix): every MCP result names its
+        sessions so, and each took a search a prefix."""
+        gen = self.ctx.generation  # before the searches: a commit during them drops them
+        cached_gen, known = self._short_ids
+        if cached_gen != gen:
+            known = {}
         out: dict[str, str] = {}
         for sid in dict.fromkeys(s for s in sids if s):
-            n = SHORT_SESSION_CHARS
-            while n < len(sid) and len(self._sessions_with_prefix(sid[:n], 2)) > 1:
-                n += 4
-            out[sid] = sid[:n]
+            short = known.get(sid)
+            if short is None:
+                n = SHORT_SESSION_CHARS
+                while n < len(sid) and len(self._sessions_with_prefix(sid[:n], 2)) > 1:
+                    n += 4
+                short = sid[:n]
+            out[sid] = short
+        with self.ctx.lock:
+            cached_gen, known = self._short_ids
+            if cached_gen != gen or len(known) > 10_000:
+                known = {}
+            known.update(out)
+            self._short_ids = (gen, known)
         return out
+
+    def gone_sessions(self) -> frozenset[str]:
+        """The ids of the sessions whose files are gone from disk; cached until the next
+        commit (every session search marks its results by it)."""
+        gen = self.ctx.generation  # before the search: a commit during it drops it
+        cached_gen, gone = self._gone
+        if cached_gen == gen:
+            return gone
+        searcher = self.ctx.searcher()
+        q = self.ctx.all_of(self.ctx.term(S.KIND, S.SESSION_DOC), self.ctx.term(S.STATE, "gone"))
+        n = searcher.search(q, 1, count=True).count or 0
+        hits = searcher.search(q, n, count=False).hits if n else []
+        ids = (first_value(searcher.doc(a), S.ID) for _s, a in hits)
+        gone = frozenset(i[len("session:") :] for i in ids if i.startswith("session:"))
+        with self.ctx.lock:
+            self._gone = (gen, gone)
+        return gone
 
     def _sessions_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the sessions whose id starts with `prefix`, newest first."""

@@ -1,0 +1,70 @@
+"""What session searches cache until the next commit, and that a commit drops it.
+
+A session search marks the sessions whose files are gone (`gone_sessions`) and an MCP
+result names each session by its shortest unique id prefix (`short_session_ids`); both
+are cached per commit generation. One service is kept open over a live index that grows
+and loses a file, as `serve` keeps one: each answer must be the one a fresh service gives.
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+
+import pytest
+
+from ccarchive.config import Settings
+from ccarchive.live.live_archive import LiveArchive
+from ccarchive.service import open_service
+from tests.support.appends import main_sessions, prompt_line, rel, word
+
+
+@pytest.fixture
+def live(demo_settings: Settings):
+    """The writer over a private demo archive, indexed once, no watcher thread."""
+    la = LiveArchive(demo_settings, watch=False)
+    assert la._try_become_writer()
+    la.run_once()
+    yield la
+    la.stop()
+
+
+def _groups(svc, query: str) -> dict[str, bool]:
+    page = svc.search(query, group_by_session=True, limit=10, hits_per_group=1)
+    return {g.session_id: g.on_disk for g in page.groups or []}
+
+
+def test_a_session_gone_after_the_first_search_is_marked_gone(live: LiveArchive) -> None:
+    svc = open_service(live.settings, live=live)
+    src = main_sessions(live.root)[0]
+    sid = str(uuidlib.uuid4())
+    w = word()
+    session = src.parent / f"{sid}.jsonl"
+    session.write_bytes(prompt_line(src, f"where did {w} go", session_id=sid))
+    live.run_once(only=[rel(live.root, session)])
+
+    assert _groups(svc, w) == {sid: True}
+    session.unlink()
+    live.run_once(only=[rel(live.root, session)])
+
+    assert _groups(svc, w) == {sid: False}  # the same service, after the commit
+    assert _groups(open_service(live.settings, live=live), w) == {sid: False}
+
+
+def test_a_new_session_sharing_a_prefix_lengthens_the_short_id(live: LiveArchive) -> None:
+    svc = open_service(live.settings, live=live)
+    src = main_sessions(live.root)[0]
+    first = str(uuidlib.uuid4())
+    twin = first[:10] + str(uuidlib.uuid4())[10:]  # the same first 10 characters
+    assert twin != first
+    f1 = src.parent / f"{first}.jsonl"
+    f1.write_bytes(prompt_line(src, f"first {word()}", session_id=first))
+    live.run_once(only=[rel(live.root, f1)])
+    assert svc.short_session_ids([first]) == {first: first[:8]}
+
+    f2 = src.parent / f"{twin}.jsonl"
+    f2.write_bytes(prompt_line(src, f"twin {word()}", session_id=twin))
+    live.run_once(only=[rel(live.root, f2)])
+
+    fresh = open_service(live.settings, live=live).short_session_ids([first, twin])
+    assert fresh == {first: first[:12], twin: twin[:12]}
+    assert svc.short_session_ids([first, twin]) == fresh  # the cache was dropped
