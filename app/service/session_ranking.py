@@ -138,36 +138,12 @@ class SessionRanking:
             # the words side by side keep `base`: a word of several tokens (a path) is a
             # phrase of its own, which the looser phrase of all the words does not imply
             hits, skeys, tkeys, ranks = _term_hits(searcher, q, filt if ti < 0 else term_filt)
-            if not hits:
-                continue
-            scale = PROXIMITY_WEIGHT if ti < 0 else 1.0
-            for (score, addr), sk, tk, rk in zip(hits, skeys, tkeys, ranks, strict=True):
-                w = float(score) * (rk or 10) / 10 * scale
-                key = sk or ("doc", addr.segment_ord, addr.doc)
-                tkey = (key, tk or 0)
-                t = turns.get(tkey)
-                if t is None:
-                    t = turns[tkey] = _Turn(key, tk or 0)
-                    s = sessions.get(key)
-                    if s is None:
-                        s = sessions[key] = _Session(key)
-                    s.turns.append(t)
-                s = sessions[key]
-                s.hits += 1
-                if w > t.per_term.get(ti, 0.0):
-                    t.per_term[ti] = w
-                if w > s.per_term.get(ti, 0.0):
-                    s.per_term[ti] = w
-                ak = (addr.segment_ord, addr.doc)
-                row = t.entries.get(ak)
-                if row is None:
-                    row = t.entries[ak] = [0.0, addr]
-                row[0] += w
-                if row[0] > t.best[0]:
-                    t.best = (row[0], addr)
+            if hits:
+                _gather(ti, hits, skeys, tkeys, ranks, turns, sessions)
         self._title_evidence(searcher, cq, sessions)
-        # entries matched, each once, as a search for single entries counts them
-        page.total = searcher.search(base, 1, count=True).count or 0
+        # entries matched, each once, as a search for single entries counts them (not
+        # scored: the count is the same, and scoring every match took 40 % of it)
+        page.total = searcher.search(Query.const_score_query(base, 0.0), 1, count=True).count or 0
         meaning = (
             dense.evidence(
                 searcher, cq, base if bare_filters is None else bare_filters, set(sessions)
@@ -471,6 +447,50 @@ def _documents_after_their_turn(
     return [*kept, rows[turn_at], *moved, *rows[turn_at + 1 :]]
 
 
+def _gather(
+    ti: int,
+    hits: list,
+    skeys: list,
+    tkeys: list,
+    ranks: list,
+    turns: dict[tuple[Any, int], _Turn],
+    sessions: dict[Any, _Session],
+) -> None:
+    """One term's hits (`ti`: its index, -1 for the words side by side) into the evidence
+    of their turns and sessions: each turn's and session's best for the term, and each
+    entry's sum over terms (the loop every hit of every term goes through, so written
+    with its lookups at hand)."""
+    scale = PROXIMITY_WEIGHT if ti < 0 else 1.0
+    turn_of, session_of = turns.get, sessions.get
+    for (score, addr), sk, tk, rk in zip(hits, skeys, tkeys, ranks, strict=True):
+        w = float(score) * (rk or 10) / 10 * scale
+        key = sk or ("doc", addr.segment_ord, addr.doc)
+        tkey = (key, tk or 0)
+        t = turn_of(tkey)
+        if t is None:
+            t = turns[tkey] = _Turn(key, tk or 0)
+            s = session_of(key)
+            if s is None:
+                s = sessions[key] = _Session(key)
+            s.turns.append(t)
+        else:
+            s = sessions[key]
+        s.hits += 1
+        per_term = t.per_term
+        if w > per_term.get(ti, 0.0):
+            per_term[ti] = w
+        per_term = s.per_term
+        if w > per_term.get(ti, 0.0):
+            per_term[ti] = w
+        ak = (addr.segment_ord, addr.doc)
+        row = t.entries.get(ak)
+        if row is None:
+            row = t.entries[ak] = [0.0, addr]
+        row[0] += w
+        if row[0] > t.best[0]:
+            t.best = (row[0], addr)
+
+
 def _term_hits(searcher: tantivy.Searcher, q: Query, filt: Query) -> tuple[list, list, list, list]:
     """One term's best hits and the columns the ranking reads: session, turn, weight."""
     hits = searcher.search(
@@ -510,7 +530,7 @@ def _rank(
     session's best cosine: `semantic.mix`); ties in a stable order."""
     if not sessions:
         return []
-    best_turn = {k: max(t.score for t in s.turns) for k, s in sessions.items()}
+    best_turn = {k: max(sum(t.per_term.values()) for t in s.turns) for k, s in sessions.items()}
     top_t = max(best_turn.values()) or 1.0
     top_s = max(s.score for s in sessions.values()) or 1.0
     rows = [
