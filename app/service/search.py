@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +44,10 @@ kind the question names."""
 DOCUMENT_SLOTS = 2
 """At most this many documents answer beside a page of session results."""
 _WORD = re.compile(r"[a-z]+")
+COMPILED_QUERIES = 64
+"""Compiled queries kept for reuse (`Search._compiled`)."""
+_DATE_FILTERS = ("after:", "before:")
+"""Filters read relative to now: a query that names one is not reused."""
 
 
 class Search:
@@ -66,6 +71,8 @@ class Search:
         self.excerpts = excerpts
         self.ranking = ranking
         self.semantic = semantic
+        self._compiled_queries: OrderedDict[str, CompiledQuery] = OrderedDict()
+        """The last queries compiled (`_compiled`), oldest first."""
 
     def search(
         self,
@@ -104,7 +111,7 @@ class Search:
         # pages after the first see only what was committed when the first was asked
         # for, so documents committed in between do not shift them
         gen_max = int(state.get("g", 0)) or None
-        cq = compile_query(query, self.ctx.schema, self.ctx.analyzer, now=datetime.now(UTC))
+        cq = self._compiled(query)
         warnings = list(cq.warnings)
         kinds = self._kinds(cq, kind, include_tool_results, include_thinking, warnings)
         options: dict[str, Any] = {
@@ -222,7 +229,7 @@ class Search:
         any document covering at least as much of it as the first of `results`
         (`relevance`: the share of its words, by rarity). Coverage decides among the
         best by score, which favour short documents over the one that answers."""
-        cq = compile_query(query, self.ctx.schema, self.ctx.analyzer, now=datetime.now(UTC))
+        cq = self._compiled(query)
         if not cq.rank_terms or (cq.kinds and not set(cq.kinds) & set(DOCUMENT_KINDS)):
             return []
         searcher = self.ctx.searcher()
@@ -335,6 +342,25 @@ class Search:
             page.facets = self.search("", limit=1, facets=True, **args).facets
         page.elapsed_ms = (time.perf_counter() - t0) * 1000
         return page
+
+    def _compiled(self, query: str) -> CompiledQuery:
+        """`query` compiled, reused while it does not depend on the time: a front end
+        asks the same words again (an MCP search, then its answering documents; the TUI
+        as a query is typed and paged). A query with a date filter (`after:7d`) is
+        compiled anew, its dates read from now."""
+        with self.ctx.lock:
+            cq = self._compiled_queries.get(query)
+            if cq is not None:
+                self._compiled_queries.move_to_end(query)
+                return cq
+        cq = compile_query(query, self.ctx.schema, self.ctx.analyzer, now=datetime.now(UTC))
+        low = query.lower()
+        if not any(f in low for f in _DATE_FILTERS):
+            with self.ctx.lock:
+                self._compiled_queries[query] = cq
+                if len(self._compiled_queries) > COMPILED_QUERIES:
+                    self._compiled_queries.popitem(last=False)
+        return cq
 
     def _mark_gone(self, groups: list[M.SessionGroup] | None) -> None:
         """Mark the sessions whose files are gone from disk (`gone_sessions`)."""

@@ -68,3 +68,16 @@ def test_a_new_session_sharing_a_prefix_lengthens_the_short_id(live: LiveArchive
     fresh = open_service(live.settings, live=live).short_session_ids([first, twin])
     assert fresh == {first: first[:12], twin: twin[:12]}
     assert svc.short_session_ids([first, twin]) == fresh  # the cache was dropped
+
+
+def test_a_query_is_compiled_once_unless_it_reads_the_time(demo_service) -> None:
+    """The same words are compiled once (a search and its answering documents); a date
+    filter is read from now at every search, so such a query is compiled every time."""
+    search = demo_service.text_search
+    assert search._compiled("migration database") is search._compiled("migration database")
+    for q in ("migration after:7d", "migration BEFORE:yesterday", "-after:2d x"):
+        assert search._compiled(q) is not search._compiled(q)
+    first = search._compiled("q0")
+    for i in range(1, 200):  # the oldest are let go
+        search._compiled(f"q{i}")
+    assert search._compiled("q0") is not first
