@@ -186,7 +186,9 @@ class SessionRanking:
             first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
         )
         page.groups = [
-            self._group(s, score, rows, prompts, snip, chars, weights, words, evidence)
+            self._group(
+                s, score, rows, prompts, snip, chars, weights, words, evidence, passage_chars
+            )
             for score, s, rows in picked
         ]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
@@ -239,18 +241,19 @@ class SessionRanking:
         self,
         s: _Session,
         score: float,
-        rows: list[tuple[_Turn, tantivy.Document, Window]],
+        rows: list[tuple[_Turn, tantivy.Document, Window | None]],
         prompts: dict[tuple[str, int], tantivy.Document],
         snip: dict[str, tantivy.SnippetGenerator] | None,
         chars: int,
         weights: list[float],
         terms: list[str],
         evidence: Terms,
+        passage_chars: int,
     ) -> M.SessionGroup:
         hits = []
         for t, doc, window in rows:
             hit = self.excerpts.hit(doc, t.score, snip, chars)
-            hit.passage = self.excerpts.passage(doc, evidence, window=window)
+            hit.passage = self.excerpts.passage(doc, evidence, passage_chars, window=window)
             pdoc = (
                 doc
                 if first_value(doc, S.KIND) == S.PROMPT
@@ -293,12 +296,13 @@ class SessionRanking:
 
     def _answer_doc(
         self, searcher: tantivy.Searcher, t: _Turn, evidence: Terms, width: int
-    ) -> tuple[tantivy.Document, Window]:
+    ) -> tuple[tantivy.Document, Window | None]:
         """The entry a turn is shown by, and its passage's window: of the turn's best
         entries by evidence, the one whose densest window holds most of the query
         (`passages`); the turn's own prompt only when no other entry holds evidence
         (the prompt is shown beside the answer anyway), so a result reads as the
-        question and the part of the answer that answers it."""
+        question and the part of the answer that answers it. The window is None when
+        nothing was weighed by it (one candidate): it is found if the turn is shown."""
         rows = sorted(t.entries.values(), key=lambda row: -row[0])[:ANSWER_CANDIDATES]
         # near rivals only: an entry far below the turn's best in evidence does not
         # show it, however dense its window
@@ -306,9 +310,11 @@ class SessionRanking:
         if not rows:
             doc = searcher.doc(t.best[1])
             return doc, self.excerpts.passage_window(doc, evidence, width)
+        docs = [searcher.doc(addr) for _ev, addr in rows]
+        if len(docs) == 1 and first_value(docs[0], S.KIND) != S.PROMPT:
+            return docs[0], None  # no rival to weigh it against: its window if shown
         best: tuple[tuple[bool, bool, float, float], tantivy.Document, Window] | None = None
-        for i, (ev, addr) in enumerate(rows):
-            doc = searcher.doc(addr)
+        for i, ((ev, _addr), doc) in enumerate(zip(rows, docs, strict=True)):
             window = self.excerpts.passage_window(doc, evidence, width)
             kind = first_value(doc, S.KIND)
             # a file beside the transcript (a session's memory summary, a subplan) shows
@@ -387,10 +393,10 @@ class SessionRanking:
 
 
 def _answering_first(
-    rows: list[tuple[_Turn, tantivy.Document, Window]],
+    rows: list[tuple[_Turn, tantivy.Document, Window | None]],
     prompts: dict[tuple[str, int], tantivy.Document],
     weights: list[float],
-) -> list[tuple[_Turn, tantivy.Document, Window]]:
+) -> list[tuple[_Turn, tantivy.Document, Window | None]]:
     """A session's turns in the order shown: by score, but a turn shown by something
     outside the conversation (a history line, a summary) or opened by a command's
     output (bash mode, a local command: no question, nothing answered) after the turns
@@ -398,7 +404,7 @@ def _answering_first(
     after the conversation's best turn when that turn holds as much of the query
     (`_documents_after_their_turn`)."""
 
-    def aside(row: tuple[_Turn, tantivy.Document, Window]) -> bool:
+    def aside(row: tuple[_Turn, tantivy.Document, Window | None]) -> bool:
         t, doc, _window = row
         if first_value(doc, S.KIND) in ASIDE_KINDS:
             return True
@@ -424,8 +430,8 @@ def _covered(t: _Turn, weights: list[float]) -> float:
 
 
 def _documents_after_their_turn(
-    rows: list[tuple[_Turn, tantivy.Document, Window]], weights: list[float]
-) -> list[tuple[_Turn, tantivy.Document, Window]]:
+    rows: list[tuple[_Turn, tantivy.Document, Window | None]], weights: list[float]
+) -> list[tuple[_Turn, tantivy.Document, Window | None]]:
     """A plan or memory file ranked above the conversation's best turn moves just after
     it when that turn holds at least as much of the query: a session's plan retells the
     turn that asked for it in the same words (and often outscores it, being long), but
