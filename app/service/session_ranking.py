@@ -30,7 +30,7 @@ from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import encode_cursor
-from ccarchive.service.base import IndexContext
+from ccarchive.service.base import IndexContext, as_datetime
 from ccarchive.service.excerpts import Excerpts
 from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window
 from ccarchive.service.semantic import Dense, DenseSearch, dense_weight, mix
@@ -185,9 +185,10 @@ class SessionRanking:
         self.catalog.prefetch_titles(
             first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
         )
+        shown = max(1, per_group - 1)  # one turn more than shown: see `_group`
         page.groups = [
             self._group(
-                s, score, rows, prompts, snip, chars, weights, words, evidence, passage_chars
+                s, score, rows, prompts, snip, chars, weights, words, evidence, passage_chars, shown
             )
             for score, s, rows in picked
         ]
@@ -249,9 +250,17 @@ class SessionRanking:
         terms: list[str],
         evidence: Terms,
         passage_chars: int,
+        shown: int,
     ) -> M.SessionGroup:
-        hits = []
+        """A session's result: its hits from `rows`, the turns shown. `rows` holds one
+        turn more than `shown`, in case a history line that repeats a prompt beside it
+        is dropped (`search.drop_echoes`), so the rest are made into hits only when one
+        of the first `shown` is such a line: otherwise they would be cut unseen (their
+        time still counts in the session's)."""
+        hits: list[M.Hit] = []
         for t, doc, window in rows:
+            if len(hits) >= shown and all(h.kind != S.HISTORY for h in hits):
+                break
             hit = self.excerpts.hit(doc, t.score, snip, chars)
             hit.passage = self.excerpts.passage(doc, evidence, passage_chars, window=window)
             pdoc = (
@@ -276,7 +285,10 @@ class SessionRanking:
             session_id=sid,
             title=title,
             project=first.project,
-            timestamp=max((h.timestamp for h in hits if h.timestamp), default=None),
+            timestamp=max(
+                (ts for _t, doc, _w in rows if (ts := as_datetime(doc.get_first(S.TS)))),
+                default=None,
+            ),
             score=round(score, 4),
             hit_count=s.hits,
             hits=hits,

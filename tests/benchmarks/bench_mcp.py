@@ -273,38 +273,81 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
 @pytest.mark.benchmark
 @pytest.mark.benchmark
 async def test_search_overhead_interleaved(big: list[str], http_url: str) -> None:
-    """The same searches through the service directly, over stdio and over HTTP, one
-    after another per query, so that the machine's load weighs on all three alike: what
-    MCP adds on top of the query itself."""
+    """The same searches, with the tool's defaults, one after another per query so that
+    the machine's load weighs on all alike: the service calls the tool makes (a session
+    search of 4, its answering documents), the tool's function in process, the SDK's
+    in-memory client, stdio and HTTP. What MCP adds is each transport minus the tool in
+    process; the SDK client's jsonschema check of each result (not ours) is timed apart."""
+    from mcp.client.session import ClientSession
+
     from ccarchive.index.store import IndexStore
+    from ccarchive.mcp_server.models import DETAIL
+    from ccarchive.mcp_server.server import build_server
+    from ccarchive.mcp_server.tools_search import BRIEF_RESULTS
     from ccarchive.service import ArchiveService
 
     root, data = Path(big[1]), Path(big[3])
     service = ArchiveService(
         IndexStore(Settings(root.resolve(), data.resolve()).archive_data_dir), root
     )
+    server = build_server(service, active_minutes=0)
+    tool = server._tool_manager.get_tool("search").fn
+    chars = DETAIL["brief"][0]
+
+    def service_calls(q: str) -> None:
+        page = service.search(
+            q, limit=BRIEF_RESULTS, group_by_session=True, hits_per_group=1, passage_chars=chars
+        )
+        if page.groups:
+            service.answering_documents(q, page.groups, passage_chars=chars)
+
+    checks: list[float] = []
+    validate = ClientSession.validate_tool_result
+
+    async def timed_validate(self: Any, name: str, result: Any) -> None:
+        t = time.perf_counter()
+        try:
+            await validate(self, name, result)
+        finally:
+            checks.append((time.perf_counter() - t) * 1000)
+
+    ClientSession.validate_tool_result = timed_validate  # type: ignore[method-assign]
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *big])
-    times: dict[str, list[float]] = {"service": [], "stdio": [], "http": []}
-    async with Client(params) as stdio, _http(http_url) as http:
-        for q in QUERIES:  # warm-up
-            service.search(q, limit=10)
-            await stdio.call_tool("search", {"query": q, "include_active": True})
-            await http.call_tool("search", {"query": q, "include_active": True})
-        for _ in range(ROUNDS * 4):
-            for q in QUERIES:
-                t = time.perf_counter()
-                service.search(q, limit=10)
-                times["service"].append((time.perf_counter() - t) * 1000)
-                for label, c in (("stdio", stdio), ("http", http)):
+    labels = ("service", "tool in process", "in-memory", "stdio", "http")
+    times: dict[str, list[float]] = {k: [] for k in labels}
+    args = lambda q: {"query": q, "include_active": True}  # noqa: E731
+    try:
+        async with Client(server) as memory, Client(params) as stdio, _http(http_url) as http:
+            clients = (("in-memory", memory), ("stdio", stdio), ("http", http))
+            for q in QUERIES:  # warm-up
+                service_calls(q)
+                tool(**args(q))
+                for _label, c in clients:
+                    await c.call_tool("search", args(q))
+            checks.clear()
+            for _ in range(ROUNDS * 4):
+                for q in QUERIES:
                     t = time.perf_counter()
-                    await c.call_tool("search", {"query": q, "include_active": True})
-                    times[label].append((time.perf_counter() - t) * 1000)
-    print("\nsearch, interleaved (same queries, same moments):")
+                    service_calls(q)
+                    times["service"].append((time.perf_counter() - t) * 1000)
+                    t = time.perf_counter()
+                    tool(**args(q))
+                    times["tool in process"].append((time.perf_counter() - t) * 1000)
+                    for label, c in clients:
+                        t = time.perf_counter()
+                        await c.call_tool("search", args(q))
+                        times[label].append((time.perf_counter() - t) * 1000)
+    finally:
+        ClientSession.validate_tool_result = validate  # type: ignore[method-assign]
+    print("\nuptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print("search with the tool's defaults, interleaved (same queries, same moments):")
     for label, xs in times.items():
         print("  " + _report(label, xs))
-    for label in ("stdio", "http"):
-        extra = [a - b for a, b in zip(times[label], times["service"], strict=True)]
-        print(f"  MCP over {label} adds: p50 {_pct(extra, 50):5.2f} ms")
+    base = times["tool in process"]
+    for label in ("in-memory", "stdio", "http"):
+        extra = [a - b for a, b in zip(times[label], base, strict=True)]
+        print(f"  MCP {label} adds to the tool: p50 {_pct(extra, 50):5.2f} ms")
+    print("  " + _report("of which SDK client check", checks))
 
 
 # ---- the handshake: first run and warm, against a bare SDK server ----------------------
