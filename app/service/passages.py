@@ -34,7 +34,7 @@ _AFTER_WORD = re.compile(r"[a-z0-9]", re.I)
 """A character a term may not follow (the look-behind of `Terms.patterns`)."""
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 """The same characters, lowercase, for the scan of lowercased ASCII text."""
-_ASCII_FOLDS = frozenset("\u0130\u0131\u017f\u212a")
+_ASCII_FOLDS = ("\u0130", "\u0131", "\u017f", "\u212a")
 """The non-ASCII letters a case-insensitive pattern matches for ASCII ones (İ ı ſ and the
 Kelvin sign): the only ones, and İ the only letter whose lowercase is longer than it;
 text without them lowercases letter for letter, ASCII letters only from ASCII letters."""
@@ -116,7 +116,7 @@ class Terms:
         # ASCII forms: case-insensitive matching is plain comparison with the text
         # lowercased, at the same offsets, unless the text holds one of the four letters
         # that a case-insensitive pattern takes for ASCII ones (`_ASCII_FOLDS`)
-        lower = text.lower() if text.isascii() or not _ASCII_FOLDS.intersection(text) else None
+        lower = text.lower() if text.isascii() or not _folds_into_ascii(text) else None
         out: list[tuple[int, int, int]] = []
         for i, forms in enumerate(self.forms):
             if lower is not None and all(f.isascii() for f in forms):
@@ -188,6 +188,12 @@ def coverage(text: str, terms: Terms) -> float:
         return 0.0
     held = terms.present(text)
     return sum(w for i, w in enumerate(terms.weights) if i in held) / total
+
+
+def _folds_into_ascii(text: str) -> bool:
+    """Whether `text` holds one of `_ASCII_FOLDS` (four substring searches: a set
+    intersection walked the whole text in Python's objects)."""
+    return any(ch in text for ch in _ASCII_FOLDS)
 
 
 @lru_cache(maxsize=1024)
