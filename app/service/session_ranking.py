@@ -185,10 +185,20 @@ class SessionRanking:
         self.catalog.prefetch_titles(
             first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
         )
-        shown = max(1, per_group - 1)  # one turn more than shown: see `_group`
+        turns_shown = max(1, per_group - 1)  # one turn more than shown: see `_group`
         page.groups = [
             self._group(
-                s, score, rows, prompts, snip, chars, weights, words, evidence, passage_chars, shown
+                s,
+                score,
+                rows,
+                prompts,
+                snip,
+                chars,
+                weights,
+                words,
+                evidence,
+                passage_chars,
+                turns_shown,
             )
             for score, s, rows in picked
         ]
