@@ -119,7 +119,8 @@ def _pct(xs: list[float], p: float) -> float:
 
 def _report(label: str, xs: list[float]) -> str:
     return (
-        f"{label:<28} n={len(xs):<5} p50 {_pct(xs, 50):6.2f} ms   p99 {_pct(xs, 99):6.2f} ms"
+        f"{label:<28} n={len(xs):<5} p50 {_pct(xs, 50):6.2f} ms   p95 {_pct(xs, 95):6.2f} ms"
+        f"   p99 {_pct(xs, 99):6.2f} ms"
         f"   max {max(xs):7.2f} ms"
     )
 
