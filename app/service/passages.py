@@ -13,6 +13,7 @@ This module only finds windows in plain text; `excerpts` cuts and redacts them.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -76,6 +77,16 @@ class Terms:
         return cls(tuple(ws), tuple(names), tuple(all_forms), tuple(prefix))
 
     @cached_property
+    def ascii(self) -> tuple[bool, ...]:
+        """Whether each term's forms are all ASCII (then `find` needs no pattern)."""
+        return tuple(all(f.isascii() for f in forms) for forms in self.forms)
+
+    @cached_property
+    def stems(self) -> tuple[str, ...]:
+        """What each term's forms all begin with (`migrat` of migrate, migration...)."""
+        return tuple(os.path.commonprefix(list(forms)) for forms in self.forms)
+
+    @cached_property
     def patterns(self) -> tuple[re.Pattern[str], ...]:
         """Each term as a pattern: one of its forms, starting a word (or a part of one:
         parseHTTP finds `http`); a prefix query (migra*) may end anywhere."""
@@ -119,8 +130,8 @@ class Terms:
         lower = text.lower() if text.isascii() or not _folds_into_ascii(text) else None
         out: list[tuple[int, int, int]] = []
         for i, forms in enumerate(self.forms):
-            if lower is not None and all(f.isascii() for f in forms):
-                _find_lowered(lower, forms, self.prefix[i], i, out)
+            if lower is not None and self.ascii[i]:
+                _find_lowered(lower, forms, self.stems[i], self.prefix[i], i, out)
                 continue
             scan = self.scans[i]
             pos, n = 0, len(text)
@@ -162,11 +173,17 @@ def best_window(text: str, terms: Terms, width: int = PASSAGE_CHARS) -> Window:
     if not hits:
         return Window(0.0, 0, _word_end(text, width))
     best = (0.0, 0, 0)  # score, first hit, last hit (indexes into hits)
-    j = 0
-    for i in range(len(hits)):
-        while j < len(hits) and hits[j][1] - hits[i][0] <= width:
+    weights, n, j = terms.weights, len(hits), 0
+    for i in range(n):
+        start = hits[i][0]
+        while j < n and hits[j][1] - start <= width:
             j += 1
-        score = _weigh(hits[i:j], terms.weights)
+        # `_weigh(hits[i:j])`, written out: this runs for every hit of every candidate
+        seen: dict[int, int] = {}
+        for k in range(i, j):
+            t = hits[k][2]
+            seen[t] = seen.get(t, 0) + 1
+        score = sum(weights[t] * (1 + REPEAT_WEIGHT * min(c - 1, 3)) for t, c in seen.items())
         if score > best[0] + 1e-9:
             best = (score, i, j - 1)
     score, a, b = best
@@ -207,27 +224,31 @@ def _pattern(forms: tuple[str, ...], prefix: bool, behind: bool) -> re.Pattern[s
 
 
 def _find_lowered(
-    lower: str, forms: tuple[str, ...], prefix: bool, term: int, out: list[tuple[int, int, int]]
+    lower: str,
+    forms: tuple[str, ...],
+    stem: str,
+    prefix: bool,
+    term: int,
+    out: list[tuple[int, int, int]],
 ) -> None:
-    """A term's matches in lowercased text (`Terms.find`), into `out`, as its pattern finds them:
-    at each position the first of its forms that fits (not followed by a letter unless
-    a prefix), leftmost first, not overlapping, none right after a letter or digit."""
-    n = len(lower)
-    ends: dict[int, int] = {}  # start -> end of the first form that fits there
-    for form in forms:
-        size = len(form)
-        at = lower.find(form)
-        while at >= 0:
-            end = at + size
-            if at not in ends and (prefix or end >= n or lower[end] not in _LETTERS):
-                ends[at] = end
-            at = lower.find(form, at + 1)
-    pos = 0
-    for start in sorted(ends):
-        if start < pos or (start and lower[start - 1] in _WORD_CHARS):
-            continue
-        out.append((start, ends[start], term))
-        pos = ends[start]
+    """A term's matches in lowercased text (`Terms.find`), into `out`, as its pattern
+    finds them: leftmost first, at each position the first of its forms that fits (not
+    followed by a letter unless a prefix), none right after a letter or digit, none
+    overlapping the one before. Every form begins with `stem`, so only where the stem
+    is can a form start."""
+    n, pos = len(lower), 0
+    at = lower.find(stem)
+    while at >= 0:
+        if at >= pos and not (at and lower[at - 1] in _WORD_CHARS):
+            for form in forms:
+                end = at + len(form)
+                if lower.startswith(form, at) and (
+                    prefix or end >= n or lower[end] not in _LETTERS
+                ):
+                    out.append((at, end, term))
+                    pos = end
+                    break
+        at = lower.find(stem, at + 1)
 
 
 def _score(text: str, terms: Terms) -> float:
