@@ -225,3 +225,68 @@ def test_service_latency(big) -> None:
     slowest = sorted(((svc.search(q).elapsed_ms, q) for q in queries), reverse=True)[:5]
     print("slowest queries:", ", ".join(f"{q!r} {ms:.1f} ms" for ms, q in slowest))
     assert not misses, f"targets missed: {misses}"
+
+
+@pytest.mark.benchmark
+def test_session_search_before_after(big) -> None:
+    """Session searches of this code and of another checkout's (CCARCHIVE_BENCH_BEFORE=
+    <folder holding its package as ccarchive/>), in two processes asked query by query
+    in turn, the order alternating, so the machine's load weighs on both alike: the MCP
+    tool's defaults (service and the whole tool in process), the TUI's, and the bare
+    tantivy search of the same queries. Twice: the same queries again (caches warm), and
+    each as a query never asked before (CCARCHIVE_BENCH_FRESH=0 skips that pass)."""
+    before = os.environ.get("CCARCHIVE_BENCH_BEFORE")
+    if not before:
+        pytest.skip("set CCARCHIVE_BENCH_BEFORE to the folder of the package to compare")
+    svc, answers = big
+    queries = _queries(answers)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "ARCHIVE": str(svc.index_context.root),
+        "DATA": os.environ.get("CCARCHIVE_BENCH_DATA", ""),
+        "QUERIES": json.dumps(queries),
+    }
+    assert env["DATA"], "CCARCHIVE_BENCH_DATA names the archive's data dir"
+    passes = ["0", "1"] if os.environ.get("CCARCHIVE_BENCH_FRESH", "1") != "0" else ["0"]
+    for fresh in passes:
+        workers = {
+            name: subprocess.Popen(
+                [sys.executable, "-m", "tests.benchmarks.search_worker"],
+                cwd=root,
+                env={**env, "FRESH": fresh, "PYTHONPATH": path},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for name, path in (("before", f"{before}:{root}"), ("this", root))
+        }
+        for w in workers.values():
+            assert w.stdout and w.stdout.readline().strip() == "ready"
+        calls = ("bare tantivy", "sessions (MCP)", "MCP tool", "sessions (TUI)")
+        times: dict[tuple[str, str], list[float]] = {(w, c): [] for w in workers for c in calls}
+        start = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+        for r in range(ROUNDS):
+            for i in range(len(queries)):
+                for call in calls:
+                    for name in ("before", "this") if (r + i) % 2 else ("this", "before"):
+                        w = workers[name]
+                        assert w.stdin and w.stdout
+                        w.stdin.write(f"{call} {i}\n")
+                        w.stdin.flush()
+                        times[(name, call)].append(float(w.stdout.readline()))
+        for w in workers.values():
+            assert w.stdin
+            w.stdin.close()
+            w.wait(timeout=30)
+        end = os.getloadavg()
+        label = "each query as never asked before" if fresh == "1" else "the same queries again"
+        print(f"\n{len(queries)} queries x {ROUNDS} rounds, {label}")
+        print(f"uptime: {start}; load at the end {end[0]:.2f}")
+        print(f"{'call':<16}{'before p50':>12}{'p95':>9}{'this p50':>12}{'p95':>9}")
+        for call in calls:
+            b, t = times[("before", call)], times[("this", call)]
+            print(
+                f"{call:<16}{statistics.median(b):>12.2f}{_pct(b, 95):>9.2f}"
+                f"{statistics.median(t):>12.2f}{_pct(t, 95):>9.2f}"
+            )
