@@ -81,3 +81,27 @@ def test_a_query_is_compiled_once_unless_it_reads_the_time(demo_service) -> None
     for i in range(1, 200):  # the oldest are let go
         search._compiled(f"q{i}")
     assert search._compiled("q0") is not first
+
+
+def test_searches_from_threads_answer_as_one_after_another(demo_service) -> None:
+    """The caches are shared by the threads a front end searches from (the TUI's
+    workers, an HTTP server's): the same questions asked from four threads at once get
+    the pages they get one after another, compiled queries and short ids included."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ccarchive.service.models import to_jsonable
+
+    queries = ["test", "migration database", '"npm test"', "fix the bug", "kind:prompt api"]
+
+    def ask(q: str) -> tuple[object, object]:
+        page = demo_service.search(q, group_by_session=True, limit=4, hits_per_group=1)
+        shown = to_jsonable(page)
+        shown.pop("elapsed_ms")
+        short = demo_service.short_session_ids(g.session_id for g in page.groups or [])
+        return shown, short
+
+    alone = [ask(q) for q in queries]
+    demo_service.text_search._compiled_queries.clear()
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(ask, queries * 4))
+    assert together == alone * 4
