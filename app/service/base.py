@@ -184,13 +184,20 @@ class IndexContext:
         terms are only skipped to alongside the hits. Neither adds to the score (see
         `BASE_SCORE`).
         """
+        clauses = self.kind_clauses(kinds)
+        must = [c for o, c in clauses if o == tantivy.Occur.Must]
+        return self.all_of(q, *must, must_not=[c for o, c in clauses if o == tantivy.Occur.MustNot])
+
+    def kind_clauses(self, kinds: Iterable[str]) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        """The restriction of `with_kinds` as clauses of a boolean query (a must-not for
+        each other kind, or one unscored term-set), to put beside a query's own clauses
+        rather than around them."""
         wanted = set(kinds)
         others = [k for k in S.ALL_KINDS if k not in wanted]
         if len(others) < len(wanted):
-            return self.all_of(q, must_not=[self.term(S.KIND, k) for k in others])
-        return self.all_of(
-            q, tantivy.Query.const_score_query(self.terms(S.KIND, sorted(wanted)), 0.0)
-        )
+            return [(tantivy.Occur.MustNot, self.term(S.KIND, k)) for k in others]
+        kept = tantivy.Query.const_score_query(self.terms(S.KIND, sorted(wanted)), 0.0)
+        return [(tantivy.Occur.Must, kept)]
 
     def date_range(
         self, since: datetime | None, until: datetime | None, field: str = S.TS

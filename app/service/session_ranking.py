@@ -116,7 +116,7 @@ class SessionRanking:
         *,
         dense: DenseSearch | None = None,
         bare_filters: tantivy.Query | None = None,
-        words_filter: tantivy.Query | None = None,
+        words_filter: list[tuple[Occur, Query]] | None = None,
     ) -> None:
         """One page of `search(group_by_session=True)` for a query with words, into
         `page`: `base` is the search's query with its filters and kinds. With `dense`
@@ -124,10 +124,11 @@ class SessionRanking:
         sessions the words missed may enter if their closest turn passes
         `bare_filters`, the search's filters without its words (`base` if None).
         `words_filter`, when given, is what each term's search is kept to in place of
-        `base`: the filters alone, for a query that each of its terms satisfies."""
+        `base`: the filters alone (unscored clauses), for a query that each of its terms
+        satisfies."""
         terms = cq.rank_terms
-        filt = Query.const_score_query(base, 0.0)
-        term_filt = filt if words_filter is None else Query.const_score_query(words_filter, 0.0)
+        filt = [(Occur.Must, Query.const_score_query(base, 0.0))]
+        term_filt = filt if words_filter is None else words_filter
         weights = self.term_weights(searcher, terms)
         turns: dict[tuple[Any, int], _Turn] = {}
         sessions: dict[Any, _Session] = {}
@@ -519,10 +520,13 @@ def _gather(
             t.best = (row[0], addr)
 
 
-def _term_hits(searcher: tantivy.Searcher, q: Query, filt: Query) -> tuple[list, list, list, list]:
-    """One term's best hits and the columns the ranking reads: session, turn, weight."""
+def _term_hits(
+    searcher: tantivy.Searcher, q: Query, filt: list[tuple[Occur, Query]]
+) -> tuple[list, list, list, list]:
+    """One term's best hits (`filt`: the clauses that keep it to the search's documents,
+    scoring nothing) and the columns the ranking reads: session, turn, weight."""
     hits = searcher.search(
-        Query.boolean_query([(Occur.Must, q), (Occur.Must, filt)]), TERM_POOL, count=False
+        Query.boolean_query([(Occur.Must, q), *filt]), TERM_POOL, count=False
     ).hits
     if not hits:
         return [], [], [], []
