@@ -407,8 +407,8 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
 def index(
     archive: str | None, data_dir: str | None, rebuild: bool, watch: bool, as_json: bool
 ) -> None:
-    """Index the archive (only what changed since the last run); --semantic: and embed
-    what is new."""
+    """Index the archive (only what changed since the last run), then embed what is new
+    for semantic search (see --semantic)."""
 
     settings = resolve_settings(archive, data_dir)
     _require_archive(settings)
@@ -529,7 +529,7 @@ def search(
     settings = resolve_settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
-    note_without_vectors(svc)
+    note_without_vectors(settings, svc)
     from ccarchive.service.search import narrows_to_entries
 
     text = " ".join(query)

@@ -1,6 +1,7 @@
 """Semantic evidence for the ranking: each session's best cosine with the query, mixed in.
 
-When semantic search is on (`Settings.semantic`, see `ccarchive.semantic`), the query's
+When semantic search is on (by default, when its parts are here: `ccarchive.semantic.
+choose`), the query's
 words are encoded (a few ms) and compared with every turn and session vector in one
 matrix product; a session's semantic score is its best cosine. `session_ranking._rank`
 mixes it with the word score, both z-normalised over the candidates, at nearly equal
@@ -126,15 +127,17 @@ def _z(values: list[float]) -> list[float]:
 class DenseSearch:
     """The vectors of one index and the encoder, both loaded on first use."""
 
-    def __init__(self, store: IndexStore, settings: Settings) -> None:
-        from ccarchive.semantic import backend, vector_space
+    def __init__(self, store: IndexStore, settings: Settings, kind: str, model: str = "") -> None:
+        from ccarchive.semantic import vector_space
         from ccarchive.semantic.matrix import VectorMatrix
         from ccarchive.semantic.store import VectorStore
 
         self.settings = settings
         self.schema = store.schema
-        self.kind = backend()
-        """The encoder (`semantic.backend`), chosen once: the vectors read are its space's."""
+        self.kind = kind
+        """The encoder (`semantic.choose`), chosen once: the vectors read are its space's."""
+        self.model = model
+        """Where the model's files were found, when `choose` looked (the default)."""
         self.vectors = VectorStore(store.path, vector_space(self.kind))
         self.matrix: VectorMatrix = VectorMatrix(self.vectors)
         self._cache: OrderedDict[str, Any] = OrderedDict()
@@ -262,20 +265,27 @@ class SemanticSwitch:
 
     def __init__(self, ctx: IndexContext) -> None:
         self.ctx = ctx
-        self._settings: Settings | None = None
         self._dense: DenseSearch | None = None
+        self._why = ""
+        """Why there is no `DenseSearch` (one sentence, with the command that fixes it)."""
         self._decided = False
 
     def use(self, settings: Settings) -> None:
-        """Rank by meaning too if `settings.semantic` (and the extra is installed)."""
-        from ccarchive.semantic import missing_dependencies
+        """Rank by meaning too with the encoder `semantic.choose` picks for `settings` (by
+        default the static one, if its parts are here); keep why not, for `status`."""
+        self._dense, self._why = None, ""
+        if settings.semantic is False:
+            from ccarchive.semantic import OFF_SWITCH
 
-        self._settings = settings
-        self._dense = (
-            DenseSearch(self.ctx.store, settings)
-            if settings.semantic and not missing_dependencies()
-            else None
-        )
+            self._why = f"off ({OFF_SWITCH})"
+        else:
+            from ccarchive.semantic import choose
+
+            choice = choose(settings)
+            if choice.kind is None:
+                self._why = choice.why
+            else:
+                self._dense = DenseSearch(self.ctx.store, settings, choice.kind, choice.model)
         self._decided = True
 
     @property
@@ -290,20 +300,16 @@ class SemanticSwitch:
         return self._dense
 
     def status_line(self) -> str:
-        """One line: on or off, and how to turn it on; the vectors and their progress."""
-        from ccarchive.config import semantic_from_env
-        from ccarchive.semantic import EXTRA, SWITCH, missing_dependencies
+        """One line: on (the encoder, the vectors and their progress), or off and why,
+        with what turns it on."""
+        from ccarchive.semantic import SWITCH
 
         dense = self.dense
-        settings = self._settings
-        wanted = settings.semantic if settings is not None else semantic_from_env()
-        missing = missing_dependencies()
-        if not wanted:
-            how = f"{EXTRA}, then " if missing else ""
-            return f"off (words only): to rank by meaning too, {how}use {SWITCH}"
-        if missing or dense is None:
-            return f"unavailable: {', '.join(missing)} missing: {EXTRA}"
-        return _vectors_line(dense, getattr(self.ctx.live, "vectors", None))
+        if dense is not None:
+            return _vectors_line(dense, getattr(self.ctx.live, "vectors", None))
+        if self._why:
+            return self._why
+        return f"off (words only): to rank by meaning too, use {SWITCH}"
 
 
 def _vectors_line(dense: DenseSearch, builder: Any) -> str:
@@ -336,6 +342,8 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
         found, parts = None, [*parts, f"model: {exc}"]
     if found is not None:
         parts.append(f"model from the {found[1]}")
+    elif dense.settings.semantic is not True:
+        parts.append("model: not found here (the default never downloads it)")
     elif dense.settings.model_dir is None:
         parts.append("model: downloaded on first use")
     error = dense.error or getattr(state, "error", None)
