@@ -598,8 +598,10 @@ def _ignored(page: Any, as_json: bool) -> None:
 @main.command()
 @archive_options
 @click.option("--json", "as_json", is_flag=True)
+@semantic_options
 def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
-    """Archive and index figures: what is indexed, what was skipped and why."""
+    """Archive and index figures: what is indexed, what was skipped and why, and whether
+    search ranks by meaning (with the same --semantic/--no-semantic as search)."""
     from ccarchive.live.live_archive import index_role
     from ccarchive.service.models import to_jsonable
 

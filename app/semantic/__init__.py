@@ -58,6 +58,11 @@ SWITCH = "--semantic (app, search, index, serve) or CCARCHIVE_SEMANTIC=1"
 """How to ask for the full model."""
 OFF_SWITCH = "--no-semantic or CCARCHIVE_SEMANTIC=0"
 """How to turn semantic search off."""
+OFF_LINE = (
+    f"off (words only, as {OFF_SWITCH} asks): without it search also ranks by meaning, "
+    f"with the full model by {SWITCH}"
+)
+"""What `status` says when semantic search is turned off."""
 DEPENDENCIES = ("numpy", "tokenizers", "safetensors")
 """What every encoder needs (dependencies of ccarchive: missing only from a broken or
 trimmed install)."""
@@ -114,7 +119,7 @@ def choose(settings: Settings) -> Choice:
     names, to compare) if its packages and the model's files are here. Costs a few
     `find_spec` and `stat` calls: no import of numpy, nothing read, nothing downloaded."""
     if settings.semantic is False:
-        return Choice(None, f"off ({OFF_SWITCH})")
+        return Choice(None, OFF_LINE)
     missing = missing_dependencies()
     if settings.semantic:
         if missing:

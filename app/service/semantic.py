@@ -275,9 +275,9 @@ class SemanticSwitch:
         default the static one, if its parts are here); keep why not, for `status`."""
         self._dense, self._why = None, ""
         if settings.semantic is False:
-            from ccarchive.semantic import OFF_SWITCH
+            from ccarchive.semantic import OFF_LINE
 
-            self._why = f"off ({OFF_SWITCH})"
+            self._why = OFF_LINE
         else:
             from ccarchive.semantic import choose
 
