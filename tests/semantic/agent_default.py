@@ -45,7 +45,7 @@ def main() -> None:
     for seed in args.seeds:
         service, answers = build(seed, workdir, args.size_mb)  # a words-only service
         questions = needle_questions(answers) + own_questions()
-        settings = Settings(service.root, workdir / f"s{seed}" / "data")
+        settings = Settings(service.root, workdir / f"s{seed}" / "data", semantic=None)
         choice = choose(settings)
         assert choice.kind is not None, choice.why
         builder = VectorBuilder(
