@@ -31,6 +31,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--size-mb", type=int, default=15)
     ap.add_argument("--workdir", type=Path)
+    ap.add_argument("-v", "--verbose", action="store_true", help="print each question missed")
     args = ap.parse_args()
     for name in ("CCARCHIVE_SEMANTIC", "CCARCHIVE_ENCODER", "CCARCHIVE_MODEL_DIR"):
         os.environ.pop(name, None)  # the default, as a user without settings has it
@@ -57,7 +58,7 @@ def main() -> None:
         for label, semantic in (("words only", False), ("default (static)", None)):
             service.use_semantic(replace(settings, semantic=semantic))
             assert (service.semantic is not None) == (semantic is None)
-            rep, listed = asyncio.run(evaluate(service, questions))
+            rep, listed = asyncio.run(evaluate(service, questions, verbose=args.verbose))
             for cat, rows in rep.rows.items():
                 totals[label].rows[cat].extend(rows)
             print(f"seed {seed}, {label} ({texts} texts embedded)\n{format_table(rep.table())}\n")
