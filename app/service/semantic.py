@@ -334,7 +334,7 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
         )
     elif not n and state is None:
         parts.append(
-            "built by the process that indexes (the app, serve, `ccarchive index --semantic`)"
+            "built by the process that indexes (the app, serve, `ccarchive index`)"
         )
     try:
         found = find_model(dense.settings.model_dir, dense.settings.data_dir)
