@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ccarchive.semantic.encoder import DIM, load_tokenizer
+from ccarchive.semantic import DIM, TABLE_VERSION
+from ccarchive.semantic.encoder import load_tokenizer
 from ccarchive.semantic.model_files import (
     FILES,
     cache_dir,
@@ -55,9 +56,6 @@ from ccarchive.semantic.wordpiece import WordPiece, ensure_vocab, fits
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-TABLE_VERSION = 1
-"""Changes whenever the table's recipe changes: vectors of another version are another
-space (`semantic.vector_space`) and are built again."""
 TENSOR = "embeddings.word_embeddings.weight"
 FIRST_WORD = 1996
 """The first id of the vocabulary's words ("the"); the ids below are [PAD], [unused*],

@@ -129,7 +129,6 @@ class DenseSearch:
 
     def __init__(self, store: IndexStore, settings: Settings, kind: str, model: str = "") -> None:
         from ccarchive.semantic import vector_space
-        from ccarchive.semantic.matrix import VectorMatrix
         from ccarchive.semantic.store import VectorStore
 
         self.settings = settings
@@ -139,10 +138,20 @@ class DenseSearch:
         self.model = model
         """Where the model's files were found, when `choose` looked (the default)."""
         self.vectors = VectorStore(store.path, vector_space(self.kind))
-        self.matrix: VectorMatrix = VectorMatrix(self.vectors)
+        self._matrix: VectorMatrix | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.error: str | None = None
+
+    @property
+    def matrix(self) -> VectorMatrix:
+        """The vectors in memory, made on first need: numpy is imported only by a process
+        that searches with vectors there (not by `status`, `show`, `sessions`)."""
+        if self._matrix is None:
+            from ccarchive.semantic.matrix import VectorMatrix
+
+            self._matrix = VectorMatrix(self.vectors)
+        return self._matrix
 
     def encode(self, text: str) -> Any:
         """The query's unit vector (cached)."""
@@ -165,6 +174,8 @@ class DenseSearch:
         or the model cannot be had (the reason kept in `error`, for `status`)."""
         from ccarchive.semantic.model_files import ModelError
 
+        if self._matrix is None and not self.vectors.manifest().vectors:
+            return None  # none yet: no numpy, no encoder
         self.matrix.refresh()
         if not len(self.matrix) or not text.strip():
             return None
@@ -333,9 +344,7 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
             f"indexes uses it, or has not rebuilt them yet"
         )
     elif not n and state is None:
-        parts.append(
-            "built by the process that indexes (the app, serve, `ccarchive index`)"
-        )
+        parts.append("built by the process that indexes (the app, serve, `ccarchive index`)")
     try:
         found = find_model(dense.settings.model_dir, dense.settings.data_dir)
     except Exception as exc:  # a bad --semantic-model folder: say so
