@@ -102,8 +102,11 @@ def dense_weight(weight: float, coverage: float) -> float:
 
 def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
     """Rows (word score, session) rescored as (1 - w) z(word) + w z(cosine), each z over
-    the candidates; a session with no vector (not embedded yet, or no session at all:
-    a plan, a memory file) counts the mean cosine."""
+    the candidates. A row with no vector (a session not embedded yet, or whose transcript
+    is gone and only its typed prompts are left; a plan, a memory file) keeps z(word):
+    nothing says its meaning is further from the query than its words, and counting it
+    the mean cosine sank a history-only session that the words ranked first to tenth
+    under the reworded weight (tests/semantic/test_mix_without_vector.py)."""
     if len(rows) < 2:
         return rows
     lex = [r[0] for r in rows]
@@ -114,7 +117,10 @@ def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
     it = iter(zc)
     zd = [next(it) if c is not None else 0.0 for c in cos]
     w = dense.weight
-    return [((1 - w) * a + w * b, r[1]) for a, b, r in zip(zl, zd, rows, strict=True)]
+    return [
+        ((1 - w) * a + w * b if c is not None else a, r[1])
+        for a, b, c, r in zip(zl, zd, cos, rows, strict=True)
+    ]
 
 
 def _z(values: list[float]) -> list[float]:
