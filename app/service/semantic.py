@@ -103,10 +103,13 @@ def dense_weight(weight: float, coverage: float) -> float:
 def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
     """Rows (word score, session) rescored as (1 - w) z(word) + w z(cosine), each z over
     the candidates. A row with no vector (a session not embedded yet, or whose transcript
-    is gone and only its typed prompts are left; a plan, a memory file) keeps z(word):
-    nothing says its meaning is further from the query than its words, and counting it
-    the mean cosine sank a history-only session that the words ranked first to tenth
-    under the reworded weight (tests/semantic/test_mix_without_vector.py)."""
+    is gone and only its typed prompts are left; a plan, a memory file) counts the mean
+    cosine at the base weight (`DENSE_WEIGHT`, or `CODE_WEIGHT`'s), never at the weight
+    raised for rewordings, which trusts a cosine the row lacks: at 0.8 a history-only
+    session that the words ranked first fell to tenth. Keeping its whole word z-score
+    instead let plans and memory files push rewordings' sessions down (planted-fact
+    harness, seeds 1-2, rewordings R@10 1.00 -> 0.94; tests/semantic/
+    test_mix_without_vector.py)."""
     if len(rows) < 2:
         return rows
     lex = [r[0] for r in rows]
@@ -117,8 +120,9 @@ def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
     it = iter(zc)
     zd = [next(it) if c is not None else 0.0 for c in cos]
     w = dense.weight
+    bare = 1 - min(w, DENSE_WEIGHT)
     return [
-        ((1 - w) * a + w * b if c is not None else a, r[1])
+        ((1 - w) * a + w * b if c is not None else bare * a, r[1])
         for a, b, c, r in zip(zl, zd, cos, rows, strict=True)
     ]
 

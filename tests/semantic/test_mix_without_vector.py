@@ -1,8 +1,8 @@
 """A session that has no vector (a prompt typed in a session whose transcript is gone, a plan,
-a memory file, a turn not embedded yet) keeps the rank its words give it: with semantic
-search on by default, the reworded weight (0.8) used to give it the mean cosine, and a
-history-only session that the words put first fell to tenth (an agent harness question,
-seed 2)."""
+a memory file, a turn not embedded yet) is mixed at the base weight whatever the query:
+the weight raised for rewordings trusts a cosine it lacks. Given the mean cosine at the
+reworded weight (0.8), a history-only session that the words put first fell to tenth (an
+agent harness question, seed 2, with semantic search on by default)."""
 
 from __future__ import annotations
 
@@ -25,12 +25,16 @@ def order(rows: list[tuple[float, Row]], scores: dict[int, float], weight: float
 
 
 def test_the_word_leader_without_a_vector_stays_first() -> None:
-    rows = [(9.3, Row(0)), (6.3, Row(1)), (6.2, Row(2)), (5.5, Row(3)), (5.0, Row(4))]
-    cosines = {1: 0.30, 2: 0.42, 3: 0.25, 4: 0.20}  # session 0 has none
+    # the agent harness's case: the words' first ten (a history-only session first), the
+    # others' cosines as the static encoder gave them
+    lex = [0.927, 0.63, 0.625, 0.549, 0.508, 0.382, 0.377, 0.355, 0.321, 0.251]
+    cos = [None, 0.33, 0.31, 0.30, 0.34, 0.22, 0.30, 0.27, 0.36, 0.42]
+    rows = [(x, Row(i)) for i, x in enumerate(lex)]
+    cosines = {i: c for i, c in enumerate(cos) if c is not None}
     for weight in (DENSE_WEIGHT, REWORDED_WEIGHT):
         assert order(rows, cosines, weight)[0] == 0
-    # with a vector as close as the others' it would have had to share the rank
-    assert order(rows, {**cosines, 0: 0.10}, REWORDED_WEIGHT)[0] != 0
+    # with a vector as far as the furthest of the others' it would not have
+    assert order(rows, {**cosines, 0: 0.2}, REWORDED_WEIGHT)[0] != 0
 
 
 def test_meaning_still_reorders_the_sessions_that_have_vectors() -> None:
