@@ -16,7 +16,7 @@ from ccarchive.service.semantic import DENSE_WEIGHT, REWORDED_WEIGHT, Dense, mix
 
 @dataclass(frozen=True)
 class Row:
-    key: int
+    key: int | tuple  # a session's key, or ("doc", segment, doc) for a plan or memory file
 
 
 def order(rows: list[tuple[float, Row]], scores: dict[int, float], weight: float) -> list[int]:
@@ -35,6 +35,17 @@ def test_the_word_leader_without_a_vector_stays_first() -> None:
         assert order(rows, cosines, weight)[0] == 0
     # with a vector as far as the furthest of the others' it would not have
     assert order(rows, {**cosines, 0: 0.2}, REWORDED_WEIGHT)[0] != 0
+
+
+def test_a_plan_without_a_vector_takes_the_searchs_weight() -> None:
+    """A plan or memory file is not a session whose meaning went missing: it takes the
+    search's weight, as before (the planted-fact harness lost ranks when it did not)."""
+    lex = [0.927, 0.63, 0.625, 0.549, 0.508, 0.382, 0.377, 0.355, 0.321, 0.251]
+    cos = [None, 0.33, 0.31, 0.30, 0.34, 0.22, 0.30, 0.27, 0.36, 0.42]
+    rows = [(x, Row(("doc", 0, 7) if i == 0 else i)) for i, x in enumerate(lex)]
+    cosines = {i: c for i, c in enumerate(cos) if c is not None}
+    assert order(rows, cosines, DENSE_WEIGHT)[0] == ("doc", 0, 7)
+    assert order(rows, cosines, REWORDED_WEIGHT)[0] != ("doc", 0, 7)
 
 
 def test_meaning_still_reorders_the_sessions_that_have_vectors() -> None:
