@@ -108,7 +108,13 @@ def embed(settings: Settings, store: Any, *, quiet: bool) -> int | None:
     try:
         return builder.update()
     except ModelError as exc:
-        raise click.ClickException(str(exc)) from exc
+        if settings.semantic:  # asked for: the command fails
+            raise click.ClickException(str(exc)) from exc
+        # the default: the words are indexed, the meaning is not; say why, exit 0
+        done.set()
+        say("")
+        click.echo(f"semantic search off: {exc}", err=True)
+        return None
     finally:
         done.set()
         say("")

@@ -334,3 +334,23 @@ async def test_the_switch_turns_it_off_in_the_app(
                 assert time.monotonic() < deadline, "the app built no vectors"
                 await pilot.pause(0.1)
             assert "(static)" in app.service.status().semantic
+
+
+def test_weights_that_fail_their_check_leave_the_default_index_by_words(
+    unset: None, demo_archive_ro: Path, tampered_model_dir: Path, tmp_path: Path
+) -> None:
+    """The default never fails `index` for want of meaning: weights that are not the pinned
+    ones are refused, the words are indexed, the command says why and exits 0; asked for
+    with --semantic, the same refusal fails the command."""
+    from ccarchive.cli.main import main
+
+    where = ["--archive", str(demo_archive_ro), "--data-dir", str(tmp_path / "data")]
+    runner = CliRunner()
+    env = {MODEL_DIR_ENV: str(tampered_model_dir)}
+    res = runner.invoke(main, ["index", "--json", *where], env=env)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["embedded"] is None
+    assert "semantic search off" in res.stderr and "not the pinned" in res.stderr
+    assert json.loads(res.stdout)["documents_added"] > 0
+    res = runner.invoke(main, ["index", "--semantic", "--json", *where], env=env)
+    assert res.exit_code != 0 and "not the pinned" in res.output
