@@ -64,9 +64,6 @@ OFF_LINE = (
     f"with the full model by {SWITCH}"
 )
 """What `status` says when semantic search is turned off."""
-DIM = 384
-"""The width of all-MiniLM-L6-v2's vectors (both encoders'), here so that what only reads
-a manifest (`status`) needs no numpy."""
 DEPENDENCIES = ("numpy", "tokenizers", "safetensors")
 """What every encoder needs (dependencies of ccarchive: missing only from a broken or
 trimmed install)."""
@@ -78,10 +75,6 @@ BACKEND_ENV = "CCARCHIVE_ENCODER"
 forward pass); `numpy` to use numpy's forward pass even when onnxruntime is there (to
 compare)."""
 STATIC = "static"
-TABLE_VERSION = 1
-"""The static encoder's recipe (`token_vectors`), changed whenever it changes: vectors of
-another version are another space (`vector_space`) and are built again. Here, not in
-`token_vectors`, so that naming the space imports no numpy."""
 ENCODERS = {
     "onnxruntime": "all-MiniLM-L6-v2 on onnxruntime",
     "numpy": "all-MiniLM-L6-v2 in numpy",
@@ -171,6 +164,8 @@ def vector_space(kind: str) -> str:
     from ccarchive.semantic.model_files import MODEL_NAME
 
     if kind == STATIC:
+        from ccarchive.semantic.space import TABLE_VERSION
+
         return f"{MODEL_NAME}/static-v{TABLE_VERSION}"
     return MODEL_NAME
 

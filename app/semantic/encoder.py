@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ccarchive.semantic import DIM
+from ccarchive.semantic.space import DIM
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

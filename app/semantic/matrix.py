@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccarchive.semantic import DIM
+from ccarchive.semantic.space import DIM
 from ccarchive.semantic.store import Rows, VectorStore, dedupe
 from ccarchive.semantic.texts import SESSION_ROW, seq_of
 

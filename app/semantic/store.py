@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ccarchive.config import check_own_folder, open_new_file, private_dir, replace_file
-from ccarchive.semantic import DIM
+from ccarchive.semantic.space import DIM
 
 if TYPE_CHECKING:
     import numpy as np

@@ -42,7 +42,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ccarchive.semantic import DIM, TABLE_VERSION
 from ccarchive.semantic.encoder import load_tokenizer
 from ccarchive.semantic.model_files import (
     FILES,
@@ -51,6 +50,7 @@ from ccarchive.semantic.model_files import (
     is_recorded,
     write_recorded,
 )
+from ccarchive.semantic.space import DIM, TABLE_VERSION
 from ccarchive.semantic.wordpiece import WordPiece, ensure_vocab, fits
 
 if TYPE_CHECKING:
