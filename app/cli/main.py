@@ -530,6 +530,8 @@ def search(
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
     note_without_vectors(settings, svc)
+    if svc.semantic is not None:
+        svc.semantic.once = True  # one query: by meaning without numpy where it can be
     from ccarchive.service.search import narrows_to_entries
 
     text = " ".join(query)

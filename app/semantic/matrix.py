@@ -38,6 +38,11 @@ class SessionScores:
     def as_dict(self) -> dict[int, float]:
         return dict(zip(self.skeys.tolist(), self.best.tolist(), strict=True))
 
+    def ranked(self) -> list[tuple[int, float]]:
+        """(session key, best cosine), best first."""
+        order = self.best.argsort(kind="stable")[::-1]
+        return list(zip(self.skeys[order].tolist(), self.best[order].tolist(), strict=True))
+
     def best_turn(self, skey: int) -> tuple[int, str, float] | None:
         """(prompt seq, transcript path, cosine) of a session's best turn row (a
         passage's row counts for its turn)."""

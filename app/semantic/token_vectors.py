@@ -44,13 +44,11 @@ import numpy as np
 
 from ccarchive.semantic.encoder import load_tokenizer
 from ccarchive.semantic.model_files import (
-    FILES,
-    cache_dir,
     checked_weights,
     is_recorded,
     write_recorded,
 )
-from ccarchive.semantic.space import DIM, TABLE_VERSION
+from ccarchive.semantic.space import DIM, table_path
 from ccarchive.semantic.wordpiece import WordPiece, ensure_vocab, fits
 
 if TYPE_CHECKING:
@@ -68,12 +66,6 @@ whose batches run on every core."""
 MAX_TOKENS = 512
 """Tokens read of a text: nothing in the sum depends on position, so the cut is only a
 bound on the work (the builder's texts are at most about 1,900 characters, ~450 tokens)."""
-
-
-def table_path(data_dir: Path) -> Path:
-    """Where the table is kept: named by the pinned weights and the recipe's version."""
-    weights = FILES["model.safetensors"][:16]
-    return cache_dir(data_dir) / "static" / f"tokens-{weights}-v{TABLE_VERSION}.npy"
 
 
 def build_table(model_dir: Path) -> np.ndarray:

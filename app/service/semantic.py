@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ccarchive.config import Settings
     from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.index.store import IndexStore
+    from ccarchive.semantic.light import LightScores
     from ccarchive.semantic.matrix import SessionScores, VectorMatrix
 
 DENSE_WEIGHT = 0.4
@@ -153,6 +154,10 @@ class DenseSearch:
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.error: str | None = None
+        self.once = False
+        """Set by a process that searches once (`ccarchive search`): a query of the static
+        encoder over few vectors is then scored in Python, without importing numpy
+        (`semantic.light`)."""
 
     @property
     def matrix(self) -> VectorMatrix:
@@ -180,13 +185,17 @@ class DenseSearch:
                 self._cache.popitem(last=False)
         return v
 
-    def session_scores(self, text: str) -> SessionScores | None:
+    def session_scores(self, text: str) -> SessionScores | LightScores | None:
         """Every session's best cosine with `text`; None when there are no vectors yet
         or the model cannot be had (the reason kept in `error`, for `status`)."""
         from ccarchive.semantic.model_files import ModelError
 
         if self._matrix is None and not self.vectors.manifest().vectors:
             return None  # none yet: no numpy, no encoder
+        if self.once and text.strip():
+            light = self._light_scores(text)
+            if light is not None:
+                return light
         self.matrix.refresh()
         if not len(self.matrix) or not text.strip():
             return None
@@ -196,6 +205,32 @@ class DenseSearch:
             self.error = str(exc)
             return None
         return self.matrix.scores(q)
+
+    def _light_scores(self, text: str) -> LightScores | None:
+        """`session_scores` in Python (`semantic.light`), or None for numpy's path."""
+        import struct
+
+        from ccarchive.semantic import STATIC
+        from ccarchive.semantic.light import LightMatrix, LightTable, NotLight, numpy_loaded
+        from ccarchive.semantic.model_files import find_model
+        from ccarchive.semantic.space import table_path
+        from ccarchive.semantic.wordpiece import vocab_path
+
+        if self.kind != STATIC or numpy_loaded() or self._matrix is not None:
+            return None
+        try:
+            if find_model(self.settings.model_dir, self.settings.data_dir) is None:
+                return None
+            data = self.settings.data_dir
+            q = LightTable(table_path(data), vocab_path(data)).encode(text)
+            if q is None:
+                return None
+            return LightMatrix(self.vectors).scores(q)
+        except (NotLight, OSError, ValueError, KeyError, struct.error) as exc:
+            import logging  # here only: a word search imports no logging
+
+            logging.getLogger(__name__).debug("semantic search by numpy: %s", exc)
+            return None
 
     def evidence(
         self,
@@ -220,11 +255,9 @@ class DenseSearch:
         )
         if code:
             return out
-        order = found.best.argsort()[::-1]
-        for i in order[: ENTRANTS + len(keys)].tolist():
-            if len(out.entrants) >= ENTRANTS or found.best[i] < ENTRANT_FLOOR:
+        for skey, best in found.ranked()[: ENTRANTS + len(keys)]:
+            if len(out.entrants) >= ENTRANTS or best < ENTRANT_FLOOR:
                 break
-            skey = int(found.skeys[i])
             if skey in keys:
                 continue
             entrant = self._entrant(searcher, filters, found, skey)
@@ -257,7 +290,11 @@ class DenseSearch:
             turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), lift)
 
     def _entrant(
-        self, searcher: tantivy.Searcher, filters: tantivy.Query, found: SessionScores, skey: int
+        self,
+        searcher: tantivy.Searcher,
+        filters: tantivy.Query,
+        found: SessionScores | LightScores,
+        skey: int,
     ) -> tuple[int, int, tantivy.DocAddress] | None:
         """A session found by meaning: its best turn's prompt, if it passes `filters`."""
         best = found.best_turn(skey)
