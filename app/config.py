@@ -12,9 +12,11 @@ O_NOFOLLOW` (`create_private_file`, `replace_file`), what another library writes
 folder of ours is checked first (`check_own_folder`), and everything must lie outside the
 archive once resolved. A refusal is an `UnsafeWrite` that says what and why.
 
-Semantic search is one switch for every front end: `--semantic` on the commands that
-search or index, or `CCARCHIVE_SEMANTIC=1` (the default of every `Settings`), with the
-model's folder from `--semantic-model` or `CCARCHIVE_MODEL_DIR` (see
+Semantic search has three settings, the same for every front end (`Settings.semantic`):
+the default (None) ranks by meaning with the static encoder when its parts are on this
+machine, and never downloads anything; `--semantic` or `CCARCHIVE_SEMANTIC=1` (True) asks
+for the full model; `--no-semantic` or `CCARCHIVE_SEMANTIC=0` (False) turns it off. The
+model's folder comes from `--semantic-model` or `CCARCHIVE_MODEL_DIR` (see
 `ccarchive.semantic.model_files` for where it is found otherwise).
 """
 
@@ -32,9 +34,16 @@ SEMANTIC_ENV = "CCARCHIVE_SEMANTIC"
 MODEL_DIR_ENV = "CCARCHIVE_MODEL_DIR"
 
 
-def semantic_from_env() -> bool:
-    """`CCARCHIVE_SEMANTIC` set to 1 (or true, yes, on)."""
-    return os.environ.get(SEMANTIC_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+_ON = ("1", "true", "yes", "on")
+_OFF = ("0", "false", "no", "off")
+
+
+def semantic_from_env() -> bool | None:
+    """`CCARCHIVE_SEMANTIC`: True when 1 (or true, yes, on): the full model; False when 0
+    (or false, no, off): words only; None when unset or anything else: the default (the
+    static encoder when its parts are here, `ccarchive.semantic.choose`)."""
+    value = os.environ.get(SEMANTIC_ENV, "").strip().lower()
+    return True if value in _ON else False if value in _OFF else None
 
 
 def model_dir_from_env() -> Path | None:
@@ -48,8 +57,10 @@ class Settings:
 
     archive_root: Path
     data_dir: Path
-    semantic: bool = field(default_factory=semantic_from_env)
-    """Also rank by meaning (an encoder's vectors beside the index): `ccarchive.semantic`."""
+    semantic: bool | None = field(default_factory=semantic_from_env)
+    """Also rank by meaning (an encoder's vectors beside the index, `ccarchive.semantic`):
+    None, the default, with the static encoder if its parts are found on this machine
+    (never downloaded); True with the full model (downloaded if it must be); False not."""
     model_dir: Path | None = field(default_factory=model_dir_from_env)
     """The encoder's files, when given; else found or downloaded (`semantic.model_files`)."""
 
@@ -63,19 +74,20 @@ class Settings:
         model_dir: str | os.PathLike[str] | None = None,
     ) -> Settings:
         """`--archive`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`; `--data-dir`, else
-        `$CCARCHIVE_HOME`, else the cache dir (`ccarchive.locations`); `--semantic` (True)
-        or the environment."""
+        `$CCARCHIVE_HOME`, else the cache dir (`ccarchive.locations`); `--semantic` (True),
+        `--no-semantic` (False), else the environment."""
         root, data = resolve_places(archive, data_dir)
         return cls(archive_root=Path(root), data_dir=Path(data)).with_semantic(semantic, model_dir)
 
     def with_semantic(
         self, semantic: bool | None = None, model_dir: str | os.PathLike[str] | None = None
     ) -> Settings:
-        """These settings with semantic search turned on (`True`; None or False keep what
-        the environment says) and the model's folder, if given."""
+        """These settings with semantic search asked for (True: the full model), turned
+        off (False), or as they were (None: what the environment says), and the model's
+        folder, if given."""
         out = self
-        if semantic:
-            out = replace(out, semantic=True)
+        if semantic is not None:
+            out = replace(out, semantic=semantic)
         if model_dir:
             out = replace(out, model_dir=Path(model_dir).expanduser().resolve())
         return out

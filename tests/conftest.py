@@ -21,6 +21,16 @@ import pytest
 
 from ccarchive.config import Settings
 
+# ---- semantic search off for the test session (owned by tests/semantic) -------------
+# ccarchive ranks by meaning by default (the static encoder, when its files are here):
+# every index a test builds would embed its turns, minutes over the ~600 indexes of the
+# suite. So the suite runs with CCARCHIVE_SEMANTIC=0 (subprocesses inherit it), and the
+# tests of the default unset it themselves: tests/semantic/test_default_tier.py (the
+# default resolves, the off switch on every front end, a real `index` then `search`
+# without the variable, nothing downloaded). The tests of --semantic turn it on.
+os.environ["CCARCHIVE_SEMANTIC"] = "0"
+# ---- end of the semantic block --------------------------------------------------------
+
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     # One BLAS thread per process: the suite runs a process per core, and the encoder's
     # BLAS threads spinning for a core that another test holds took 2.5x the wall time

@@ -407,8 +407,8 @@ def demo(archive: str | None, data_dir: str | None, open_app: bool, fresh: bool)
 def index(
     archive: str | None, data_dir: str | None, rebuild: bool, watch: bool, as_json: bool
 ) -> None:
-    """Index the archive (only what changed since the last run); --semantic: and embed
-    what is new."""
+    """Index the archive (only what changed since the last run), then embed what is new
+    for semantic search (see --semantic)."""
 
     settings = resolve_settings(archive, data_dir)
     _require_archive(settings)
@@ -529,7 +529,9 @@ def search(
     settings = resolve_settings(archive, data_dir)
     svc = _open(settings, quiet=as_json)
     svc.redact_secrets = not no_redact
-    note_without_vectors(svc)
+    note_without_vectors(settings, svc)
+    if svc.semantic is not None:
+        svc.semantic.once = True  # one query: by meaning without numpy where it can be
     from ccarchive.service.search import narrows_to_entries
 
     text = " ".join(query)
@@ -598,8 +600,10 @@ def _ignored(page: Any, as_json: bool) -> None:
 @main.command()
 @archive_options
 @click.option("--json", "as_json", is_flag=True)
+@semantic_options
 def status(archive: str | None, data_dir: str | None, as_json: bool) -> None:
-    """Archive and index figures: what is indexed, what was skipped and why."""
+    """Archive and index figures: what is indexed, what was skipped and why, and whether
+    search ranks by meaning (with the same --semantic/--no-semantic as search)."""
     from ccarchive.live.live_archive import index_role
     from ccarchive.service.models import to_jsonable
 

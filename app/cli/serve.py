@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from ccarchive.cli.options import archive_options, resolve_settings
+from ccarchive.cli.semantic import semantic_flag
 
 TOKEN_ENV = "CCARCHIVE_TOKEN"
 """Environment variable holding the bearer token for `serve --http`."""
@@ -119,12 +120,7 @@ log = logging.getLogger("ccarchive.serve")
     help="Close an HTTP connection whose request (headers and body) has not "
     "arrived whole this long after its first byte (slow clients, slowloris).",
 )
-@click.option(
-    "--semantic",
-    is_flag=True,
-    help="Also rank by meaning (needs pip install 'ccarchive[semantic]'; or set "
-    "CCARCHIVE_SEMANTIC=1).",
-)
+@semantic_flag
 @click.option(
     "--semantic-model",
     type=click.Path(file_okay=False),
@@ -148,7 +144,7 @@ def serve(
     max_sessions: int,
     session_idle: float,
     request_timeout: float,
-    semantic: bool,
+    semantic: bool | None,
     semantic_model: str | None,
     verbose: int,
 ) -> None:

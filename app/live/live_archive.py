@@ -267,22 +267,22 @@ class LiveArchive:
         return True
 
     def _start_vectors(self) -> None:
-        """Semantic search on and its extra installed: the writer builds the vectors, in a
-        thread of their own, once the index is complete (search never waits for them)."""
-        if self.vectors is not None or not self.settings.semantic:
+        """Semantic search on (by default, when its parts are here: `semantic.choose`):
+        the writer builds the vectors, in a thread of their own, once the index is
+        complete (search never waits for them)."""
+        if self.vectors is not None or self.settings.semantic is False:
             return
-        from ccarchive.semantic import missing_dependencies
+        from ccarchive.semantic import choose
 
-        if missing_dependencies():
-            log.warning(
-                "semantic search is on but its packages are missing: "
-                "pip install 'ccarchive[semantic]'"
-            )
+        choice = choose(self.settings)
+        if choice.kind is None:
+            if self.settings.semantic:  # asked for and not there: say so; the default is quiet
+                log.warning("semantic search: %s", choice.why)
             return
         from ccarchive.semantic.builder import background_builder
 
         self.vectors = background_builder(
-            self.store, self.settings, ready=lambda: self.store.complete
+            self.store, self.settings, choice.kind, ready=lambda: self.store.complete
         )
 
     @property

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ccarchive.semantic import TextEncoder, backend, load_encoder, vector_space
+from ccarchive.semantic import TextEncoder, load_encoder, vector_space
 from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import Manifest, Rows, VectorStore, dedupe
 
@@ -207,10 +207,11 @@ class BackgroundBuilder:
                 log.warning("semantic vectors: %s", exc)
 
 
-def background_builder(index_store, settings, ready: Callable[[], bool]) -> BackgroundBuilder:
-    """The builder a live writer runs, its encoder (`backend()`) loaded (or downloaded) on
-    first need."""
-    kind = backend()
+def background_builder(
+    index_store, settings, kind: str, ready: Callable[[], bool]
+) -> BackgroundBuilder:
+    """The builder a live writer runs, its encoder (`kind`, as `choose` decided) loaded on
+    first need (downloaded only if the full model was asked for)."""
     return BackgroundBuilder(
         VectorBuilder(index_store, lambda: load_encoder(settings, kind=kind), vector_space(kind)),
         ready,

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ccarchive.semantic.space import DIM
+
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 MAX_TOKENS = 256
 """The model's sequence length in training (sentence_bert_config.json): longer texts are cut."""
-DIM = 384
 HEADS = 12
 LAYER_NORM_EPS = 1e-12
 BATCH_TOKENS = 2048

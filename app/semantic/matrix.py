@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccarchive.semantic.encoder import DIM
+from ccarchive.semantic.space import DIM
 from ccarchive.semantic.store import Rows, VectorStore, dedupe
 from ccarchive.semantic.texts import SESSION_ROW, seq_of
 
@@ -37,6 +37,11 @@ class SessionScores:
 
     def as_dict(self) -> dict[int, float]:
         return dict(zip(self.skeys.tolist(), self.best.tolist(), strict=True))
+
+    def ranked(self) -> list[tuple[int, float]]:
+        """(session key, best cosine), best first."""
+        order = self.best.argsort(kind="stable")[::-1]
+        return list(zip(self.skeys[order].tolist(), self.best[order].tolist(), strict=True))
 
     def best_turn(self, skey: int) -> tuple[int, str, float] | None:
         """(prompt seq, transcript path, cosine) of a session's best turn row (a

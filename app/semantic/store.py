@@ -24,11 +24,13 @@ import os
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ccarchive.config import check_own_folder, open_new_file, private_dir, replace_file
-from ccarchive.semantic.encoder import DIM
+from ccarchive.semantic.space import DIM
+
+if TYPE_CHECKING:
+    import numpy as np
 from ccarchive.semantic.model_files import MODEL_NAME
 
 FOLDER = "vectors"
@@ -50,6 +52,8 @@ class Rows:
 
     @classmethod
     def empty(cls) -> Rows:
+        import numpy as np
+
         return cls(
             np.zeros((0, 3), np.int64), np.zeros((0, DIM), np.float16), np.zeros(0, dtype="<U1")
         )
@@ -136,6 +140,8 @@ class VectorStore:
         )
 
     def read_chunk(self, name: str) -> Rows:
+        import numpy as np
+
         with np.load(self.path / f"{name}.npz", allow_pickle=False) as z:
             return Rows(z["keys"], z["vecs"], z["paths"])
 
@@ -168,6 +174,8 @@ class VectorStore:
         return out
 
     def _write_chunk(self, rows: Rows) -> str:
+        import numpy as np
+
         existing = [int(p.stem[1:]) for p in self.path.glob("c*.npz") if p.stem[1:].isdigit()]
         name = f"c{max(existing, default=0) + 1:06d}"
         tmp = self.path / f".{name}.tmp{os.getpid()}.npz"
@@ -198,6 +206,8 @@ class VectorStore:
 
 def dedupe(chunks: list[Rows]) -> Rows:
     """The rows of `chunks` in order, a later row of a key replacing an earlier one."""
+    import numpy as np
+
     chunks = [c for c in chunks if len(c)]
     if not chunks:
         return Rows.empty()

@@ -25,6 +25,11 @@ weights (`model_files.checked_weights`: a file that is not the pinned one is ref
 reading only that one tensor, and kept beside the ONNX graph with its own sha256
 (`<data dir>/models/all-MiniLM-L6-v2/static/`); a load maps it (`mmap`), so opening it
 costs a `stat` and a process touches only the rows of the words it meets.
+
+A query (one short ASCII text) is cut into word pieces in Python from a vocabulary file
+derived beside the table (`wordpiece`): the process that only searches never imports
+the Rust tokenizer nor parses `tokenizer.json`; the builder's batches, and any text with
+other characters, use the Rust tokenizer, loaded on first need.
 """
 
 from __future__ import annotations
@@ -33,36 +38,34 @@ import io
 import threading
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ccarchive.semantic.encoder import DIM, load_tokenizer
+from ccarchive.semantic.encoder import load_tokenizer
 from ccarchive.semantic.model_files import (
-    FILES,
-    cache_dir,
     checked_weights,
     is_recorded,
     write_recorded,
 )
+from ccarchive.semantic.space import DIM, table_path
+from ccarchive.semantic.wordpiece import WordPiece, ensure_vocab, fits
 
-TABLE_VERSION = 1
-"""Changes whenever the table's recipe changes: vectors of another version are another
-space (`semantic.vector_space`) and are built again."""
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
 TENSOR = "embeddings.word_embeddings.weight"
 FIRST_WORD = 1996
 """The first id of the vocabulary's words ("the"); the ids below are [PAD], [unused*],
 specials and single characters."""
 SPECIAL = (0, 100, 101, 102, 103)
 """[PAD], [UNK], [CLS], [SEP], [MASK]: rows of zeros, so they add nothing."""
+FEW = 4
+"""Texts cut in Python at most (a query, a few in tests); more go to the Rust tokenizer,
+whose batches run on every core."""
 MAX_TOKENS = 512
 """Tokens read of a text: nothing in the sum depends on position, so the cut is only a
 bound on the work (the builder's texts are at most about 1,900 characters, ~450 tokens)."""
-
-
-def table_path(data_dir: Path) -> Path:
-    """Where the table is kept: named by the pinned weights and the recipe's version."""
-    weights = FILES["model.safetensors"][:16]
-    return cache_dir(data_dir) / "static" / f"tokens-{weights}-v{TABLE_VERSION}.npy"
 
 
 def build_table(model_dir: Path) -> np.ndarray:
@@ -98,8 +101,8 @@ def ensure_table(model_dir: Path, data_dir: Path) -> Path:
 
 
 class TokenVectors:
-    """The static encoder: `encode(texts)` as `TextEncoder` (thread-safe: the tokenizer
-    behind a lock, the table read only)."""
+    """The static encoder: `encode(texts)` as `TextEncoder` (thread-safe: the Rust
+    tokenizer behind a lock, the table and the vocabulary read only)."""
 
     def __init__(self, model_dir: Path, data_dir: Path) -> None:
         self.model_dir = Path(model_dir)
@@ -107,13 +110,26 @@ class TokenVectors:
         self.table: np.ndarray = np.load(self.path, mmap_mode="r", allow_pickle=False)
         if self.table.ndim != 2 or self.table.shape[1] != DIM:
             raise ValueError(f"{self.path}: shape {self.table.shape}, expected (n, {DIM})")
-        self.tokenizer = load_tokenizer(self.model_dir, MAX_TOKENS)
+        self.words = WordPiece(ensure_vocab(self.model_dir, data_dir))
+        self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
 
-    def token_ids(self, texts: list[str]) -> list[list[int]]:
-        """Each text's WordPiece ids, without [CLS] and [SEP], cut at `MAX_TOKENS`."""
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The Rust tokenizer, loaded on first need."""
         with self._lock:
-            return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+            if self._tokenizer is None:
+                self._tokenizer = load_tokenizer(self.model_dir, MAX_TOKENS)
+            return self._tokenizer
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's WordPiece ids, without [CLS] and [SEP], cut at `MAX_TOKENS`: a few
+        texts that `wordpiece.fits` in Python, the rest by the Rust tokenizer."""
+        if len(texts) <= FEW and all(fits(t) for t in texts):
+            return [self.words.ids(t, MAX_TOKENS) for t in texts]
+        tokenizer = self.tokenizer
+        with self._lock:
+            return [e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit vectors (len(texts) x 384, float32), in the order of `texts`; a text with

@@ -1,6 +1,7 @@
 """Semantic evidence for the ranking: each session's best cosine with the query, mixed in.
 
-When semantic search is on (`Settings.semantic`, see `ccarchive.semantic`), the query's
+When semantic search is on (by default, when its parts are here: `ccarchive.semantic.
+choose`), the query's
 words are encoded (a few ms) and compared with every turn and session vector in one
 matrix product; a session's semantic score is its best cosine. `session_ranking._rank`
 mixes it with the word score, both z-normalised over the candidates, at nearly equal
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from ccarchive.config import Settings
     from ccarchive.index.query.compiler import CompiledQuery
     from ccarchive.index.store import IndexStore
+    from ccarchive.semantic.light import LightScores
     from ccarchive.semantic.matrix import SessionScores, VectorMatrix
 
 DENSE_WEIGHT = 0.4
@@ -101,8 +103,15 @@ def dense_weight(weight: float, coverage: float) -> float:
 
 def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
     """Rows (word score, session) rescored as (1 - w) z(word) + w z(cosine), each z over
-    the candidates; a session with no vector (not embedded yet, or no session at all:
-    a plan, a memory file) counts the mean cosine."""
+    the candidates. A session with no vector (not embedded yet, or whose transcript is
+    gone and only its typed prompts are left) counts the mean cosine at the base weight
+    (`DENSE_WEIGHT`, or `CODE_WEIGHT`'s), never at the weight raised for rewordings,
+    which trusts a cosine the session lacks: at 0.8 a history-only session that the words
+    ranked first fell to tenth (tests/semantic/test_mix_without_vector.py). A row that is
+    no session (a plan, a memory file) counts the mean cosine at the search's weight:
+    giving plans and memory files the base weight too pushed sessions down on the
+    planted-fact harness (seeds 1-2: deep MRR@10 1.00 -> 0.98, rewordings 0.83 -> 0.82).
+    """
     if len(rows) < 2:
         return rows
     lex = [r[0] for r in rows]
@@ -113,7 +122,11 @@ def mix(rows: list[tuple[float, Any]], dense: Dense) -> list[tuple[float, Any]]:
     it = iter(zc)
     zd = [next(it) if c is not None else 0.0 for c in cos]
     w = dense.weight
-    return [((1 - w) * a + w * b, r[1]) for a, b, r in zip(zl, zd, rows, strict=True)]
+    bare = 1 - min(w, DENSE_WEIGHT)
+    return [
+        (bare * a if c is None and isinstance(r[1].key, int) else (1 - w) * a + w * b, r[1])
+        for a, b, c, r in zip(zl, zd, cos, rows, strict=True)
+    ]
 
 
 def _z(values: list[float]) -> list[float]:
@@ -126,20 +139,35 @@ def _z(values: list[float]) -> list[float]:
 class DenseSearch:
     """The vectors of one index and the encoder, both loaded on first use."""
 
-    def __init__(self, store: IndexStore, settings: Settings) -> None:
-        from ccarchive.semantic import backend, vector_space
-        from ccarchive.semantic.matrix import VectorMatrix
+    def __init__(self, store: IndexStore, settings: Settings, kind: str, model: str = "") -> None:
+        from ccarchive.semantic import vector_space
         from ccarchive.semantic.store import VectorStore
 
         self.settings = settings
         self.schema = store.schema
-        self.kind = backend()
-        """The encoder (`semantic.backend`), chosen once: the vectors read are its space's."""
+        self.kind = kind
+        """The encoder (`semantic.choose`), chosen once: the vectors read are its space's."""
+        self.model = model
+        """Where the model's files were found, when `choose` looked (the default)."""
         self.vectors = VectorStore(store.path, vector_space(self.kind))
-        self.matrix: VectorMatrix = VectorMatrix(self.vectors)
+        self._matrix: VectorMatrix | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.error: str | None = None
+        self.once = False
+        """Set by a process that searches once (`ccarchive search`): a query of the static
+        encoder over few vectors is then scored in Python, without importing numpy
+        (`semantic.light`)."""
+
+    @property
+    def matrix(self) -> VectorMatrix:
+        """The vectors in memory, made on first need: numpy is imported only by a process
+        that searches with vectors there (not by `status`, `show`, `sessions`)."""
+        if self._matrix is None:
+            from ccarchive.semantic.matrix import VectorMatrix
+
+            self._matrix = VectorMatrix(self.vectors)
+        return self._matrix
 
     def encode(self, text: str) -> Any:
         """The query's unit vector (cached)."""
@@ -157,11 +185,17 @@ class DenseSearch:
                 self._cache.popitem(last=False)
         return v
 
-    def session_scores(self, text: str) -> SessionScores | None:
+    def session_scores(self, text: str) -> SessionScores | LightScores | None:
         """Every session's best cosine with `text`; None when there are no vectors yet
         or the model cannot be had (the reason kept in `error`, for `status`)."""
         from ccarchive.semantic.model_files import ModelError
 
+        if self._matrix is None and not self.vectors.manifest().vectors:
+            return None  # none yet: no numpy, no encoder
+        if self.once and text.strip():
+            light = self._light_scores(text)
+            if light is not None:
+                return light
         self.matrix.refresh()
         if not len(self.matrix) or not text.strip():
             return None
@@ -171,6 +205,32 @@ class DenseSearch:
             self.error = str(exc)
             return None
         return self.matrix.scores(q)
+
+    def _light_scores(self, text: str) -> LightScores | None:
+        """`session_scores` in Python (`semantic.light`), or None for numpy's path."""
+        import struct
+
+        from ccarchive.semantic import STATIC
+        from ccarchive.semantic.light import LightMatrix, LightTable, NotLight, numpy_loaded
+        from ccarchive.semantic.model_files import find_model
+        from ccarchive.semantic.space import table_path
+        from ccarchive.semantic.wordpiece import vocab_path
+
+        if self.kind != STATIC or numpy_loaded() or self._matrix is not None:
+            return None
+        try:
+            if find_model(self.settings.model_dir, self.settings.data_dir) is None:
+                return None
+            data = self.settings.data_dir
+            q = LightTable(table_path(data), vocab_path(data)).encode(text)
+            if q is None:
+                return None
+            return LightMatrix(self.vectors).scores(q)
+        except (NotLight, OSError, ValueError, KeyError, struct.error) as exc:
+            import logging  # here only: a word search imports no logging
+
+            logging.getLogger(__name__).debug("semantic search by numpy: %s", exc)
+            return None
 
     def evidence(
         self,
@@ -195,11 +255,9 @@ class DenseSearch:
         )
         if code:
             return out
-        order = found.best.argsort()[::-1]
-        for i in order[: ENTRANTS + len(keys)].tolist():
-            if len(out.entrants) >= ENTRANTS or found.best[i] < ENTRANT_FLOOR:
+        for skey, best in found.ranked()[: ENTRANTS + len(keys)]:
+            if len(out.entrants) >= ENTRANTS or best < ENTRANT_FLOOR:
                 break
-            skey = int(found.skeys[i])
             if skey in keys:
                 continue
             entrant = self._entrant(searcher, filters, found, skey)
@@ -232,7 +290,11 @@ class DenseSearch:
             turn.per_term[DENSE_TERM] = max(turn.per_term.get(DENSE_TERM, 0.0), lift)
 
     def _entrant(
-        self, searcher: tantivy.Searcher, filters: tantivy.Query, found: SessionScores, skey: int
+        self,
+        searcher: tantivy.Searcher,
+        filters: tantivy.Query,
+        found: SessionScores | LightScores,
+        skey: int,
     ) -> tuple[int, int, tantivy.DocAddress] | None:
         """A session found by meaning: its best turn's prompt, if it passes `filters`."""
         best = found.best_turn(skey)
@@ -262,20 +324,27 @@ class SemanticSwitch:
 
     def __init__(self, ctx: IndexContext) -> None:
         self.ctx = ctx
-        self._settings: Settings | None = None
         self._dense: DenseSearch | None = None
+        self._why = ""
+        """Why there is no `DenseSearch` (one sentence, with the command that fixes it)."""
         self._decided = False
 
     def use(self, settings: Settings) -> None:
-        """Rank by meaning too if `settings.semantic` (and the extra is installed)."""
-        from ccarchive.semantic import missing_dependencies
+        """Rank by meaning too with the encoder `semantic.choose` picks for `settings` (by
+        default the static one, if its parts are here); keep why not, for `status`."""
+        self._dense, self._why = None, ""
+        if settings.semantic is False:
+            from ccarchive.semantic import OFF_LINE
 
-        self._settings = settings
-        self._dense = (
-            DenseSearch(self.ctx.store, settings)
-            if settings.semantic and not missing_dependencies()
-            else None
-        )
+            self._why = OFF_LINE
+        else:
+            from ccarchive.semantic import choose
+
+            choice = choose(settings)
+            if choice.kind is None:
+                self._why = choice.why
+            else:
+                self._dense = DenseSearch(self.ctx.store, settings, choice.kind, choice.model)
         self._decided = True
 
     @property
@@ -290,20 +359,16 @@ class SemanticSwitch:
         return self._dense
 
     def status_line(self) -> str:
-        """One line: on or off, and how to turn it on; the vectors and their progress."""
-        from ccarchive.config import semantic_from_env
-        from ccarchive.semantic import EXTRA, SWITCH, missing_dependencies
+        """One line: on (the encoder, the vectors and their progress), or off and why,
+        with what turns it on."""
+        from ccarchive.semantic import SWITCH
 
         dense = self.dense
-        settings = self._settings
-        wanted = settings.semantic if settings is not None else semantic_from_env()
-        missing = missing_dependencies()
-        if not wanted:
-            how = f"{EXTRA}, then " if missing else ""
-            return f"off (words only): to rank by meaning too, {how}use {SWITCH}"
-        if missing or dense is None:
-            return f"unavailable: {', '.join(missing)} missing: {EXTRA}"
-        return _vectors_line(dense, getattr(self.ctx.live, "vectors", None))
+        if dense is not None:
+            return _vectors_line(dense, getattr(self.ctx.live, "vectors", None))
+        if self._why:
+            return self._why
+        return f"off (words only): to rank by meaning too, use {SWITCH}"
 
 
 def _vectors_line(dense: DenseSearch, builder: Any) -> str:
@@ -327,15 +392,15 @@ def _vectors_line(dense: DenseSearch, builder: Any) -> str:
             f"indexes uses it, or has not rebuilt them yet"
         )
     elif not n and state is None:
-        parts.append(
-            "built by the process that indexes (the app, serve, `ccarchive index --semantic`)"
-        )
+        parts.append("built by the process that indexes (the app, serve, `ccarchive index`)")
     try:
         found = find_model(dense.settings.model_dir, dense.settings.data_dir)
     except Exception as exc:  # a bad --semantic-model folder: say so
         found, parts = None, [*parts, f"model: {exc}"]
     if found is not None:
         parts.append(f"model from the {found[1]}")
+    elif dense.settings.semantic is not True:
+        parts.append("model: not found here (the default never downloads it)")
     elif dense.settings.model_dir is None:
         parts.append("model: downloaded on first use")
     error = dense.error or getattr(state, "error", None)

@@ -137,9 +137,9 @@ def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
 def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
     demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(SEMANTIC_ENV, raising=False)
+    monkeypatch.setenv(SEMANTIC_ENV, "0")
     settings = Settings(demo_archive, tmp_path / "data")
-    assert not settings.semantic
+    assert settings.semantic is False
     with LiveArchive(settings, watch=False) as live:
         assert live._try_become_writer()
         live.run_once()
@@ -150,9 +150,11 @@ def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
         line = service.status().semantic
         assert line.startswith("off") and "--semantic" in line and "CCARCHIVE_SEMANTIC=1" in line
         assert groups(service, "flaky test")  # words still find what they find
-    monkeypatch.setenv(SEMANTIC_ENV, "1")  # the environment turns it on for every front end
-    assert Settings(demo_archive, tmp_path / "data").semantic
-    assert Settings.resolve(demo_archive, tmp_path / "data").semantic
+    monkeypatch.setenv(SEMANTIC_ENV, "1")  # the environment asks for the model everywhere
+    assert Settings(demo_archive, tmp_path / "data").semantic is True
+    assert Settings.resolve(demo_archive, tmp_path / "data").semantic is True
+    monkeypatch.delenv(SEMANTIC_ENV)  # unset: the default (tests/semantic/test_default_tier.py)
+    assert Settings.resolve(demo_archive, tmp_path / "data").semantic is None
 
 
 @pytest.mark.long
@@ -167,8 +169,11 @@ def test_the_command_line_embeds_searches_and_reports(
     res = runner.invoke(main, ["index", "--semantic", "--json", *where])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["embedded"] > 20
-    res = runner.invoke(main, ["status", "--json", *where])
+    res = runner.invoke(main, ["status", "--json", *where], env={SEMANTIC_ENV: "0"})
     assert json.loads(res.stdout)["semantic"].startswith("off")
+    res = runner.invoke(main, ["status", "--json", *where])  # the default: static, not these
+    line = json.loads(res.stdout)["semantic"]
+    assert "(static)" in line and "of another encoder (all-MiniLM-L6-v2)" in line, line
     res = runner.invoke(main, ["status", "--json", *where], env={SEMANTIC_ENV: "1"})
     assert json.loads(res.stdout)["semantic"].startswith("on: ")
     res = runner.invoke(

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ccarchive.semantic.model_files import ModelError
-from ccarchive.semantic.token_vectors import TokenVectors, ensure_table, table_path
+from ccarchive.semantic.space import table_path
+from ccarchive.semantic.token_vectors import TokenVectors, ensure_table
 
 TEXTS = [
     "Why does the overnight export time out every night?",
