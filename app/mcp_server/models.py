@@ -324,7 +324,7 @@ class Status(BaseModel):
     redaction: bool = True
     message: str | None = None
     semantic: str = Field(
-        "", description="Semantic search: on (vectors, progress) or off, and how to turn it on."
+        "", description="Semantic search: its encoder, vectors and progress, or off and why."
     )
     indexing: str | None = Field(
         default=None,

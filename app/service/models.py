@@ -326,4 +326,4 @@ class Status:
     archive_bytes: int = 0
     last_update: datetime | None = None
     message: str | None = None
-    semantic: str = ""  # on or off (and how to turn it on), vectors, progress
+    semantic: str = ""  # its encoder, vectors and progress; or off, and why
