@@ -96,6 +96,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     )
 
 
+IDLE_PROBE_S = 0.005
+"""How long Pilot sleeps between its idle probes in the tests (Textual's own is 20 ms)."""
+
+
+@pytest.fixture(autouse=True)
+def quick_idle_probes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot waits for the app to go idle after every key and pause by sleeping and
+    comparing the process's CPU time with the clock (`textual._wait.wait_for_idle`): at
+    least one 20 ms sleep a probe, two or more a key. That wait, not the app's work, was
+    most of an app test's time. The tests probe every 5 ms with the same idle rule (under
+    5% of a core in use), so a pause still ends only once the app and its threads are
+    quiet. Benchmarks keep Textual's own probes: their figures are the users'.
+    tests/tui/test_textual_tuning.py fails if Textual drops the two names."""
+    if request.node.get_closest_marker("benchmark"):
+        return
+    from textual import _wait
+
+    monkeypatch.setattr(_wait, "SLEEP_GRANULARITY", IDLE_PROBE_S)
+    monkeypatch.setattr(_wait, "SLEEP_IDLE", IDLE_PROBE_S / 20)
+
+
 def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
     """Index `archive` into `data_dir` and return a service over it (writer released)."""
     from ccarchive.index.indexer import Indexer

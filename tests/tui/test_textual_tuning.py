@@ -23,6 +23,22 @@ def test_this_textual_has_every_hook_the_tuning_uses() -> None:
     assert tuning._await_mount_caller() == "await_mount"
 
 
+def test_the_suites_idle_probes_reach_textuals_wait() -> None:
+    """tests/conftest.py's `quick_idle_probes` shortens Pilot's idle probes through two
+    names of `textual._wait`: a Textual that renames them fails here, not as slow tests.
+    `wait_for_idle` reads both at each call (not as defaults bound at import)."""
+    import inspect
+
+    from textual import _wait
+
+    from tests.conftest import IDLE_PROBE_S
+
+    assert _wait.SLEEP_GRANULARITY == IDLE_PROBE_S
+    assert _wait.SLEEP_IDLE == IDLE_PROBE_S / 20
+    body = inspect.getsource(_wait.wait_for_idle).split('"""')[-1]
+    assert "sleep(SLEEP_GRANULARITY)" in body and "< SLEEP_IDLE" in body
+
+
 def test_the_tuning_is_on_for_the_pinned_textual() -> None:
     assert tuning.ENABLED == (os.environ.get(tuning.OFF_ENV, "") in ("", "0"))
 
