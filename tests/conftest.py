@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +47,14 @@ def pytest_configure(config: pytest.Config) -> None:
     bytecode an import compiles: each of them compiled the whole package again, ~0.25 CPU-s
     a process. The variable stops an import from writing, not from reading, so the
     compiled files written here are read by every later process (`__pycache__` is
-    ignored by git)."""
+    ignored by git).
+
+    For the same reason pytest never kept the test modules as it rewrites their asserts,
+    and each worker rewrote and compiled all of them again: ~8 CPU-s of a worker's 10
+    s of collection. Each process of the suite writes them (atomically: pytest writes
+    a temporary file and renames it, for parallel runs), and every later run reads
+    them, as it would on a machine without the variable."""
+    sys.dont_write_bytecode = False
     if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
         return
     import compileall
