@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,7 +57,14 @@ def pytest_configure(config: pytest.Config) -> None:
     bytecode an import compiles: each of them compiled the whole package again, ~0.25 CPU-s
     a process. The variable stops an import from writing, not from reading, so the
     compiled files written here are read by every later process (`__pycache__` is
-    ignored by git)."""
+    ignored by git).
+
+    For the same reason pytest never kept the test modules as it rewrites their asserts,
+    and each worker rewrote and compiled all of them again: ~8 CPU-s of a worker's 10
+    s of collection. Each process of the suite writes them (atomically: pytest writes
+    a temporary file and renames it, for parallel runs), and every later run reads
+    them, as it would on a machine without the variable."""
+    sys.dont_write_bytecode = False
     if hasattr(config, "workerinput"):  # an xdist worker: the controller did it
         return
     import compileall
@@ -74,6 +82,17 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if re.search(r"(?<!not )\bbenchmark\b", markexpr) and hasattr(config.option, "numprocesses"):
         config.option.numprocesses = 0
         config.option.dist = "no"
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` starts a worker more than there are cores. Many tests wait (a server's
+    timeout, a process being killed, an app going idle): with a worker a core, a core
+    sat idle for each of those waits. With 3 workers on 2 cores the suite took 453 s
+    against 559 s with 2, in the same hour on the same shared machine, for no more CPU
+    (440 against 454 CPU-s). `PYTEST_XDIST_AUTO_NUM_WORKERS` still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -104,6 +123,71 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.get_closest_marker("xdist_group") is None,
         )
     )
+
+
+IDLE_PROBE_S = 0.005
+"""How long Pilot sleeps between its idle probes in the tests (Textual's own is 20 ms)."""
+
+
+@pytest.fixture(autouse=True)
+def quick_idle_probes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot waits for the app to go idle after every key and pause by sleeping and
+    comparing the process's CPU time with the clock (`textual._wait.wait_for_idle`): at
+    least one 20 ms sleep a probe, two or more a key. That wait, not the app's work, was
+    most of an app test's time. The tests probe every 5 ms with the same idle rule (under
+    5% of a core in use), so a pause still ends only once the app and its threads are
+    quiet. Benchmarks keep Textual's own probes: their figures are the users'.
+    tests/tui/test_textual_tuning.py fails if Textual drops the two names."""
+    if request.node.get_closest_marker("benchmark"):
+        return
+    from textual import _wait
+
+    monkeypatch.setattr(_wait, "SLEEP_GRANULARITY", IDLE_PROBE_S)
+    monkeypatch.setattr(_wait, "SLEEP_IDLE", IDLE_PROBE_S / 20)
+
+
+_PARSED_CSS: dict[tuple, list] = {}
+"""Textual CSS parsed once per test process: (css, where, defaults, tie breaker, scope,
+variables) -> its rule sets."""
+
+
+@pytest.fixture(autouse=True)
+def css_parsed_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app a test starts parses the same stylesheets again (the app's, and each
+    widget's default CSS): ~50 ms of CPU an app test. The tests share the parsed rule
+    sets across apps, keyed by everything the parse reads (the theme's variables
+    included), as each app's own cache does within one app. What is drawn is the same
+    (the snapshot tests compare it). Benchmarks parse as a user's app does.
+    tests/tui/test_textual_tuning.py fails if Textual changes what this wraps."""
+    if request.node.get_closest_marker("benchmark"):
+        return
+    from textual.css.stylesheet import Stylesheet
+
+    parse = Stylesheet._parse_rules
+
+    def parsed_once(
+        self: Stylesheet,
+        css: str,
+        read_from: tuple[str, str],
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list:
+        key = (
+            css,
+            read_from,
+            is_default_rules,
+            tie_breaker,
+            scope,
+            tuple(sorted(self._variables.items())),
+        )
+        rules = _PARSED_CSS.get(key)
+        if rules is None:
+            rules = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
+            _PARSED_CSS[key] = rules
+        return rules
+
+    monkeypatch.setattr(Stylesheet, "_parse_rules", parsed_once)
 
 
 def build_index(archive: Path, data_dir: Path):  # -> ArchiveService

@@ -35,7 +35,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--seed",
             "3",
             "--size-mb",
-            "30",
+            "15",
             "--force",
             "--manifest",
             str(root.parent / "m.jsonl"),

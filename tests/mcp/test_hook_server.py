@@ -381,6 +381,11 @@ def test_bad_requests_are_closed_and_good_ones_still_answered(
         slow.settimeout(2)
         assert slow.recv(100) == b""  # closed when its time ran out
         slow.close()
+    # the crowd holds its places for 30 s, not 0.3 (a loaded machine once let them time
+    # out before the next client came, and that client was answered)
+    with _server(local, indexed, request_timeout=30) as server:
+        assert server.owner.wait(5)
+        path = str(server.path)
         crowd = [socket.socket(socket.AF_UNIX) for _ in range(MAX_CLIENTS + 2)]
         for s in crowd:
             s.connect(path)
@@ -388,9 +393,11 @@ def test_bad_requests_are_closed_and_good_ones_still_answered(
         assert not isinstance(_ask(indexed, event_name, raw), Answer)  # turned away
         for s in crowd:
             s.close()
-        time.sleep(0.4)
-        assert isinstance(_ask(indexed, event_name, raw), Answer)
-        assert server.answered >= 3
+        deadline = time.monotonic() + 10  # their threads see the end, free their places
+        while not isinstance(answer := _ask(indexed, event_name, raw), Answer):
+            assert time.monotonic() < deadline, answer
+            time.sleep(0.05)
+        assert server.answered >= 1
 
 
 def test_the_server_redacts_and_never_ranks_by_meaning(

@@ -199,13 +199,14 @@ def test_a_token_file_that_is_not_ours_is_refused(
 def test_real_requests_are_answered_during_a_slowloris(
     demo_archive_ro: Path, indexed: Path, tmp_path: Path
 ) -> None:
-    """300 slow sockets against a server with 256 file descriptors, for 6 seconds: the
-    server keeps a bounded number of connections, closing the slowest to admit the new,
-    and cuts requests that take more than --request-timeout to arrive."""
+    """300 slow sockets against a server with 256 file descriptors, for 3 seconds: the
+    server keeps a bounded number of connections, closing the slowest to admit the new;
+    then 20, as many as it holds: it cuts the requests that take more than
+    --request-timeout (1 s) to arrive."""
     log = tmp_path / "serve.log"
-    with _serve(demo_archive_ro, indexed, log, "--request-timeout", "2", nofile=256) as (url, proc):
+    with _serve(demo_archive_ro, indexed, log, "--request-timeout", "1", nofile=256) as (url, proc):
         token = (indexed / "http-token").read_text().strip()
-        res = asyncio.run(flood(url, token, seconds=6, sockets=300))
+        res = asyncio.run(flood(url, token, seconds=3, sockets=300))
         assert proc.poll() is None, "the server died"
         print(f"\n{res}; log {log.stat().st_size} bytes")
         assert res.opened > 300  # the flood got in, was cut, came back
@@ -214,7 +215,12 @@ def test_real_requests_are_answered_during_a_slowloris(
         # guard, 4 of 9 went unanswered)
         assert res.asked >= 3 and res.answered >= res.asked - 1, res.statuses
         assert res.closed_by_server > 100
+        # fewer sockets than the server holds: none is closed to admit another, so each
+        # is cut by the request timeout (the flood above only ever met the first guard)
+        few = asyncio.run(flood(url, token, seconds=2.5, sockets=20))
+        assert few.closed_by_server >= 20 and few.answered >= few.asked - 1, few
     text = log.read_text()
     assert log.stat().st_size < 4_000, text[-2000:]
     assert "Traceback" not in text
     assert text.count("connection flood") <= 3  # once, and the counts at the end
+    assert "requests too slow to arrive, closed" in text

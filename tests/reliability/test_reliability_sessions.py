@@ -129,7 +129,7 @@ async def _alive(url: str, ids: list[str]) -> list[bool]:
 
 
 @pytest.mark.parametrize(
-    "flood", [pytest.param(2000, id="2000"), pytest.param(6000, id="6000", marks=pytest.mark.slow)]
+    "flood", [pytest.param(1000, id="1000"), pytest.param(6000, id="6000", marks=pytest.mark.slow)]
 )
 async def test_initialize_flood_cannot_lock_clients_out(
     indexed: list[str], tmp_path: Path, flood: int
@@ -163,8 +163,9 @@ async def test_initialize_flood_cannot_lock_clients_out(
             assert sum(newest) == MAX_SESSIONS - 2
             assert not any(older) and not any(newest[: MAX_SESSIONS + 2 - 16]), "old kept"
             # memory: bounded by the table, not by the number of sessions ever opened
-            assert rss[2] - rss[0] < 60, rss
-            assert rss[2] - rss[1] < 25, rss
+            # (at most 25 KB a session ever opened: a leak of 20 KB a session fails)
+            assert rss[2] - rss[0] < 60 * min(1, flood / 2000), rss
+            assert rss[2] - rss[1] < 25 * min(1, flood / 2000), rss
         assert proc.poll() is None
 
 

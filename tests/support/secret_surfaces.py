@@ -10,6 +10,7 @@ test, through Pilot.)
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -107,28 +108,49 @@ def held_elsewhere(plants: list[Plant], root: Path) -> set[str]:
         if not path.is_file():
             continue
         text = path.read_text(errors="replace")
+        present = _windows_in(text, ex.windows)
         # blanking the secrets out only splits runs, so a file whose runs hold no window
         # of a secret holds none afterwards: most files, left without the replace pass
-        if not any(
-            r[j : j + WINDOW] in ex.windows
-            for run in _RUN_RE.finditer(text)
-            for r in (run.group(),)
-            for j in range(len(r) - WINDOW + 1)
-        ):
+        if not present:
             continue
         for secret in secrets:
+            key = _key_window(secret)
+            if key is not None and key not in present:
+                continue  # not in this file, as written or JSON-escaped
             for form in (
                 secret,
                 secret.replace("/", "\\/"),
                 secret.replace("/", "\\\\/"),
             ):  # as written, in JSON
                 text = text.replace(form, " ")
-        for run in _RUN_RE.finditer(text):
-            r = run.group()
-            found.update(
-                w for j in range(len(r) - WINDOW + 1) if (w := r[j : j + WINDOW]) in ex.windows
-            )
+        found |= _windows_in(text, ex.windows)
     return found
+
+
+def _windows_in(text: str, windows: dict[str, int]) -> set[str]:
+    """The windows of `windows` that the runs of `text` hold."""
+    return {
+        w
+        for run in _RUN_RE.finditer(text)
+        for r in (run.group(),)
+        for j in range(len(r) - WINDOW + 1)
+        if (w := r[j : j + WINDOW]) in windows
+    }
+
+
+@functools.cache
+def _key_window(secret: str) -> str | None:
+    """A window of `secret` that a text holding the secret, as written or JSON-escaped
+    (`/` as `\\/`), holds in one of its runs: one with no `/` but maybe its first (the
+    escape's backslash ends a run, a `/` starts the next). None if every window has one."""
+    return next(
+        (
+            secret[j : j + WINDOW]
+            for j in range(len(secret) - WINDOW + 1)
+            if "/" not in secret[j + 1 : j + WINDOW]
+        ),
+        None,
+    )
 
 
 def _strings(obj: Any) -> list[str]:

@@ -23,6 +23,48 @@ def test_this_textual_has_every_hook_the_tuning_uses() -> None:
     assert tuning._await_mount_caller() == "await_mount"
 
 
+def test_the_suites_idle_probes_reach_textuals_wait() -> None:
+    """tests/conftest.py's `quick_idle_probes` shortens Pilot's idle probes through two
+    names of `textual._wait`: a Textual that renames them fails here, not as slow tests.
+    `wait_for_idle` reads both at each call (not as defaults bound at import)."""
+    import inspect
+
+    from textual import _wait
+
+    from tests.conftest import IDLE_PROBE_S
+
+    assert _wait.SLEEP_GRANULARITY == IDLE_PROBE_S
+    assert _wait.SLEEP_IDLE == IDLE_PROBE_S / 20
+    body = inspect.getsource(_wait.wait_for_idle).split('"""')[-1]
+    assert "sleep(SLEEP_GRANULARITY)" in body and "< SLEEP_IDLE" in body
+
+
+def test_the_suites_shared_css_parse_wraps_what_textual_parses_with() -> None:
+    """tests/conftest.py's `css_parsed_once` keys the rules a stylesheet parses by the
+    arguments of `Stylesheet._parse_rules` and the stylesheet's `_variables` (all the
+    parse reads): a Textual that parses with more fails here. The wrapped parse is the
+    fixture's, and a new variable set parses anew."""
+    import inspect
+
+    from textual.css.stylesheet import Stylesheet
+
+    from tests.conftest import _PARSED_CSS
+
+    assert Stylesheet._parse_rules.__name__ == "parsed_once"
+    original = inspect.getsource(Stylesheet._parse_rules.__closure__[0].cell_contents)
+    assert "variable_tokens=self._variable_tokens" in original
+    for line in ("self._variables = variables", "self.__variable_tokens = None"):
+        assert line in inspect.getsource(Stylesheet.set_variables)
+    params = list(inspect.signature(Stylesheet._parse_rules).parameters)
+    assert params == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
+    blue, red = Stylesheet(variables={"accent": "blue"}), Stylesheet(variables={"accent": "red"})
+    css = "Label { color: $accent; }"
+    first = blue._parse_rules(css, ("", "test"))
+    assert blue._parse_rules(css, ("", "test")) is first
+    assert red._parse_rules(css, ("", "test")) is not first
+    assert sum(key[0] == css for key in _PARSED_CSS) == 2
+
+
 def test_the_tuning_is_on_for_the_pinned_textual() -> None:
     assert tuning.ENABLED == (os.environ.get(tuning.OFF_ENV, "") in ("", "0"))
 
