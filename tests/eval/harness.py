@@ -251,7 +251,12 @@ class ReusingEncoder:
 
 
 def enable_semantic(
-    service, root: Path, data: Path, reuse_copies: bool = False, threads: int | None = None
+    service,
+    root: Path,
+    data: Path,
+    reuse_copies: bool = False,
+    threads: int | None = None,
+    semantic: bool | None = True,
 ) -> dict:
     """Build the vectors of `service`'s index and turn semantic search on; returns the
     costs: embedding time, texts, query encode time, memory, store size.
@@ -261,17 +266,20 @@ def enable_semantic(
     `ccarchive index --semantic` would take (`encoded` says how many were encoded).
     `threads` sets onnxruntime's threads for the build (the test suite runs a process
     per core: one thread each, as tests/conftest.py does for BLAS; two spinning threads
-    took a third more CPU for the same vectors)."""
+    took a third more CPU for the same vectors). `semantic` is the setting: True the full
+    model (`--semantic`), None the default tier (the static encoder)."""
     import time
     import tracemalloc
 
     from ccarchive.config import Settings
-    from ccarchive.semantic import load_encoder
+    from ccarchive.semantic import choose, load_encoder, vector_space
     from ccarchive.semantic.builder import VectorBuilder
 
-    settings = Settings(root, data.resolve(), semantic=True)
+    settings = Settings(root, data.resolve(), semantic=semantic)
+    kind = choose(settings).kind
+    assert kind is not None, choose(settings).why
     t0 = time.perf_counter()
-    encoder = load_encoder(settings)
+    encoder = load_encoder(settings, kind=kind)
     building = encoder
     if threads is not None and hasattr(encoder, "session"):  # the onnxruntime encoder
         from ccarchive.semantic.onnx_encoder import OnnxEncoder
@@ -279,7 +287,7 @@ def enable_semantic(
         building = OnnxEncoder(encoder.model_dir, settings.data_dir, threads=threads)
     load_s = time.perf_counter() - t0
     embedding = ReusingEncoder(building) if reuse_copies else building
-    builder = VectorBuilder(service.store, lambda: embedding)
+    builder = VectorBuilder(service.store, lambda: embedding, vector_space(kind))
     t0 = time.perf_counter()
     texts = builder.update()
     embed_s = time.perf_counter() - t0
