@@ -81,16 +81,23 @@ def scored(eval_archive):
     return blind.evaluate_blind(eval_archive.service, key, QUERIES)
 
 
+METRICS = ("recall@10", "mrr@10", "turn@10", "turn@1st")
+
+
+def _below(table: dict[str, dict], floors: dict[str, tuple[float, ...]]) -> dict[str, tuple]:
+    """The categories under a floor of theirs, with their figures."""
+    return {
+        cat: tuple(round(table[cat][m], 2) for m in METRICS)
+        for cat, floor in floors.items()
+        if any(table[cat][m] < f for m, f in zip(METRICS, floor, strict=True))
+    }
+
+
 @pytest.mark.xdist_group("eval-archive")  # on the worker that built it (conftest.py)
 def test_every_category_clears_its_floor(scored: blind.BlindReport) -> None:
     table = {r["category"]: r for r in scored.table()}
     print("\n" + blind.format_blind(list(table.values())))
-    metrics = ("recall@10", "mrr@10", "turn@10", "turn@1st")
-    low = {
-        cat: tuple(round(table[cat][m], 2) for m in metrics)
-        for cat, floors in FLOORS.items()
-        if any(table[cat][m] < f for m, f in zip(metrics, floors, strict=True))
-    }
+    low = _below(table, FLOORS)
     assert not low, f"below the floor: {low}"
 
 
@@ -125,10 +132,5 @@ def test_the_default_tier_lifts_rewordings_and_keeps_every_floor(
     words = {r["category"]: r for r in scored.table()}
     print("\n" + blind.format_blind(list(table.values())))
     assert table["reword"]["recall@10"] > words["reword"]["recall@10"] + 0.1
-    metrics = ("recall@10", "mrr@10", "turn@10", "turn@1st")
-    low = {
-        cat: tuple(round(table[cat][m], 2) for m in metrics)
-        for cat, floors in DEFAULT_FLOORS.items()
-        if any(table[cat][m] < f for m, f in zip(metrics, floors, strict=True))
-    }
+    low = _below(table, DEFAULT_FLOORS)
     assert not low, f"below the floor: {low}"
