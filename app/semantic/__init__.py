@@ -178,7 +178,7 @@ class TextEncoder(Protocol):
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
-_encoders: dict[tuple[Path, str], TextEncoder] = {}
+_encoders: dict[tuple[Path, str, Path | None], TextEncoder] = {}
 _lock = threading.Lock()
 
 
@@ -199,7 +199,11 @@ def load_encoder(
             may_download=settings.semantic is True,
         )
         kind = kind or default_kind(settings)
-        enc = _encoders.get((folder, kind))
+        # The static encoder's table and vocabulary are made in the data dir, where a
+        # search process's one-query path reads them (`semantic.light`): one encoder per
+        # data dir, or a second data dir of this process would never get its files.
+        key = (folder, kind, settings.data_dir if kind == STATIC else None)
+        enc = _encoders.get(key)
         if enc is None:
             if kind == STATIC:
                 from ccarchive.semantic.token_vectors import TokenVectors
@@ -211,5 +215,5 @@ def load_encoder(
                 enc = OnnxEncoder(folder, settings.data_dir)
             else:
                 enc = Encoder(folder)
-            _encoders[(folder, kind)] = enc
+            _encoders[key] = enc
         return enc

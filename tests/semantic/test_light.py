@@ -142,3 +142,17 @@ def test_a_search_process_imports_no_numpy_and_finds_by_meaning(indexed) -> None
         check=True,
     )
     assert accented.stderr.split()[-2:] == ["True", "True"], accented.stderr
+
+
+def test_every_data_dir_of_a_process_gets_the_files_its_searches_read(
+    indexed, tmp_path: Path
+) -> None:
+    """The encoder is loaded once per process, but its table and vocabulary are made per
+    data dir: a second data dir (another archive, the eval's seeds) gets its own, or its
+    `ccarchive search` processes could never take the path without numpy."""
+    _service, settings = indexed
+    load_encoder(settings, kind=STATIC)
+    other = tmp_path / "other-data"
+    load_encoder(Settings(settings.archive_root, other, semantic=None), kind=STATIC)
+    assert table_path(other).is_file() and vocab_path(other).is_file()
+    LightTable(table_path(other), vocab_path(other))  # what a search process opens
