@@ -54,8 +54,10 @@ def test_a_new_session_sharing_a_prefix_lengthens_the_short_id(live: LiveArchive
     svc = open_service(live.settings, live=live)
     src = main_sessions(live.root)[0]
     first = str(uuidlib.uuid4())
-    twin = first[:10] + str(uuidlib.uuid4())[10:]  # the same first 10 characters
-    assert twin != first
+    # the same first 10 characters, and another 11th (a random one matched 1 time in 16,
+    # and the two ids then needed longer short ids than asserted below)
+    twin = first[:10] + ("0" if first[10] != "0" else "1") + str(uuidlib.uuid4())[11:]
+    assert twin != first and twin[:10] == first[:10] and twin[10] != first[10]
     f1 = src.parent / f"{first}.jsonl"
     f1.write_bytes(prompt_line(src, f"first {word()}", session_id=first))
     live.run_once(only=[rel(live.root, f1)])
