@@ -55,13 +55,14 @@ class VectorBuilder:
     Args:
         index_store: the index (an `IndexStore`: its `searcher()`, `schema` and `path`).
         encoder: returns the encoder, loading it on first call (it may download).
-        space: the space of that encoder's vectors (`semantic.vector_space`; by default
-            that of `backend()`): vectors of another are dropped and built again.
+        space: the space of that encoder's vectors (`semantic.vector_space` of the kind
+            the encoder is): vectors of another are dropped and built again. Given by the
+            caller, who chose the encoder: guessed from the environment, it once labelled
+            the static encoder's vectors with the full model's space, and a search of
+            the static space then found none.
     """
 
-    def __init__(
-        self, index_store, encoder: Callable[[], TextEncoder], space: str | None = None
-    ) -> None:
+    def __init__(self, index_store, encoder: Callable[[], TextEncoder], space: str) -> None:
         self.index = index_store
         self.vectors = VectorStore(index_store.path, space)
         self._encoder = encoder

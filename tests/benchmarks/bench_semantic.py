@@ -158,11 +158,12 @@ def test_semantic_budgets(tmp_path: Path) -> None:
     build = (
         "from pathlib import Path\nfrom ccarchive.config import Settings\n"
         "from ccarchive.index.store import IndexStore\n"
-        "from ccarchive.semantic import load_encoder\n"
+        "from ccarchive.semantic import backend, load_encoder, vector_space\n"
         "from ccarchive.semantic.builder import VectorBuilder\nimport time\n"
         f"s = Settings(Path({str(root)!r}), Path({str(base / 'data')!r}), semantic=True)\n"
         "store = IndexStore(s.archive_data_dir)\n"
-        "b = VectorBuilder(store, lambda: load_encoder(s)); b.vectors.clear()\n"
+        "b = VectorBuilder(store, lambda: load_encoder(s), vector_space(backend()))\n"
+        "b.vectors.clear()\n"
         "t = time.perf_counter(); n = b.update(); print(n, time.perf_counter() - t)"
     )
     report["build_peak_mb"] = round(_peak_mb(build))

@@ -70,7 +70,12 @@ def static_archive(
         mp.setenv(BACKEND_ENV, STATIC)
         service = build_index(root, data)
         settings = Settings(root, data, semantic=True)
-        assert VectorBuilder(service.store, lambda: load_encoder(settings)).update() > 20
+        assert (
+            VectorBuilder(
+                service.store, lambda: load_encoder(settings), vector_space(STATIC)
+            ).update()
+            > 20
+        )
         service.use_semantic(settings)
         yield service, settings, sid
 
@@ -119,7 +124,7 @@ def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
     def build(kind: str) -> np.ndarray:
         monkeypatch.setenv(BACKEND_ENV, kind)
         assert backend() == kind
-        builder = VectorBuilder(service.store, lambda: load_encoder(settings))
+        builder = VectorBuilder(service.store, lambda: load_encoder(settings), vector_space(kind))
         assert builder.vectors.space == vector_space(kind)
         assert builder.update() > 0  # everything embedded again in this encoder's space
         store = VectorStore(service.store.path)
