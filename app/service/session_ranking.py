@@ -92,6 +92,14 @@ class _Session:
         return sum(self.per_term.values()) + self.title
 
 
+@dataclass
+class _ShownTurns:
+    """The turns a page shows, per session in rank order, and their opening prompts."""
+
+    rows: list[tuple[float, _Session, list[tuple[_Turn, tantivy.Document, Window | None]]]]
+    prompts: dict[tuple[str, int], tantivy.Document]
+
+
 class SessionRanking:
     """Sessions ranked by their best turn and their own evidence (see the module), with
     the semantic evidence mixed in when a `DenseSearch` is given."""
@@ -164,27 +172,10 @@ class SessionRanking:
         words = [t for t, _q, _r in terms]
         keep = max(1, per_group)
         evidence = Terms.of(words, weights)
-        picked = [
-            (
-                score,
-                s,
-                [
-                    (t, *self._answer_doc(searcher, t, evidence, passage_chars))
-                    for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))[: keep + SPARE_TURNS]
-                    if t.best[1] is not None
-                ],
-            )
-            for score, s in shown
-        ]
-        prompts = self._turn_prompts(
-            searcher,
-            [(doc, S.turn_prompt_seq(t.turn)) for _sc, _s, rows in picked for t, doc, _w in rows],
-        )
-        picked = [
-            (score, s, _answering_first(rows, prompts, weights)[:keep]) for score, s, rows in picked
-        ]
+        picked = self._shown_turns(searcher, shown, keep, evidence, passage_chars, weights)
+        prompts = picked.prompts
         self.catalog.prefetch_titles(
-            first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked if rows
+            first_value(rows[0][1], S.SESSION) for _sc, _s, rows in picked.rows if rows
         )
         turns_shown = max(1, per_group - 1)  # one turn more than shown: see `_group`
         page.groups = [
@@ -201,13 +192,75 @@ class SessionRanking:
                 passage_chars,
                 turns_shown,
             )
-            for score, s, rows in picked
+            for score, s, rows in picked.rows
         ]
         page.hits = [g.hits[0] for g in page.groups if g.hits]
         if offset + limit < len(ranked):
             page.next_cursor = encode_cursor(
                 {"o": offset + limit, "g": gen or self.ctx.visible_gen(searcher)}
             )
+
+    def _shown_turns(
+        self,
+        searcher: tantivy.Searcher,
+        shown: list[tuple[float, _Session]],
+        keep: int,
+        evidence: Terms,
+        width: int,
+        weights: list[float],
+    ) -> _ShownTurns:
+        """Each shown session's first `keep` turns in the order shown, each with the entry
+        that shows it (`_answer_doc`), and the prompts that opened them.
+
+        The order is by score, but an aside or a document may give way to a turn that
+        asked and was answered (`_answering_first`), so `SPARE_TURNS` more are weighed
+        for it. They are weighed only when one of the first `keep` is such a turn: when
+        none is, `_answering_first` keeps the first `keep` as they are, and choosing the
+        entry that shows each spare turn (reading its candidates, weighing their
+        windows) would be wasted: it was most of the cost of showing a page."""
+        ranked = {
+            id(s): [
+                t
+                for t in sorted(s.turns, key=lambda t: (-t.score, t.turn))[: keep + SPARE_TURNS]
+                if t.best[1] is not None
+            ]
+            for _sc, s in shown
+        }
+        first = {
+            key: [(t, *self._answer_doc(searcher, t, evidence, width)) for t in turns[:keep]]
+            for key, turns in ranked.items()
+        }
+        prompts = self._turn_prompts(
+            searcher,
+            [(doc, S.turn_prompt_seq(t.turn)) for rows in first.values() for t, doc, _w in rows],
+        )
+        spare = {
+            key: [(t, *self._answer_doc(searcher, t, evidence, width)) for t in ranked[key][keep:]]
+            for key, rows in first.items()
+            if not all(_in_conversation(row, prompts) for row in rows)
+        }
+        if spare:
+            prompts.update(
+                self._turn_prompts(
+                    searcher,
+                    [
+                        (doc, S.turn_prompt_seq(t.turn))
+                        for rows in spare.values()
+                        for t, doc, _w in rows
+                    ],
+                )
+            )
+        rows = [
+            (
+                score,
+                s,
+                _answering_first(first[id(s)] + spare[id(s)], prompts, weights)[:keep]
+                if id(s) in spare
+                else first[id(s)],
+            )
+            for score, s in shown
+        ]
+        return _ShownTurns(rows, prompts)
 
     # -- evidence ------------------------------------------------------------------------
     def term_weights(
@@ -427,24 +480,41 @@ def _answering_first(
     after the conversation's best turn when that turn holds as much of the query
     (`_documents_after_their_turn`)."""
 
-    def aside(row: tuple[_Turn, tantivy.Document, Window | None]) -> bool:
-        t, doc, _window = row
-        if first_value(doc, S.KIND) in ASIDE_KINDS:
-            return True
-        pdoc = (
-            doc
-            if first_value(doc, S.KIND) == S.PROMPT
-            else prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
-        )
-        text = first_value(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
-        return text.startswith(COMMAND_OUTPUT)
-
-    marks = [aside(r) for r in rows]
+    marks = [_aside(r, prompts) for r in rows]
     if not all(marks):
         rows = [r for r, m in zip(rows, marks, strict=True) if not m] + [
             r for r, m in zip(rows, marks, strict=True) if m
         ]
     return _documents_after_their_turn(rows, weights)
+
+
+def _aside(
+    row: tuple[_Turn, tantivy.Document, Window | None],
+    prompts: dict[tuple[str, int], tantivy.Document],
+) -> bool:
+    """Whether a turn is shown by something outside the conversation (a history line, a
+    summary) or was opened by a command's output rather than a question."""
+    t, doc, _window = row
+    if first_value(doc, S.KIND) in ASIDE_KINDS:
+        return True
+    pdoc = (
+        doc
+        if first_value(doc, S.KIND) == S.PROMPT
+        else prompts.get((first_value(doc, S.PATH), S.turn_prompt_seq(t.turn)))
+    )
+    text = first_value(pdoc, S.TEXT).lstrip() if pdoc is not None else ""
+    return text.startswith(COMMAND_OUTPUT)
+
+
+def _in_conversation(
+    row: tuple[_Turn, tantivy.Document, Window | None],
+    prompts: dict[tuple[str, int], tantivy.Document],
+) -> bool:
+    """A turn `_answering_first` never moves another ahead of: a question asked and
+    answered in the conversation, shown by neither an aside nor a plan or memory file.
+    When a session's first turns are all such, they keep their places (asides move
+    after them, and a document moves only from ahead of the first such turn)."""
+    return first_value(row[1], S.KIND) not in DOCUMENT_KINDS and not _aside(row, prompts)
 
 
 def _covered(t: _Turn, weights: list[float]) -> float:
