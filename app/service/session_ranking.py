@@ -448,7 +448,7 @@ class SessionRanking:
         q = Query.boolean_query(
             [
                 (Occur.Must, Query.term_query(self.ctx.schema, S.KIND, S.PROMPT)),
-                (Occur.Must, Query.term_set_query(self.ctx.schema, S.PATH, paths)),
+                (Occur.Must, self.ctx.terms(S.PATH, paths)),
             ]
         )
         hits = searcher.search(q, 10_000, count=False).hits
