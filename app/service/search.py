@@ -26,7 +26,7 @@ from ccarchive.service.base import KIND_ORDER, IndexContext, stored_text
 from ccarchive.service.excerpts import SNIPPET_CHARS, Excerpts
 from ccarchive.service.passages import KIND_WORDS, PASSAGE_CHARS, Terms, coverage
 from ccarchive.service.semantic import SemanticSwitch
-from ccarchive.service.session_ranking import SessionRanking
+from ccarchive.service.session_ranking import SessionRanking, collector_paused
 from ccarchive.service.sessions import SessionCatalog
 
 RANK_POOL_MIN, RANK_POOL_MAX = 200, 2000
@@ -139,21 +139,22 @@ class Search:
             optional = cq.plain and cq.any_query is not None
             optional = optional and not any(req for _t, _q, req in cq.rank_terms)
             words_filter = self._term_clauses(cq, kinds, options) if optional else None
-            self.ranking.find_sessions(
-                searcher,
-                cq,
-                full,
-                offset,
-                limit,
-                hits_per_group + 1,
-                snippet_chars,
-                page,
-                gen_max,
-                passage_chars,
-                dense=dense,
-                bare_filters=self._bare_filters(cq, options) if dense is not None else None,
-                words_filter=words_filter,
-            )
+            with collector_paused():
+                self.ranking.find_sessions(
+                    searcher,
+                    cq,
+                    full,
+                    offset,
+                    limit,
+                    hits_per_group + 1,
+                    snippet_chars,
+                    page,
+                    gen_max,
+                    passage_chars,
+                    dense=dense,
+                    bare_filters=self._bare_filters(cq, options) if dense is not None else None,
+                    words_filter=words_filter,
+                )
             drop_echoes(page.groups or [], hits_per_group)
             self._mark_gone(page.groups)
         elif group_by_session:

@@ -18,7 +18,10 @@ a plain query of five words is five small searches; only the hits shown are read
 
 from __future__ import annotations
 
+import gc
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +101,27 @@ class _ShownTurns:
 
     rows: list[tuple[float, _Session, list[tuple[_Turn, tantivy.Document, Window | None]]]]
     prompts: dict[tuple[str, int], tantivy.Document]
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while one search is ranked.
+
+    Ranking a question makes some ten thousand small objects that all live until the page
+    is built (each hit's turn, session and entry records), so the collector's youngest
+    generation fills every 700 of them and is walked again and again, each time over
+    everything made so far: a third of the time spent gathering the hits of a question of
+    seven words (`bench_service.py`). The ranking makes no reference cycles, so all of it
+    is freed as usual when the search returns; the collector runs again from there. It is
+    resumed only if it was running (another thread's search may hold it off too: it
+    resumes when the last of them that found it running finishes)."""
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
 
 
 class SessionRanking:
