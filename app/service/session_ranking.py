@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import math
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +104,14 @@ class _ShownTurns:
     prompts: dict[tuple[str, int], tantivy.Document]
 
 
+SIDE_SEARCHES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ccarchive-side-search")
+"""Where a ranking's side searches run (`SessionRanking._side_searches`) while its own
+thread gathers the words' hits: Tantivy lets go of Python's lock while it searches, and
+the two took about a fifth of a question's time (the count of a question of seven common
+words alone 1-2 ms on a 350 MB archive), now hidden behind the gathering when a core is
+free. Two threads, so that two searches at once (the TUI's and a tool's) do not queue."""
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector held off while one search is ranked.
@@ -167,16 +176,15 @@ class SessionRanking:
         searches = [(i, q) for i, (_t, q, _r) in enumerate(terms)]
         if cq.near is not None:
             searches.append((-1, cq.near))
+        side = SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base)
         for ti, q in searches:
             # the words side by side keep `base`: a word of several tokens (a path) is a
             # phrase of its own, which the looser phrase of all the words does not imply
             hits, skeys, tkeys, ranks = _term_hits(searcher, q, filt if ti < 0 else term_filt)
             if hits:
                 _gather(ti, hits, skeys, tkeys, ranks, turns, sessions)
-        self._title_evidence(searcher, cq, sessions)
-        # entries matched, each once, as a search for single entries counts them (not
-        # scored: the count is the same, and scoring every match took 40 % of it)
-        page.total = searcher.search(Query.const_score_query(base, 0.0), 1, count=True).count or 0
+        titles, page.total = side.result()
+        _title_evidence(titles, sessions)
         meaning = (
             dense.evidence(
                 searcher, cq, base if bare_filters is None else bare_filters, set(sessions)
@@ -299,31 +307,29 @@ class SessionRanking:
             out.append(math.log(1 + n / (df + 1)))
         return out
 
-    def _title_evidence(
-        self, searcher: tantivy.Searcher, cq: CompiledQuery, sessions: dict[Any, _Session]
-    ) -> None:
-        """Session titles (custom, AI, summary) matched by the query's words."""
+    def _side_searches(
+        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query
+    ) -> tuple[tuple[list, list], int]:
+        """The two searches a ranking needs beside its words' own, which depend on the
+        query alone: the session titles its words match (best 200, with their sessions'
+        keys) and how many entries it matches in all, each once, as a search for single
+        entries counts them (unscored: the count is the same, and scoring every match
+        took 40 % of it). They run on `SIDE_SEARCHES` while the words' hits are gathered
+        (see there)."""
         words = [q for _t, q, _r in cq.rank_terms]
-        if not words or not sessions:
-            return
-        q = Query.boolean_query(
-            [
-                (Occur.Must, Query.term_query(self.ctx.schema, S.KIND, S.SESSION_DOC)),
-                (Occur.Must, Query.boolean_query([(Occur.Should, w) for w in words])),
-            ]
-        )
-        hits = searcher.search(q, 200, count=False).hits
-        if not hits:
-            return
-        top = max(float(sc) for sc, _a in hits) or 1.0
-        best_term = max(
-            (max(s.per_term.values(), default=0.0) for s in sessions.values()), default=0.0
-        )
-        skeys = searcher.fast_field_values(S.SKEY, [a for _s, a in hits])
-        for (score, _addr), sk in zip(hits, skeys, strict=True):
-            s = sessions.get(sk) if sk else None
-            if s is not None:
-                s.title = TITLE_WEIGHT * best_term * float(score) / top
+        titles: tuple[list, list] = ([], [])
+        if words:
+            q = Query.boolean_query(
+                [
+                    (Occur.Must, Query.term_query(self.ctx.schema, S.KIND, S.SESSION_DOC)),
+                    (Occur.Must, Query.boolean_query([(Occur.Should, w) for w in words])),
+                ]
+            )
+            hits = searcher.search(q, 200, count=False).hits
+            if hits:
+                titles = (hits, searcher.fast_field_values(S.SKEY, [a for _s, a in hits]))
+        total = searcher.search(Query.const_score_query(base, 0.0), 1, count=True).count or 0
+        return titles, total
 
     # -- results -------------------------------------------------------------------------
     def _group(
@@ -568,6 +574,20 @@ def _documents_after_their_turn(
         return rows
     kept = [r for r in ahead if _covered(r[0], weights) > held + 1e-9]
     return [*kept, rows[turn_at], *moved, *rows[turn_at + 1 :]]
+
+
+def _title_evidence(titles: tuple[list, list], sessions: dict[Any, _Session]) -> None:
+    """Session titles (custom, AI, summary) matched by the query's words (`titles`: their
+    hits and sessions' keys), as evidence of the sessions found by the words."""
+    hits, skeys = titles
+    if not hits or not sessions:
+        return
+    top = max(float(sc) for sc, _a in hits) or 1.0
+    best_term = max((max(s.per_term.values(), default=0.0) for s in sessions.values()), default=0.0)
+    for (score, _addr), sk in zip(hits, skeys, strict=True):
+        s = sessions.get(sk) if sk else None
+        if s is not None:
+            s.title = TITLE_WEIGHT * best_term * float(score) / top
 
 
 def _gather(
