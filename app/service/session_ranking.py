@@ -176,14 +176,23 @@ class SessionRanking:
         searches = [(i, q) for i, (_t, q, _r) in enumerate(terms)]
         if cq.near is not None:
             searches.append((-1, cq.near))
-        side = SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base)
+        # a query of one word kept to the filters alone matches what `base` matches: its
+        # own search counts the entries (one search, not two)
+        counted = len(searches) == 1 and words_filter is not None
+        side = SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base, not counted)
         for ti, q in searches:
             # the words side by side keep `base`: a word of several tokens (a path) is a
             # phrase of its own, which the looser phrase of all the words does not imply
-            hits, skeys, tkeys, ranks = _term_hits(searcher, q, filt if ti < 0 else term_filt)
+            hits, skeys, tkeys, ranks, count = _term_hits(
+                searcher, q, filt if ti < 0 else term_filt, count=counted
+            )
+            if counted:
+                page.total = count
             if hits:
                 _gather(ti, hits, skeys, tkeys, ranks, turns, sessions)
-        titles, page.total = side.result()
+        titles, total = side.result()
+        if not counted:
+            page.total = total
         _title_evidence(titles, sessions)
         meaning = (
             dense.evidence(
@@ -308,7 +317,7 @@ class SessionRanking:
         return out
 
     def _side_searches(
-        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query
+        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, count: bool
     ) -> tuple[tuple[list, list], int]:
         """The two searches a ranking needs beside its words' own, which depend on the
         query alone: the session titles its words match (best 200, with their sessions'
@@ -328,6 +337,8 @@ class SessionRanking:
             hits = searcher.search(q, 200, count=False).hits
             if hits:
                 titles = (hits, searcher.fast_field_values(S.SKEY, [a for _s, a in hits]))
+        if not count:
+            return titles, 0
         total = searcher.search(Query.const_score_query(base, 0.0), 1, count=True).count or 0
         return titles, total
 
@@ -635,21 +646,22 @@ def _gather(
 
 
 def _term_hits(
-    searcher: tantivy.Searcher, q: Query, filt: list[tuple[Occur, Query]]
-) -> tuple[list, list, list, list]:
+    searcher: tantivy.Searcher, q: Query, filt: list[tuple[Occur, Query]], count: bool = False
+) -> tuple[list, list, list, list, int]:
     """One term's best hits (`filt`: the clauses that keep it to the search's documents,
-    scoring nothing) and the columns the ranking reads: session, turn, weight."""
-    hits = searcher.search(
-        Query.boolean_query([(Occur.Must, q), *filt]), TERM_POOL, count=False
-    ).hits
+    scoring nothing), the columns the ranking reads (session, turn, weight), and, if
+    asked for, how many entries it matches in all (counted in the same pass)."""
+    found = searcher.search(Query.boolean_query([(Occur.Must, q), *filt]), TERM_POOL, count=count)
+    hits, total = found.hits, (found.count or 0) if count else 0
     if not hits:
-        return [], [], [], []
+        return [], [], [], [], total
     addrs = [a for _s, a in hits]
     return (
         hits,
         searcher.fast_field_values(S.SKEY, addrs),
         searcher.fast_field_values(S.TURN, addrs),
         searcher.fast_field_values(S.RANK, addrs),
+        total,
     )
 
 

@@ -174,3 +174,26 @@ def test_a_ranked_search_leaves_no_reference_cycles(demo_service) -> None:
     finally:
         gc.enable()
     assert left == 0, f"{left} objects of a search were left for the collector"
+
+
+WORDS = ["deploy", "config", "test", "error", "migra*", "the", "build", "zzzunfound", "README.md"]
+FILTERS = ["", "kind:prompt", "role:user", "-tests", "after:30d", "tool:Bash", "kind:plan", "+fix"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    extra=st.sampled_from(FILTERS),
+    tools=st.booleans(),
+)
+def test_a_session_search_counts_the_entries_an_entry_search_counts(
+    demo_service, words: list[str], extra: str, tools: bool
+) -> None:
+    """One word's own search counts the entries when it matches what the query does (the
+    count is not searched again); either way the count is the entry search's."""
+    query = " ".join([*words, extra]).strip()
+    grouped = demo_service.search(
+        query, group_by_session=True, limit=4, hits_per_group=1, include_tool_results=tools
+    )
+    entries = demo_service.search(query, limit=1, include_tool_results=tools)
+    assert grouped.total == entries.total, query
