@@ -234,7 +234,8 @@ def test_session_search_before_after(big) -> None:
     in turn, the order alternating, so the machine's load weighs on both alike: the MCP
     tool's defaults (service and the whole tool in process), the TUI's, and the bare
     tantivy search of the same queries. Twice: the same queries again (caches warm), and
-    each as a query never asked before (CCARCHIVE_BENCH_FRESH=0 skips that pass)."""
+    each as a query never asked before (CCARCHIVE_BENCH_FRESH=0 skips that pass).
+    CCARCHIVE_BENCH_CLOCK=cpu times the CPU each call takes instead of the wall time."""
     before = os.environ.get("CCARCHIVE_BENCH_BEFORE")
     if not before:
         pytest.skip("set CCARCHIVE_BENCH_BEFORE to the folder of the package to compare")
@@ -254,7 +255,12 @@ def test_session_search_before_after(big) -> None:
             name: subprocess.Popen(
                 [sys.executable, "-m", "tests.benchmarks.search_worker"],
                 cwd=root,
-                env={**env, "FRESH": fresh, "PYTHONPATH": path},
+                env={
+                    **env,
+                    "FRESH": fresh,
+                    "PYTHONPATH": path,
+                    "CLOCK": os.environ.get("CCARCHIVE_BENCH_CLOCK", "wall"),
+                },
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -281,6 +287,7 @@ def test_session_search_before_after(big) -> None:
             w.wait(timeout=30)
         end = os.getloadavg()
         label = "each query as never asked before" if fresh == "1" else "the same queries again"
+        label += ", CPU time" if os.environ.get("CCARCHIVE_BENCH_CLOCK") == "cpu" else ""
         print(f"\n{len(queries)} queries x {ROUNDS} rounds, {label}")
         print(f"uptime: {start}; load at the end {end[0]:.2f}")
         print(f"{'call':<16}{'before p50':>12}{'p95':>9}{'this p50':>12}{'p95':>9}")
