@@ -35,7 +35,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from ccarchive.index import schema as S
-from ccarchive.service.base import IndexContext
+from ccarchive.service.base import IndexContext, terms_query
 
 if TYPE_CHECKING:
     from ccarchive.config import Settings
@@ -255,14 +255,20 @@ class DenseSearch:
         )
         if code:
             return out
+        candidates = []
         for skey, best in found.ranked()[: ENTRANTS + len(keys)]:
-            if len(out.entrants) >= ENTRANTS or best < ENTRANT_FLOOR:
+            if best < ENTRANT_FLOOR:
                 break
-            if skey in keys:
-                continue
-            entrant = self._entrant(searcher, filters, found, skey)
-            if entrant is not None:
-                out.entrants.append(entrant)
+            if skey not in keys:
+                candidates.append(skey)
+        # best first, as many as enter; their prompts are looked up a batch at a time
+        for start in range(0, len(candidates), ENTRANTS):
+            batch = candidates[start : start + ENTRANTS]
+            for entrant in self._entrants(searcher, filters, found, batch):
+                if len(out.entrants) < ENTRANTS:
+                    out.entrants.append(entrant)
+            if len(out.entrants) >= ENTRANTS:
+                break
         return out
 
     def add_closest_turns(
@@ -305,25 +311,47 @@ class DenseSearch:
         skey: int,
     ) -> tuple[int, int, tantivy.DocAddress] | None:
         """A session found by meaning: its best turn's prompt, if it passes `filters`."""
-        best = found.best_turn(skey)
-        if best is None:
-            return None
-        seq, path, _cos = best
-        prompt = Query.boolean_query(
+        entrants = self._entrants(searcher, filters, found, [skey])
+        return entrants[0] if entrants else None
+
+    def _entrants(
+        self,
+        searcher: tantivy.Searcher,
+        filters: tantivy.Query,
+        found: SessionScores | LightScores,
+        skeys: list[int],
+    ) -> list[tuple[int, int, tantivy.DocAddress]]:
+        """Sessions found by meaning, in the order given, each with its best turn's
+        prompt, those whose prompt passes `filters`: one search for the prompts of all
+        their transcripts (a union of terms: see `terms_query`), their `seq` read from
+        its column (a range clause on `seq` per session scanned that column each time:
+        1.7 ms of a search's 12 at 350 MB)."""
+        best = {skey: found.best_turn(skey) for skey in skeys}
+        wanted = {(path, seq) for b in best.values() if b is not None for seq, path, _c in [b]}
+        if not wanted:
+            return []
+        prompts = Query.boolean_query(
             [
                 (Occur.Must, filters),
-                (Occur.Must, Query.term_query(self.schema, S.PATH, path)),
-                (
-                    Occur.Must,
-                    Query.range_query(self.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq),
-                ),
+                (Occur.Must, terms_query(self.schema, S.PATH, sorted({p for p, _s in wanted}))),
                 (Occur.Must, Query.term_query(self.schema, S.KIND, S.PROMPT)),
             ]
         )
-        hits = searcher.search(prompt, 1, count=False).hits
-        if not hits:
-            return None
-        return skey, S.turn_key(seq, 0), hits[0][1]
+        hits = searcher.search(prompts, 10_000, count=False).hits
+        seqs = searcher.fast_field_values(S.SEQ, [a for _s, a in hits]) if hits else []
+        seqs_wanted = {seq for _path, seq in wanted}
+        at: dict[tuple[str, int], tantivy.DocAddress] = {}
+        for (_score, addr), seq in zip(hits, seqs, strict=True):
+            if seq in seqs_wanted:
+                key = (S.first_value(searcher.doc(addr), S.PATH), int(seq))
+                if key in wanted and key not in at:  # the best scored, as one search gives
+                    at[key] = addr
+        out = []
+        for skey in skeys:
+            b = best[skey]
+            if b is not None and (addr := at.get((b[1], b[0]))) is not None:
+                out.append((skey, S.turn_key(b[0], 0), addr))
+        return out
 
 
 class SemanticSwitch:

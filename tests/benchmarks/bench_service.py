@@ -235,7 +235,8 @@ def test_session_search_before_after(big) -> None:
     tool's defaults (service and the whole tool in process), the TUI's, and the bare
     tantivy search of the same queries. Twice: the same queries again (caches warm), and
     each as a query never asked before (CCARCHIVE_BENCH_FRESH=0 skips that pass).
-    CCARCHIVE_BENCH_CLOCK=cpu times the CPU each call takes instead of the wall time."""
+    CCARCHIVE_BENCH_CLOCK=cpu times the CPU each call takes instead of the wall time;
+    CCARCHIVE_BENCH_MEANING=1 searches with the default tier (the data dir's vectors)."""
     before = os.environ.get("CCARCHIVE_BENCH_BEFORE")
     if not before:
         pytest.skip("set CCARCHIVE_BENCH_BEFORE to the folder of the package to compare")
@@ -260,6 +261,7 @@ def test_session_search_before_after(big) -> None:
                     "FRESH": fresh,
                     "PYTHONPATH": path,
                     "CLOCK": os.environ.get("CCARCHIVE_BENCH_CLOCK", "wall"),
+                    "MEANING": os.environ.get("CCARCHIVE_BENCH_MEANING", "0"),
                 },
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -271,6 +273,9 @@ def test_session_search_before_after(big) -> None:
             assert w.stdout and w.stdout.readline().strip() == "ready"
         calls = ("bare tantivy", "sessions (MCP)", "MCP tool", "sessions (TUI)")
         times: dict[tuple[str, str], list[float]] = {(w, c): [] for w in workers for c in calls}
+        # which runs were questions asked in words (what an agent sends), by position
+        asked: dict[tuple[str, str], list[bool]] = {(w, c): [] for w in workers for c in calls}
+        questions = {n["query"] for n in answers.get("needles", [])}
         start = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         for r in range(ROUNDS):
             for i in range(len(queries)):
@@ -281,6 +286,7 @@ def test_session_search_before_after(big) -> None:
                         w.stdin.write(f"{call} {i}\n")
                         w.stdin.flush()
                         times[(name, call)].append(float(w.stdout.readline()))
+                        asked[(name, call)].append(queries[i] in questions)
         for w in workers.values():
             assert w.stdin
             w.stdin.close()
@@ -288,6 +294,9 @@ def test_session_search_before_after(big) -> None:
         end = os.getloadavg()
         label = "each query as never asked before" if fresh == "1" else "the same queries again"
         label += ", CPU time" if os.environ.get("CCARCHIVE_BENCH_CLOCK") == "cpu" else ""
+        label += (
+            ", by words and meaning" if os.environ.get("CCARCHIVE_BENCH_MEANING") == "1" else ""
+        )
         print(f"\n{len(queries)} queries x {ROUNDS} rounds, {label}")
         print(f"uptime: {start}; load at the end {end[0]:.2f}")
         print(f"{'call':<16}{'before p50':>12}{'p95':>9}{'this p50':>12}{'p95':>9}")
@@ -297,3 +306,14 @@ def test_session_search_before_after(big) -> None:
                 f"{call:<16}{statistics.median(b):>12.2f}{_pct(b, 95):>9.2f}"
                 f"{statistics.median(t):>12.2f}{_pct(t, 95):>9.2f}"
             )
+        print("the questions among them (asked in words, as an agent asks):")
+        for call in calls:
+            b, t = (
+                [x for x, q in zip(times[(w, call)], asked[(w, call)], strict=True) if q]
+                for w in ("before", "this")
+            )
+            if b and t:
+                print(
+                    f"{call:<16}{statistics.median(b):>12.2f}{_pct(b, 95):>9.2f}"
+                    f"{statistics.median(t):>12.2f}{_pct(t, 95):>9.2f}"
+                )

@@ -1,6 +1,7 @@
 """One process that times searches as it is asked, for `bench_service.py`'s before/after.
 
-    python -m tests.benchmarks.search_worker   (environment: ARCHIVE, DATA, QUERIES, FRESH, CLOCK)
+    python -m tests.benchmarks.search_worker   (environment: ARCHIVE, DATA, QUERIES, FRESH, CLOCK,
+MEANING)
 
 It opens the archive's service with whatever `ccarchive` its PYTHONPATH gives (this
 checkout's, or another's: what a change bought is measured beside it), warms every call
@@ -9,7 +10,8 @@ answers its milliseconds. With FRESH=1 each call runs as for a query never asked
 Python's compiled patterns, the redaction cache and the compiled queries are emptied
 first (not timed); the per-commit caches (titles, gone sessions, short ids) stay, as in a
 server that has been answering for a while. With CLOCK=cpu it answers the CPU time
-the call took (all threads), not the time it waited.
+the call took (all threads), not the time it waited. With MEANING=1 the service is the
+default tier's (ranking by meaning too, from the data dir's vectors).
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ def main() -> None:
 
     root, data = Path(os.environ["ARCHIVE"]), Path(os.environ["DATA"])
     queries: list[str] = json.loads(os.environ["QUERIES"])
-    service = ArchiveService(IndexStore(Settings.resolve(root, data).archive_data_dir), root)
+    if os.environ.get("MEANING") == "1":  # the default tier, as `open_service` gives it
+        from ccarchive.service import open_service
+
+        os.environ.pop("CCARCHIVE_SEMANTIC", None)
+        service = open_service(Settings.resolve(root, data))
+        assert service.semantic_switch.dense is not None, "no vectors: index with meaning on"
+    else:
+        service = ArchiveService(IndexStore(Settings.resolve(root, data).archive_data_dir), root)
     tool = build_server(service, active_minutes=0)._tool_manager.get_tool("search").fn
     ctx = service.index_context
 
