@@ -341,16 +341,16 @@ class DenseSearch:
         seqs = searcher.fast_field_values(S.SEQ, [a for _s, a in hits]) if hits else []
         seqs_wanted = {seq for _path, seq in wanted}
         at: dict[tuple[str, int], tantivy.DocAddress] = {}
-        for (_score, addr), seq in zip(hits, seqs, strict=True):
+        for (_score, hit), seq in zip(hits, seqs, strict=True):
             if seq in seqs_wanted:
-                key = (S.first_value(searcher.doc(addr), S.PATH), int(seq))
+                key = (S.first_value(searcher.doc(hit), S.PATH), int(seq))
                 if key in wanted and key not in at:  # the best scored, as one search gives
-                    at[key] = addr
+                    at[key] = hit
         out = []
         for skey in skeys:
             b = best[skey]
-            if b is not None and (addr := at.get((b[1], b[0]))) is not None:
-                out.append((skey, S.turn_key(b[0], 0), addr))
+            if b is not None and (prompt := at.get((b[1], b[0]))) is not None:
+                out.append((skey, S.turn_key(b[0], 0), prompt))
         return out
 
 
