@@ -31,7 +31,13 @@ from mcp.server.mcpserver import MCPServer
 from ccarchive import __version__
 from ccarchive.mcp_server import tools_browse, tools_search, tools_sessions
 from ccarchive.mcp_server.caller_session import ActiveSessions
-from ccarchive.mcp_server.toolkit import CALL_BUDGET, SchemaErrors, ToolContext, compact_schema
+from ccarchive.mcp_server.toolkit import (
+    CALL_BUDGET,
+    SchemaErrors,
+    ToolContext,
+    compact_schema,
+    inline_refs,
+)
 from ccarchive.service import ArchiveService
 
 log = logging.getLogger(__name__)
@@ -132,6 +138,8 @@ def build_server(
         tool.parameters = compact_schema(tool.parameters)
         tool.description = " ".join((tool.description or "").split())
         checks.schemas[tool.name] = tool.parameters
+        if tool.output_schema is not None:  # what a client checks each result against
+            tool.output_schema = inline_refs(tool.output_schema)
     # capabilities advertise only what exists: no prompts, no resources (the SDK
     # registers their handlers; without them a prompts/get is "method not found")
     for method in (
