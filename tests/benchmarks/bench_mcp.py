@@ -625,6 +625,8 @@ async def test_search_stages(big: list[str], tmp_path: Path) -> None:
                     structured.append(len(orjson.dumps(r.structured_content)))
                     text.append(len(r.content[0].text.encode()))
             server1, client1 = _proc_usage(pid), _proc_usage("self")
+            published = next(t for t in (await c.list_tools()).tools if t.name == "search")
+            results = [(await c.call_tool("search", args(q))).structured_content for q in QUERIES]
         for _ in range(100):  # the server writes its timers as it exits
             if out.exists() and out.stat().st_size:
                 break
@@ -671,6 +673,29 @@ async def test_search_stages(big: list[str], tmp_path: Path) -> None:
             **usage
         )
     )
+    # the client's jsonschema check (as the SDK's client makes it) of the same results,
+    # against the published schema and against the model's own, with its $refs
+    from jsonschema import exceptions as jsonschema_exceptions
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    from ccarchive.mcp_server.models import SearchResult
+
+    schemas = {
+        "published (refs inlined)": published.output_schema,
+        "the model's own (with $refs)": SearchResult.model_json_schema(mode="serialization"),
+    }
+    validators = {k: validator_for(v)(v, registry=Registry()) for k, v in schemas.items()}
+    checks: dict[str, list[float]] = {k: [] for k in schemas}
+    for _ in range(ROUNDS * 8):
+        for result in results:
+            for label, validator in validators.items():
+                t = time.thread_time()  # CPU: what the check costs, whatever the load
+                error = jsonschema_exceptions.best_match(validator.iter_errors(result))
+                checks[label].append((time.thread_time() - t) * 1000)
+                assert error is None, error
+    for label, xs in checks.items():
+        print("  " + _report(f"jsonschema check CPU, {label}", xs))
 
 
 @pytest.mark.benchmark
