@@ -281,7 +281,9 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
     the machine's load weighs on all alike: the service calls the tool makes (a session
     search of 4, its answering documents), the tool's function in process, the SDK's
     in-memory client, stdio and HTTP. What MCP adds is each transport minus the tool in
-    process; the SDK client's jsonschema check of each result (not ours) is timed apart."""
+    process; the SDK client's jsonschema check of each result (not ours) is timed apart.
+    With CCARCHIVE_BENCH_BEFORE=<folder holding another checkout's package as
+    ccarchive/>, that code's `serve` over stdio is measured in the same rounds."""
     from mcp.client.session import ClientSession
 
     from ccarchive.index.store import IndexStore
@@ -317,27 +319,41 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
 
     ClientSession.validate_tool_result = timed_validate  # type: ignore[method-assign]
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *big])
-    labels = ("service", "tool in process", "in-memory", "stdio", "http")
+    labels = ["service", "tool in process", "in-memory", "stdio", "http"]
+    before = os.environ.get("CCARCHIVE_BENCH_BEFORE")
+    if before:  # another checkout's package (as ccarchive/ in that folder), over stdio
+        labels.append("stdio, before")
+        old = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "ccarchive", "serve", "--read-only", *big],
+            env={**os.environ, "PYTHONPATH": before},
+        )
     times: dict[str, list[float]] = {k: [] for k in labels}
     args = lambda q: {"query": q, "include_active": True}  # noqa: E731
     try:
-        async with Client(server) as memory, Client(params) as stdio, _http(http_url) as http:
-            clients = (("in-memory", memory), ("stdio", stdio), ("http", http))
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                ("in-memory", await stack.enter_async_context(Client(server))),
+                ("stdio", await stack.enter_async_context(Client(params))),
+                ("http", await stack.enter_async_context(_http(http_url))),
+            ]
+            if before:
+                clients.append(("stdio, before", await stack.enter_async_context(Client(old))))
             for q in QUERIES:  # warm-up
                 service_calls(q)
                 tool(**args(q))
                 for _label, c in clients:
                     await c.call_tool("search", args(q))
             checks.clear()
-            for _ in range(ROUNDS * 4):
-                for q in QUERIES:
+            for r in range(ROUNDS * 4):
+                for i, q in enumerate(QUERIES):
                     t = time.perf_counter()
                     service_calls(q)
                     times["service"].append((time.perf_counter() - t) * 1000)
                     t = time.perf_counter()
                     tool(**args(q))
                     times["tool in process"].append((time.perf_counter() - t) * 1000)
-                    for label, c in clients:
+                    for label, c in clients if (r + i) % 2 else clients[::-1]:
                         t = time.perf_counter()
                         await c.call_tool("search", args(q))
                         times[label].append((time.perf_counter() - t) * 1000)
@@ -348,7 +364,7 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
     for label, xs in times.items():
         print("  " + _report(label, xs))
     base = times["tool in process"]
-    for label in ("in-memory", "stdio", "http"):
+    for label in labels[2:]:
         extra = [a - b for a, b in zip(times[label], base, strict=True)]
         print(f"  MCP {label} adds to the tool: p50 {_pct(extra, 50):5.2f} ms")
     print("  " + _report("of which SDK client check", checks))
