@@ -631,8 +631,8 @@ async def test_search_stages(big: list[str], tmp_path: Path) -> None:
         before = _children()
         async with Client(params) as c:
             (pid,) = _children() - before
-            for q in QUERIES:
-                await c.call_tool("search", args(q))
+            published = next(t for t in (await c.list_tools()).tools if t.name == "search")
+            results = [(await c.call_tool("search", args(q))).structured_content for q in QUERIES]
             server0, client0 = _proc_usage(pid), _proc_usage("self")
             structured, text = [], []
             for _ in range(ROUNDS * 4):
@@ -641,8 +641,6 @@ async def test_search_stages(big: list[str], tmp_path: Path) -> None:
                     structured.append(len(orjson.dumps(r.structured_content)))
                     text.append(len(r.content[0].text.encode()))
             server1, client1 = _proc_usage(pid), _proc_usage("self")
-            published = next(t for t in (await c.list_tools()).tools if t.name == "search")
-            results = [(await c.call_tool("search", args(q))).structured_content for q in QUERIES]
         for _ in range(100):  # the server writes its timers as it exits
             if out.exists() and out.stat().st_size:
                 break
