@@ -342,8 +342,10 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
             for q in QUERIES:  # warm-up
                 service_calls(q)
                 tool(**args(q))
-                for _label, c in clients:
-                    await c.call_tool("search", args(q))
+                answers = [await c.call_tool("search", args(q)) for _label, c in clients]
+                for r in answers[1:]:  # every path, and the code before, answer alike
+                    assert r.structured_content == answers[0].structured_content, q
+                    assert r.content[0].text == answers[0].content[0].text, q
             checks.clear()
             for r in range(ROUNDS * 4):
                 for i, q in enumerate(QUERIES):
