@@ -721,7 +721,8 @@ async def test_overhead_against_the_bare_sdk(
     """ccarchive's search against the same SDK without ccarchive, on every transport,
     call by call in turn: a no-op tool, the same answers replayed (bytes, shape and
     output schema alike) at once, and after as much CPU as that search takes in process
-    (`busy`: its median of 5 calls, per query). What ccarchive adds beyond the SDK is its
+    (`busy`: its median of 5 calls, per query), and its larger answers (50 results, full
+    detail) replayed: what bytes cost. What ccarchive adds beyond the SDK is its
     search minus the busy replay; what the payload costs is the replay minus the no-op;
     what the duration costs beyond itself is the busy replay minus the replay minus the
     busy time."""
@@ -740,6 +741,13 @@ async def test_overhead_against_the_bare_sdk(
     async with Client(params) as c:
         schema = next(t for t in (await c.list_tools()).tools if t.name == "search")
         texts = [(await c.call_tool("search", args(q))).content[0].text for q in QUERIES]
+        # the same queries' larger answers (50 results, full detail): what bytes cost
+        texts += [
+            (await c.call_tool("search", {**args(q), "limit": 50, "detail": "full"}))
+            .content[0]
+            .text
+            for q in QUERIES
+        ]
     recorded = tmp_path / "recorded.json"
     recorded.write_text(json.dumps({"texts": texts, "schema": schema.output_schema}))
     for q in QUERIES:  # warm-up
@@ -790,6 +798,7 @@ async def test_overhead_against_the_bare_sdk(
                 cases[f"bare SDK no-op, {transport}"] = (c, "noop", None)
                 cases[f"bare SDK replay, {transport}"] = (c, "replay", None)
                 cases[f"bare SDK replay, busy, {transport}"] = (c, "replay", busy)
+                cases[f"bare SDK replay, large, {transport}"] = (c, "replay", "large")
             times = {label: [] for label in cases}
             times["tool in process"] = []
 
@@ -800,6 +809,8 @@ async def test_overhead_against_the_bare_sdk(
                     if name == "search"
                     else {"query": q}
                     if name == "noop"
+                    else {"i": i + len(QUERIES)}
+                    if busy_ms == "large"
                     else {"i": i, "busy_ms": busy_ms[i] if busy_ms else 0}
                 )
                 t = time.perf_counter()
@@ -807,7 +818,7 @@ async def test_overhead_against_the_bare_sdk(
                 times[label].append((time.perf_counter() - t) * 1000)
                 assert not r.is_error, (label, r.content[0].text[:200])
                 if name == "replay":  # the same answer as ccarchive's
-                    assert r.content[0].text == texts[i]
+                    assert r.content[0].text == texts[call["i"]]
 
             labels = list(cases)
             for i, q in enumerate(QUERIES):  # warm-up
@@ -851,6 +862,15 @@ async def test_overhead_against_the_bare_sdk(
             f"{paired(f'bare SDK replay, {transport}', f'bare SDK no-op, {transport}'):+5.2f}; "
             f"busy replay - replay - busy (the duration) "
             f"{_pct(duration, 50):+5.2f}"
+        )
+    small = _pct([len(t.encode()) for t in texts[: len(QUERIES)]], 50)
+    large = _pct([len(t.encode()) for t in texts[len(QUERIES) :]], 50)
+    for transport in ("in-memory", "stdio", "http"):
+        more = paired(f"bare SDK replay, large, {transport}", f"bare SDK replay, {transport}")
+        print(
+            f"  {transport}: answers of {large:,} B against {small:,} B (text, medians; the "
+            f"structured copy alike): +{more:.2f} ms, "
+            f"{more / max(1, large - small) * 10_000:.2f} ms per 10 KB"
         )
 
 
