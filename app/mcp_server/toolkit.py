@@ -201,8 +201,9 @@ _DEFS = "#/$defs/"
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """An output schema with every `$ref` to its own `$defs` replaced by the schema it
     names, for the same verdict on every instance: a client checks each result against
-    it, and the Python SDK's jsonschema check of a search page takes about a quarter
-    more CPU when each result row goes through a reference lookup. A model that contains
+    it, and the Python SDK's jsonschema check of a search page takes a fifth (a default
+    page) to two-fifths (50 results in full) more CPU when each row goes through a
+    reference lookup. A model that contains
     itself (a plan's subplans) keeps a reference for the recursion, and `$defs` keeps
     what those name."""
     defs: dict[str, Any] = schema.get("$defs", {})
