@@ -19,6 +19,9 @@ jsonschema: that (about 2 ms per search page) is part of the figures;
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
+import json
 import os
 import random
 import subprocess
@@ -28,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -272,13 +276,14 @@ async def test_http_50_concurrent_clients(http_url: str) -> None:
 
 
 @pytest.mark.benchmark
-@pytest.mark.benchmark
 async def test_search_overhead_interleaved(big: list[str], http_url: str) -> None:
     """The same searches, with the tool's defaults, one after another per query so that
     the machine's load weighs on all alike: the service calls the tool makes (a session
     search of 4, its answering documents), the tool's function in process, the SDK's
     in-memory client, stdio and HTTP. What MCP adds is each transport minus the tool in
-    process; the SDK client's jsonschema check of each result (not ours) is timed apart."""
+    process; the SDK client's jsonschema check of each result (not ours) is timed apart.
+    With CCARCHIVE_BENCH_BEFORE=<folder holding another checkout's package as
+    ccarchive/>, that code's `serve` over stdio is measured in the same rounds."""
     from mcp.client.session import ClientSession
 
     from ccarchive.index.store import IndexStore
@@ -314,27 +319,43 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
 
     ClientSession.validate_tool_result = timed_validate  # type: ignore[method-assign]
     params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *big])
-    labels = ("service", "tool in process", "in-memory", "stdio", "http")
+    labels = ["service", "tool in process", "in-memory", "stdio", "http"]
+    before = os.environ.get("CCARCHIVE_BENCH_BEFORE")
+    if before:  # another checkout's package (as ccarchive/ in that folder), over stdio
+        labels.append("stdio, before")
+        old = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "ccarchive", "serve", "--read-only", *big],
+            env={**os.environ, "PYTHONPATH": before},
+        )
     times: dict[str, list[float]] = {k: [] for k in labels}
     args = lambda q: {"query": q, "include_active": True}  # noqa: E731
     try:
-        async with Client(server) as memory, Client(params) as stdio, _http(http_url) as http:
-            clients = (("in-memory", memory), ("stdio", stdio), ("http", http))
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                ("in-memory", await stack.enter_async_context(Client(server))),
+                ("stdio", await stack.enter_async_context(Client(params))),
+                ("http", await stack.enter_async_context(_http(http_url))),
+            ]
+            if before:
+                clients.append(("stdio, before", await stack.enter_async_context(Client(old))))
             for q in QUERIES:  # warm-up
                 service_calls(q)
                 tool(**args(q))
-                for _label, c in clients:
-                    await c.call_tool("search", args(q))
+                answers = [await c.call_tool("search", args(q)) for _label, c in clients]
+                for r in answers[1:]:  # every path, and the code before, answer alike
+                    assert r.structured_content == answers[0].structured_content, q
+                    assert r.content[0].text == answers[0].content[0].text, q
             checks.clear()
-            for _ in range(ROUNDS * 4):
-                for q in QUERIES:
+            for r in range(ROUNDS * 4):
+                for i, q in enumerate(QUERIES):
                     t = time.perf_counter()
                     service_calls(q)
                     times["service"].append((time.perf_counter() - t) * 1000)
                     t = time.perf_counter()
                     tool(**args(q))
                     times["tool in process"].append((time.perf_counter() - t) * 1000)
-                    for label, c in clients:
+                    for label, c in clients if (r + i) % 2 else clients[::-1]:
                         t = time.perf_counter()
                         await c.call_tool("search", args(q))
                         times[label].append((time.perf_counter() - t) * 1000)
@@ -345,10 +366,518 @@ async def test_search_overhead_interleaved(big: list[str], http_url: str) -> Non
     for label, xs in times.items():
         print("  " + _report(label, xs))
     base = times["tool in process"]
-    for label in ("in-memory", "stdio", "http"):
+    for label in labels[2:]:
         extra = [a - b for a, b in zip(times[label], base, strict=True)]
         print(f"  MCP {label} adds to the tool: p50 {_pct(extra, 50):5.2f} ms")
     print("  " + _report("of which SDK client check", checks))
+
+
+# ---- where an MCP search goes beyond the tool, and the same SDK without ccarchive -------
+SDK_BASELINE_SERVER = """\
+import json, sys, time
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel
+
+import os
+
+recorded = json.loads(open(os.environ["CCARCHIVE_BENCH_RECORDED"]).read())
+mcp = MCPServer("baseline")
+
+
+class Out(BaseModel):
+    ok: bool
+
+
+@mcp.tool()
+def noop(query: str = "") -> Out:
+    return Out(ok=True)
+
+
+@mcp.tool()
+def replay(i: int, busy_ms: float = 0) -> CallToolResult:
+    t = time.perf_counter()
+    while (time.perf_counter() - t) * 1000 < busy_ms:
+        pass
+    text = recorded["texts"][i]
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=json.loads(text)
+    )
+
+
+# the output schema ccarchive publishes for its search, as a client checks it
+mcp._tool_manager.get_tool("replay").output_schema = recorded["schema"]
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        mcp.run("streamable-http", port=int(sys.argv[1]), json_response=True)
+    else:
+        mcp.run()
+"""
+"""The baseline: the same SDK, a sync tool that does nothing (`noop`, one-field answer)
+and one that answers with a recorded ccarchive search result (`replay`: the same text
+and structured content, the same output schema), optionally after `busy_ms` of CPU on
+its worker thread, as long as ccarchive's search takes."""
+
+
+def _proc_usage(pid: int | str) -> tuple[float, int]:
+    """CPU seconds and context switches (all threads) of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    switches = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        with contextlib.suppress(OSError):
+            for line in status.read_text().splitlines():
+                if "ctxt_switches" in line:
+                    switches += int(line.split()[1])
+    return cpu, switches
+
+
+def _children() -> set[int]:
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                out.add(int(stat.parent.name))
+    return out
+
+
+class Stages:
+    """Timers around the SDK's steps of a `tools/call`, server side and client side
+    (measurement only: each is the SDK's own function, wrapped and put back)."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = {}
+        self.sizes: dict[str, list[int]] = {}
+        self._undo: list[tuple[Any, str, Any]] = []
+
+    def _timed(self, owner: Any, name: str, label: str) -> None:
+        import functools
+        import inspect
+
+        orig = getattr(owner, name)
+        times = self.times.setdefault(label, [])
+        if inspect.iscoroutinefunction(orig):
+
+            @functools.wraps(orig)
+            async def wrapper(*a: Any, **k: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return await orig(*a, **k)
+                finally:
+                    times.append((time.perf_counter() - t) * 1000)
+        else:
+
+            @functools.wraps(orig)
+            def wrapper(*a: Any, **k: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return orig(*a, **k)
+                finally:
+                    times.append((time.perf_counter() - t) * 1000)
+
+        self._undo.append((owner, name, orig))
+        setattr(owner, name, wrapper)
+
+    def install_server(self) -> None:
+        from mcp.server import runner
+        from mcp.server.mcpserver.tools.base import Tool
+        from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+        from mcp_types import JSONRPCResponse
+
+        self._timed(runner.ServerRunner, "_on_request", "server: the whole request")
+        self._timed(Tool, "run", "server: Tool.run")
+        self._timed(FuncMetadata, "validate_arguments", "server: argument check")
+        self._timed(FuncMetadata, "call_fn", "server: call_fn")
+        self._timed(FuncMetadata, "convert_result", "server: output model check")
+        self._timed(runner.ServerRunner, "_serialize", "server: result to wire dict")
+        self._timed(JSONRPCResponse, "model_dump_json", "server: response to JSON")
+        body = self.times.setdefault("server: tool body", [])
+        call_fn = FuncMetadata.call_fn
+
+        async def timed_call_fn(
+            meta: Any, fn: Any, is_async: bool, arguments: Any, direct: Any = None
+        ) -> Any:
+            if is_async:
+                return await call_fn(meta, fn, is_async, arguments, direct)
+
+            def timed_body(**kw: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return fn(**kw)
+                finally:
+                    body.append((time.perf_counter() - t) * 1000)
+
+            return await call_fn(meta, timed_body, is_async, arguments, direct)
+
+        self._undo.append((FuncMetadata, "call_fn", call_fn))
+        FuncMetadata.call_fn = timed_call_fn  # type: ignore[method-assign]
+
+    def install_client(self) -> None:
+        import mcp_types.methods as methods
+        from mcp.client import stdio as client_stdio
+        from mcp.client.session import ClientSession
+
+        self._timed(ClientSession, "call_tool", "client: the whole call")
+        self._timed(ClientSession, "send_request", "client: request to parsed result")
+        self._timed(methods, "validate_server_result", "client: result check (pydantic)")
+        self._timed(ClientSession, "validate_tool_result", "client: jsonschema check")
+        parse = client_stdio._parse_line
+        lines = self.sizes.setdefault("response line (stdio)", [])
+        parsed = self.times.setdefault("client: parse response line", [])
+
+        def timed_parse(line: str) -> Any:
+            t = time.perf_counter()
+            try:
+                return parse(line)
+            finally:
+                parsed.append((time.perf_counter() - t) * 1000)
+                lines.append(len(line.encode()))
+
+        self._undo.append((client_stdio, "_parse_line", parse))
+        client_stdio._parse_line = timed_parse
+
+    def uninstall(self) -> None:
+        for owner, name, orig in reversed(self._undo):
+            setattr(owner, name, orig)
+        self._undo.clear()
+
+    def last(self, n: int) -> None:
+        """Keep the last `n` of each (the measured calls, after the warm-up)."""
+        for xs in [*self.times.values(), *self.sizes.values()]:
+            del xs[:-n]
+
+    def clear(self) -> None:
+        for xs in [*self.times.values(), *self.sizes.values()]:
+            xs.clear()
+
+
+STAGED_SERVE = """\
+import atexit, json, os, sys
+sys.path.insert(0, {root!r})
+from tests.benchmarks.bench_mcp import Stages
+stages = Stages()
+stages.install_server()
+out = os.environ["CCARCHIVE_STAGES_OUT"]
+atexit.register(lambda: open(out, "w").write(json.dumps(stages.times)))
+from ccarchive.cli.main import main
+sys.argv = ["ccarchive", *sys.argv[1:]]
+main()
+"""
+"""`ccarchive serve` with the server's stage timers, written out when it exits."""
+
+
+def _stage_table(times: dict[str, list[float]], n: int) -> list[tuple[str, float]]:
+    """Each stage's median (per-call differences for the stages measured as one
+    timer minus another)."""
+
+    def med(k: str) -> float:
+        xs = times.get(k, [])[-n:]
+        return _pct(xs, 50) if xs else float("nan")
+
+    def diff(a: str, *bs: str) -> float:
+        cols = [times.get(k, [])[-n:] for k in (a, *bs)]
+        if any(len(c) != n for c in cols):
+            return float("nan")
+        return _pct([c[0] - sum(c[1:]) for c in zip(*cols, strict=True)], 50)
+
+    return [
+        ("client: the whole call", med("client: the whole call")),
+        ("server: the whole request", med("server: the whole request")),
+        ("  tool body (the search, its result built)", med("server: tool body")),
+        ("  hand-off to the worker thread and back", diff("server: call_fn", "server: tool body")),
+        ("  argument check", med("server: argument check")),
+        ("  output model check (pydantic)", med("server: output model check")),
+        ("  result to wire dict (dump + per-version check)", med("server: result to wire dict")),
+        (
+            "  middleware, context, dispatch",
+            diff("server: the whole request", "server: Tool.run", "server: result to wire dict"),
+        ),
+        ("server: response to JSON", med("server: response to JSON")),
+        (
+            "transport (both ends, both ways)",
+            diff("client: request to parsed result", "server: the whole request"),
+        ),
+        ("client: parse response line", med("client: parse response line")),
+        ("client: result check (pydantic)", med("client: result check (pydantic)")),
+        ("client: jsonschema check", med("client: jsonschema check")),
+    ]
+
+
+@pytest.mark.benchmark
+async def test_search_stages(big: list[str], tmp_path: Path) -> None:
+    """Where an MCP search goes, stage by stage, over stdio and the SDK's in-memory
+    client: the server's steps (timed in the `ccarchive serve` process), the client's,
+    the bytes, and the stdio server's CPU and context switches per call."""
+    from ccarchive.index.store import IndexStore
+    from ccarchive.mcp_server.server import build_server
+    from ccarchive.service import ArchiveService
+
+    root, data = Path(big[1]), Path(big[3])
+    n = len(QUERIES) * ROUNDS * 4
+    args = lambda q: {"query": q, "include_active": True}  # noqa: E731
+    wrapper = tmp_path / "staged_serve.py"
+    wrapper.write_text(STAGED_SERVE.format(root=str(Path(__file__).resolve().parents[2])))
+    out = tmp_path / "stages.json"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(wrapper), "serve", "--read-only", *big],
+        env={**os.environ, "CCARCHIVE_STAGES_OUT": str(out)},
+    )
+    tables: dict[str, dict[str, list[float]]] = {}
+    sizes: dict[str, list[int]] = {}
+    usage: dict[str, float] = {}
+    stages = Stages()
+    stages.install_client()
+    try:
+        before = _children()
+        async with Client(params) as c:
+            (pid,) = _children() - before
+            published = next(t for t in (await c.list_tools()).tools if t.name == "search")
+            results = [(await c.call_tool("search", args(q))).structured_content for q in QUERIES]
+            large = {**args(""), "limit": 50, "detail": "full"}
+            results_large = [
+                (await c.call_tool("search", {**large, "query": q})).structured_content
+                for q in QUERIES
+            ]
+            server0, client0 = _proc_usage(pid), _proc_usage("self")
+            structured, text = [], []
+            for _ in range(ROUNDS * 4):
+                for q in QUERIES:
+                    r = await c.call_tool("search", args(q))
+                    structured.append(len(orjson.dumps(r.structured_content)))
+                    text.append(len(r.content[0].text.encode()))
+            server1, client1 = _proc_usage(pid), _proc_usage("self")
+        for _ in range(100):  # the server writes its timers as it exits
+            if out.exists() and out.stat().st_size:
+                break
+            await asyncio.sleep(0.05)
+        stages.last(n)
+        tables["stdio"] = {**json.loads(out.read_text()), **copy.deepcopy(stages.times)}
+        sizes = {
+            "response line (stdio)": list(stages.sizes["response line (stdio)"]),
+            "structured content (JSON)": structured,
+            "text content": text,
+        }
+        usage = {
+            "server CPU ms": (server1[0] - server0[0]) * 1000 / n,
+            "server switches": (server1[1] - server0[1]) / n,
+            "client CPU ms": (client1[0] - client0[0]) * 1000 / n,
+            "client switches": (client1[1] - client0[1]) / n,
+        }
+        stages.clear()
+        service = ArchiveService(
+            IndexStore(Settings(root.resolve(), data.resolve()).archive_data_dir), root
+        )
+        stages.install_server()
+        async with Client(build_server(service, active_minutes=0)) as c:
+            for q in QUERIES:
+                await c.call_tool("search", args(q))
+            for _ in range(ROUNDS * 4):
+                for q in QUERIES:
+                    await c.call_tool("search", args(q))
+        stages.last(n)
+        tables["in-memory"] = copy.deepcopy(stages.times)
+    finally:
+        stages.uninstall()
+    print("\nuptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(f"search with the tool's defaults, {n} calls per path: stage medians (ms)")
+    rows = {label: dict(_stage_table(t, n)) for label, t in tables.items()}
+    print(f"  {'stage':<52}" + "".join(f"{label:>12}" for label in rows))
+    for stage in rows["stdio"]:
+        print(f"  {stage:<52}" + "".join(f"{rows[label][stage]:12.3f}" for label in rows))
+    for label, xs in sizes.items():
+        print(f"  {label:<52} median {_pct(xs, 50):7,} B, max {max(xs):,} B")
+    print(
+        "  stdio, per call: server CPU {server CPU ms:.2f} ms, {server switches:.1f} context "
+        "switches; client CPU {client CPU ms:.2f} ms, {client switches:.1f} switches".format(
+            **usage
+        )
+    )
+    # the client's jsonschema check (as the SDK's client makes it) of the same results,
+    # against the published schema and against the model's own, with its $refs
+    from jsonschema import exceptions as jsonschema_exceptions
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    from ccarchive.mcp_server.models import SearchResult
+
+    schemas = {
+        "published (refs inlined)": published.output_schema,
+        "the model's own (with $refs)": SearchResult.model_json_schema(mode="serialization"),
+    }
+    validators = {k: validator_for(v)(v, registry=Registry()) for k, v in schemas.items()}
+    for size, pages in (("default", results), ("50 results, full", results_large)):
+        checks: dict[str, list[float]] = {k: [] for k in schemas}
+        for _ in range(ROUNDS * 8 if size == "default" else ROUNDS):
+            for result in pages:
+                for label, validator in validators.items():
+                    t = time.thread_time()  # CPU: what the check costs, whatever the load
+                    error = jsonschema_exceptions.best_match(validator.iter_errors(result))
+                    checks[label].append((time.thread_time() - t) * 1000)
+                    assert error is None, error
+        for label, xs in checks.items():
+            print("  " + _report(f"jsonschema CPU, {size}, {label}", xs))
+
+
+@pytest.mark.benchmark
+async def test_overhead_against_the_bare_sdk(
+    big: list[str], http_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ccarchive's search against the same SDK without ccarchive, on every transport,
+    call by call in turn: a no-op tool, the same answers replayed (bytes, shape and
+    output schema alike) at once, and after as much CPU as that search takes in process
+    (`busy`: its median of 5 calls, per query), and its larger answers (50 results, full
+    detail) replayed: what bytes cost. What ccarchive adds beyond the SDK is its
+    search minus the busy replay; what the payload costs is the replay minus the no-op;
+    what the duration costs beyond itself is the busy replay minus the replay minus the
+    busy time."""
+    from ccarchive.index.store import IndexStore
+    from ccarchive.mcp_server.server import build_server
+    from ccarchive.service import ArchiveService
+
+    root, data = Path(big[1]), Path(big[3])
+    service = ArchiveService(
+        IndexStore(Settings(root.resolve(), data.resolve()).archive_data_dir), root
+    )
+    server = build_server(service, active_minutes=0)
+    tool = server._tool_manager.get_tool("search").fn
+    args = lambda q: {"query": q, "include_active": True}  # noqa: E731
+    params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *big])
+    async with Client(params) as c:
+        schema = next(t for t in (await c.list_tools()).tools if t.name == "search")
+        texts = [(await c.call_tool("search", args(q))).content[0].text for q in QUERIES]
+        # the same queries' larger answers (50 results, full detail): what bytes cost
+        texts += [
+            (await c.call_tool("search", {**args(q), "limit": 50, "detail": "full"}))
+            .content[0]
+            .text
+            for q in QUERIES
+        ]
+    recorded = tmp_path / "recorded.json"
+    recorded.write_text(json.dumps({"texts": texts, "schema": schema.output_schema}))
+    for q in QUERIES:  # warm-up
+        tool(**args(q))
+    own: dict[str, list[float]] = {q: [] for q in QUERIES}
+    for _ in range(5):  # each search's own time, that the busy replay takes too
+        for q in QUERIES:
+            t = time.perf_counter()
+            tool(**args(q))
+            own[q].append((time.perf_counter() - t) * 1000)
+    busy = [_pct(own[q], 50) for q in QUERIES]
+    script = tmp_path / "baseline_server.py"
+    script.write_text(SDK_BASELINE_SERVER)
+    port = free_port()
+    env = {**os.environ, "CCARCHIVE_BENCH_RECORDED": str(recorded)}
+    base_http = subprocess.Popen(
+        [sys.executable, str(script), str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for_port(base_http, port, timeout=60)
+    base_params = StdioServerParameters(command=sys.executable, args=[str(script)], env=env)
+    monkeypatch.setenv("CCARCHIVE_BENCH_RECORDED", str(recorded))
+    in_process: dict[str, Any] = {"__name__": "ccarchive_bench_baseline"}
+    exec(compile(SDK_BASELINE_SERVER, str(script), "exec"), in_process)
+    from mcp.client.streamable_http import streamable_http_client
+
+    cases: dict[str, Any] = {}
+    times: dict[str, list[float]] = {}
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            ours = {
+                "in-memory": await stack.enter_async_context(Client(server)),
+                "stdio": await stack.enter_async_context(Client(params)),
+                "http": await stack.enter_async_context(_http(http_url)),
+            }
+            bare = {
+                "in-memory": await stack.enter_async_context(Client(in_process["mcp"])),
+                "stdio": await stack.enter_async_context(Client(base_params)),
+                "http": await stack.enter_async_context(
+                    Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp"))
+                ),
+            }
+            for transport in ("in-memory", "stdio", "http"):
+                cases[f"ccarchive search, {transport}"] = (ours[transport], "search", None)
+            for transport, c in bare.items():
+                cases[f"bare SDK no-op, {transport}"] = (c, "noop", None)
+                cases[f"bare SDK replay, {transport}"] = (c, "replay", None)
+                cases[f"bare SDK replay, busy, {transport}"] = (c, "replay", busy)
+                cases[f"bare SDK replay, large, {transport}"] = (c, "replay", "large")
+            times = {label: [] for label in cases}
+            times["tool in process"] = []
+
+            async def one(label: str, i: int, q: str) -> None:
+                c, name, busy_ms = cases[label]
+                call = (
+                    args(q)
+                    if name == "search"
+                    else {"query": q}
+                    if name == "noop"
+                    else {"i": i + len(QUERIES)}
+                    if busy_ms == "large"
+                    else {"i": i, "busy_ms": busy_ms[i] if busy_ms else 0}
+                )
+                t = time.perf_counter()
+                r = await c.call_tool(name, call)
+                times[label].append((time.perf_counter() - t) * 1000)
+                assert not r.is_error, (label, r.content[0].text[:200])
+                if name == "replay":  # the same answer as ccarchive's
+                    assert r.content[0].text == texts[call["i"]]
+
+            labels = list(cases)
+            for i, q in enumerate(QUERIES):  # warm-up
+                for label in labels:
+                    await one(label, i, q)
+            for label in times:
+                times[label].clear()
+            for r in range(ROUNDS * 2):
+                for i, q in enumerate(QUERIES):
+                    t = time.perf_counter()
+                    tool(**args(q))
+                    times["tool in process"].append((time.perf_counter() - t) * 1000)
+                    for label in labels if (r + i) % 2 else labels[::-1]:
+                        await one(label, i, q)
+    finally:
+        base_http.terminate()
+        base_http.wait(timeout=20)
+    print("\nuptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(f"ccarchive's search against the bare SDK, call by call in turn ({len(QUERIES)} queries)")
+    for label, xs in times.items():
+        print("  " + _report(label, xs))
+
+    def paired(a: str, b: str) -> float:
+        return _pct([x - y for x, y in zip(times[a], times[b], strict=True)], 50)
+
+    base = "tool in process"
+    for transport in ("in-memory", "stdio", "http"):
+        ours_label = f"ccarchive search, {transport}"
+        slow, quick = (
+            times[f"bare SDK replay, busy, {transport}"],
+            times[f"bare SDK replay, {transport}"],
+        )
+        duration = [
+            x - y - busy[k % len(QUERIES)] for k, (x, y) in enumerate(zip(slow, quick, strict=True))
+        ]
+        busy_label = f"bare SDK replay, busy, {transport}"
+        print(
+            f"  {transport}: ccarchive adds to the tool p50 {paired(ours_label, base):5.2f} ms; "
+            f"beyond the busy replay {paired(ours_label, busy_label):+5.2f}; "
+            f"replay - no-op (the payload) "
+            f"{paired(f'bare SDK replay, {transport}', f'bare SDK no-op, {transport}'):+5.2f}; "
+            f"busy replay - replay - busy (the duration) "
+            f"{_pct(duration, 50):+5.2f}"
+        )
+    small = _pct([len(t.encode()) for t in texts[: len(QUERIES)]], 50)
+    large = _pct([len(t.encode()) for t in texts[len(QUERIES) :]], 50)
+    for transport in ("in-memory", "stdio", "http"):
+        more = paired(f"bare SDK replay, large, {transport}", f"bare SDK replay, {transport}")
+        print(
+            f"  {transport}: answers of {large:,} B against {small:,} B (text, medians; the "
+            f"structured copy alike): +{more:.2f} ms, "
+            f"{more / max(1, large - small) * 10_000:.2f} ms per 10 KB"
+        )
 
 
 # ---- the handshake: first run and warm, against a bare SDK server ----------------------
