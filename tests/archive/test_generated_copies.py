@@ -1,6 +1,9 @@
 """A generated archive copied from an earlier run (`tests/support/generated.py`) is the one
 make_archive.py writes: the same files, bytes and mtimes, and the files beside it name
-the folder it was copied to."""
+the folder it was copied to.
+
+It asks for the archive tests/service/test_service.py generates (the same arguments), so a
+run that keeps archives generates it once for both."""
 
 from __future__ import annotations
 
@@ -23,27 +26,24 @@ def _files(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def test_a_kept_archive_is_what_make_archive_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(generated, "KEPT", tmp_path / "cache" / "generated")
+def _args(out: Path, sessions: str = "40") -> list[str]:
+    """tests/service/test_service.py's archive."""
+    return [
+        "--out", str(out / "claude"), "--sessions", sessions, "--needles", "20",
+        "--answers", str(out / "answers.json"),
+    ]  # fmt: skip
 
-    def args(out: Path, seed: str) -> list[str]:
-        return [
-            "--out", str(out / "claude"), "--sessions", "3", "--needles", "2", "--seed", seed,
-            "--answers", str(out / "answers.json"),
-        ]  # fmt: skip
 
+def test_a_kept_archive_is_what_make_archive_writes(tmp_path: Path) -> None:
     first, copied = tmp_path / "first", tmp_path / "copied"
-    generated.generate(first, args(first, "5"))
-    (kept,) = [p for p in generated.KEPT.iterdir() if not p.name.startswith(".")]
+    generated.generate(first, _args(first))
+    kept = generated.KEPT / generated.archive_key(_args(Path("<out>")))
     made = kept.stat().st_mtime_ns
-    generated.generate(copied, args(copied, "5"))
+    generated.generate(copied, _args(copied))
     assert kept.stat().st_mtime_ns == made  # copied, not made again
     # make_archive.py wrote `kept` itself (into a folder then renamed)
     assert _files(copied / "claude") == _files(first / "claude") == _files(kept / "claude")
     assert json.loads((copied / "answers.json").read_text())["archive"] == str(copied / "claude")
     assert json.loads((first / "answers.json").read_text())["archive"] == str(first / "claude")
-
     # other arguments make another archive
-    assert len({generated.archive_key(args(Path("<out>"), seed)) for seed in "56"}) == 2
+    assert generated.archive_key(_args(Path("<out>"), "41")) != kept.name
