@@ -305,3 +305,27 @@ def wait_for_port(
             assert proc.poll() is None, why()
             assert time.monotonic() < deadline, f"nothing listens on {port}: {why()}"
             time.sleep(0.05)
+
+
+# ---- where the suite's CPU goes (only with CCARCHIVE_TEST_CPU_LOG set) -----------------
+_CPU_LOG = os.environ.get("CCARCHIVE_TEST_CPU_LOG")
+
+
+if _CPU_LOG:
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+        """Record each test's CPU (this process's, and its waited-for children's) with its
+        setup and teardown, one tab-separated line a test appended to the file named by
+        CCARCHIVE_TEST_CPU_LOG: the suite's budget is CPU, and wall time hides which
+        test spent it while another waited."""
+        before = os.times()
+        wall = time.monotonic()
+        yield
+        after = os.times()
+        own = (after.user - before.user) + (after.system - before.system)
+        kids = (after.children_user - before.children_user) + (
+            after.children_system - before.children_system
+        )
+        with open(_CPU_LOG, "a", encoding="utf-8") as log:
+            log.write(f"{item.nodeid}\t{own:.3f}\t{kids:.3f}\t{time.monotonic() - wall:.3f}\n")

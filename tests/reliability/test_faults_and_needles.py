@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from tests.conftest import MAKE_ARCHIVE, build_index
 from tests.support.expected_kinds import expected_kinds, indexed_kinds
+from tests.support.generated import generate
 
 pytestmark = [
     pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="../shared is not present"),
@@ -28,10 +29,9 @@ pytestmark = [
 def faulty(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("faulty")
     root = out / "claude"
-    subprocess.run(
+    generate(
+        out,
         [
-            sys.executable,
-            str(MAKE_ARCHIVE),
             "--out",
             str(root),
             "--size-mb",
@@ -46,8 +46,6 @@ def faulty(tmp_path_factory: pytest.TempPathFactory):
             "--faults-report",
             str(out / "faults.json"),
         ],
-        check=True,
-        capture_output=True,
     )
     data = out / "data"
     svc = build_index(root, data)

@@ -10,8 +10,6 @@ tests survive changes to the fixtures' content.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from ccarchive.service import ArchiveService
 from ccarchive.service import models as M
 from ccarchive.service.arguments import ServiceError
 from tests.conftest import MAKE_ARCHIVE, build_index
+from tests.support.generated import generate
 
 
 # ---- fixtures ----------------------------------------------------------------------
@@ -39,10 +38,9 @@ def gen(tmp_path_factory: pytest.TempPathFactory) -> Gen:
         pytest.skip("../shared/corpus/make_archive.py is not present")
     out = tmp_path_factory.mktemp("gen")
     root = out / "claude"
-    subprocess.run(
+    generate(
+        out,
         [
-            sys.executable,
-            str(MAKE_ARCHIVE),
             "--out",
             str(root),
             "--sessions",
@@ -52,8 +50,6 @@ def gen(tmp_path_factory: pytest.TempPathFactory) -> Gen:
             "--answers",
             str(out / "answers.json"),
         ],
-        check=True,
-        capture_output=True,
     )
     svc = build_index(root, out / "data")
     return Gen(root, out / "data", svc, json.loads((out / "answers.json").read_text()))
