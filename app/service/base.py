@@ -77,6 +77,57 @@ TERMS_AS_UNION = 256
 """Most values `terms_query` writes as a union of term queries."""
 
 
+PROMPT_BATCH = 10_000
+"""Most prompts `prompt_addresses` reads in its one search; past it, the rest one by one."""
+
+
+def prompt_addresses(
+    searcher: tantivy.Searcher,
+    schema: tantivy.Schema,
+    wanted: set[tuple[str, int]],
+    filters: tantivy.Query | None = None,
+) -> dict[tuple[str, int], tantivy.DocAddress]:
+    """The prompts at these (transcript path, seq) that pass `filters`, by (path, seq).
+
+    One search for the prompts of all those transcripts, each hit's `seq` read from its
+    column, the path read only where the `seq` is wanted: a range clause on `seq` per
+    prompt scanned that column each time (0.2 ms each at 350 MB, and a page asks for up
+    to a dozen). Should the transcripts hold more than `PROMPT_BATCH` prompts between
+    them, those not among the first are looked up one by one, so none is ever missed."""
+    if not wanted:
+        return {}
+    clauses = [
+        (tantivy.Occur.Must, tantivy.Query.term_query(schema, S.KIND, S.PROMPT)),
+        (tantivy.Occur.Must, terms_query(schema, S.PATH, sorted({p for p, _s in wanted}))),
+    ]
+    if filters is not None:
+        clauses.append((tantivy.Occur.Must, filters))
+    hits = searcher.search(tantivy.Query.boolean_query(clauses), PROMPT_BATCH, count=False).hits
+    seqs = searcher.fast_field_values(S.SEQ, [a for _s, a in hits]) if hits else []
+    seqs_wanted = {seq for _path, seq in wanted}
+    found: dict[tuple[str, int], tantivy.DocAddress] = {}
+    for (_score, addr), seq in zip(hits, seqs, strict=True):
+        if seq in seqs_wanted:
+            key = (S.first_value(searcher.doc(addr), S.PATH), int(seq))
+            if key in wanted and key not in found:  # the best scored, as one search gives
+                found[key] = addr
+    if len(hits) >= PROMPT_BATCH:
+        for path, seq in sorted(wanted - found.keys()):
+            one = tantivy.Query.range_query(schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq)
+            q = tantivy.Query.boolean_query(
+                [
+                    *clauses[:1],
+                    (tantivy.Occur.Must, tantivy.Query.term_query(schema, S.PATH, path)),
+                    (tantivy.Occur.Must, one),
+                    *clauses[2:],
+                ]
+            )
+            top = searcher.search(q, 1, count=False).hits
+            if top:
+                found[(path, seq)] = top[0][1]
+    return found
+
+
 def terms_query(schema: tantivy.Schema, field: str, values: Iterable[str]) -> tantivy.Query:
     """Documents with any of `values` in `field`, each scored 1.0 (as Tantivy's term-set
     query scores them). Up to `TERMS_AS_UNION` values it is a union of term queries: the

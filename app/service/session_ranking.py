@@ -34,7 +34,7 @@ from ccarchive.index.query.compiler import CompiledQuery
 from ccarchive.index.schema import first_value
 from ccarchive.service import models as M
 from ccarchive.service.arguments import encode_cursor
-from ccarchive.service.base import IndexContext, as_datetime
+from ccarchive.service.base import IndexContext, as_datetime, prompt_addresses
 from ccarchive.service.excerpts import Excerpts
 from ccarchive.service.passages import PASSAGE_CHARS, Terms, Window
 from ccarchive.service.semantic import Dense, DenseSearch, dense_weight, mix
@@ -492,7 +492,8 @@ class SessionRanking:
     def _turn_prompts(
         self, searcher: tantivy.Searcher, wanted: list[tuple[tantivy.Document, int]]
     ) -> dict[tuple[str, int], tantivy.Document]:
-        """The prompts that opened the turns shown, by (path, seq): one search for all."""
+        """The prompts that opened the turns shown, by (path, seq), looked up together
+        (`prompt_addresses`)."""
         keys = {
             (first_value(doc, S.PATH), turn)
             for doc, turn in wanted
@@ -500,26 +501,8 @@ class SessionRanking:
         }
         if not keys:
             return {}
-        # by the files' prompts, then the seq column: a range clause per turn made the
-        # query a scan of the seq column per clause (2 ms a page at 400 MB)
-        paths = sorted({path for path, _seq in keys})
-        q = Query.boolean_query(
-            [
-                (Occur.Must, Query.term_query(self.ctx.schema, S.KIND, S.PROMPT)),
-                (Occur.Must, self.ctx.terms(S.PATH, paths)),
-            ]
-        )
-        hits = searcher.search(q, 10_000, count=False).hits
-        seqs = searcher.fast_field_values(S.SEQ, [a for _s, a in hits]) if hits else []
-        want_seqs = {seq for _path, seq in keys}
-        out = {}
-        for (_score, addr), seq in zip(hits, seqs, strict=True):
-            if seq in want_seqs:
-                doc = searcher.doc(addr)
-                key = (first_value(doc, S.PATH), int(seq))
-                if key in keys:
-                    out[key] = doc
-        return out
+        found = prompt_addresses(searcher, self.ctx.schema, keys)
+        return {key: searcher.doc(addr) for key, addr in found.items()}
 
     def _clip_prompt(self, text: str) -> str:
         flat = " ".join(self.ctx.red(text).split())

@@ -197,3 +197,43 @@ def test_a_session_search_counts_the_entries_an_entry_search_counts(
     )
     entries = demo_service.search(query, limit=1, include_tool_results=tools)
     assert grouped.total == entries.total, query
+
+
+@pytest.mark.parametrize("batch", [1, 2, 5, 10_000])
+def test_prompts_are_found_however_many_the_transcripts_hold(
+    demo_service, monkeypatch, batch
+) -> None:
+    """`prompt_addresses` finds each wanted prompt as its own search finds it, with a batch
+    that holds them all and with batches so small that most are looked up one by one (a
+    session of more prompts than a batch holds)."""
+    from ccarchive.service import base
+
+    ctx = demo_service.index_context
+    searcher = ctx.searcher()
+    hits = searcher.search(tantivy.Query.term_query(ctx.schema, S.KIND, S.PROMPT), 500).hits
+    assert len(hits) > 6
+    docs = [searcher.doc(a) for _s, a in hits]
+    wanted = {(S.first_value(d, S.PATH), int(S.first_value(d, S.SEQ, 0))) for d in docs}
+    wanted |= {("projects/none/none.jsonl", 3), (S.first_value(docs[0], S.PATH), 10**6)}
+
+    def own_search(path: str, seq: int):
+        q = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.term_query(ctx.schema, S.KIND, S.PROMPT)),
+                (tantivy.Occur.Must, tantivy.Query.term_query(ctx.schema, S.PATH, path)),
+                (
+                    tantivy.Occur.Must,
+                    tantivy.Query.range_query(
+                        ctx.schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq
+                    ),
+                ),
+            ]
+        )
+        top = searcher.search(q, 1).hits
+        return (top[0][1].segment_ord, top[0][1].doc) if top else None
+
+    expected = {k: a for k in wanted if (a := own_search(*k)) is not None}
+    monkeypatch.setattr(base, "PROMPT_BATCH", batch)
+    found = base.prompt_addresses(searcher, ctx.schema, wanted)
+    assert {k: (a.segment_ord, a.doc) for k, a in found.items()} == expected
+    assert len(expected) == len(wanted) - 2
