@@ -96,13 +96,15 @@ def prompt_addresses(
     them, those not among the first are looked up one by one, so none is ever missed."""
     if not wanted:
         return {}
-    clauses = [
-        (tantivy.Occur.Must, tantivy.Query.term_query(schema, S.KIND, S.PROMPT)),
-        (tantivy.Occur.Must, terms_query(schema, S.PATH, sorted({p for p, _s in wanted}))),
-    ]
-    if filters is not None:
-        clauses.append((tantivy.Occur.Must, filters))
-    hits = searcher.search(tantivy.Query.boolean_query(clauses), PROMPT_BATCH, count=False).hits
+
+    def prompts(*where: tantivy.Query) -> tantivy.Query:
+        kept = [tantivy.Query.term_query(schema, S.KIND, S.PROMPT), *where]
+        if filters is not None:
+            kept.append(filters)
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in kept])
+
+    paths = terms_query(schema, S.PATH, sorted({p for p, _s in wanted}))
+    hits = searcher.search(prompts(paths), PROMPT_BATCH, count=False).hits
     seqs = searcher.fast_field_values(S.SEQ, [a for _s, a in hits]) if hits else []
     seqs_wanted = {seq for _path, seq in wanted}
     found: dict[tuple[str, int], tantivy.DocAddress] = {}
@@ -113,16 +115,10 @@ def prompt_addresses(
                 found[key] = addr
     if len(hits) >= PROMPT_BATCH:
         for path, seq in sorted(wanted - found.keys()):
-            one = tantivy.Query.range_query(schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq)
-            q = tantivy.Query.boolean_query(
-                [
-                    *clauses[:1],
-                    (tantivy.Occur.Must, tantivy.Query.term_query(schema, S.PATH, path)),
-                    (tantivy.Occur.Must, one),
-                    *clauses[2:],
-                ]
-            )
-            top = searcher.search(q, 1, count=False).hits
+            at = tantivy.Query.range_query(schema, S.SEQ, tantivy.FieldType.Unsigned, seq, seq)
+            top = searcher.search(
+                prompts(tantivy.Query.term_query(schema, S.PATH, path), at), 1, count=False
+            ).hits
             if top:
                 found[(path, seq)] = top[0][1]
     return found

@@ -403,30 +403,10 @@ class Search:
             excluded.discard(S.THINKING)
         return [k for k in S.SEARCHABLE_KINDS if k not in excluded]
 
-    def _filters(
-        self,
-        cq: CompiledQuery,
-        *,
-        project: str | None,
-        since: Any,
-        until: Any,
-        session_id: str | None,
-        exclude_sessions: Iterable[str],
-        gen_max: int | None,
-        words: bool = True,
-    ) -> tantivy.Query:
+    def _filters(self, cq: CompiledQuery, *, words: bool = True, **options: Any) -> tantivy.Query:
         """What a search matches: its words (`words=False`: only the query's own filters,
-        `kind:` `tool:`...) and the filters given beside them."""
-        must, must_not = self._filter_parts(
-            cq,
-            project=project,
-            since=since,
-            until=until,
-            session_id=session_id,
-            exclude_sessions=exclude_sessions,
-            gen_max=gen_max,
-            words=words,
-        )
+        `kind:` `tool:`...) and the filters given beside them (`_filter_parts`' options)."""
+        must, must_not = self._filter_parts(cq, words=words, **options)
         return self.ctx.all_of(*must, must_not=must_not)
 
     def _term_clauses(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gc
 import math
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,13 +115,6 @@ questions among them 18.0 and 17.0). Two threads, so that two searches at once (
 and a tool's) do not queue."""
 
 
-def _done(value: Any) -> Future:
-    """A future already holding `value` (a side search run in place)."""
-    future: Future = Future()
-    future.set_result(value)
-    return future
-
-
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector held off while one search is ranked.
@@ -192,9 +185,7 @@ class SessionRanking:
         # the count of several words' matches is worth a thread's hand-off; the titles
         # of one word's, alone, are not (measured: `SIDE_SEARCHES`)
         side = (
-            SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base, True)
-            if not counted
-            else _done(self._side_searches(searcher, cq, base, False))
+            None if counted else SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base, True)
         )
         for ti, q in searches:
             # the words side by side keep `base`: a word of several tokens (a path) is a
@@ -206,9 +197,10 @@ class SessionRanking:
                 page.total = count
             if hits:
                 _gather(ti, hits, skeys, tkeys, ranks, turns, sessions)
-        titles, total = side.result()
-        if not counted:
-            page.total = total
+        if side is None:
+            titles, _ = self._side_searches(searcher, cq, base, False)
+        else:
+            titles, page.total = side.result()
         _title_evidence(titles, sessions)
         meaning = (
             dense.evidence(
