@@ -121,26 +121,23 @@ def test_a_search_process_imports_no_numpy_and_finds_by_meaning(indexed) -> None
     )
     env = {k: v for k, v in os.environ.items() if k not in (SEMANTIC_ENV, "CCARCHIVE_ENCODER")}
     where = ["--archive", str(service.root), "--data-dir", str(settings.data_dir)]
-    out = subprocess.run(
-        [sys.executable, "-c", probe, "search", "--json", *where, QUERIES[0]],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+
+    def search(query: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", probe, "search", "--json", *where, query],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+
+    out = search(QUERIES[0])
     assert out.stderr.split()[-2:] == ["False", "False"], out.stderr
     titles = [g["title"] for g in json.loads(out.stdout)["groups"]]
     assert "basil" in titles[0].lower(), titles
     # a query the Python word pieces do not take goes numpy's way, and still answers
-    accented = subprocess.run(
-        [sys.executable, "-c", probe, "search", "--json", *where, "basilic fané à l'été"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    accented = search("basilic fané à l'été")
     assert accented.stderr.split()[-2:] == ["True", "True"], accented.stderr
 
 
