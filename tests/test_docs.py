@@ -10,6 +10,7 @@ copies it runs what CI runs. The README stays a front door (at most 220 lines).
 from __future__ import annotations
 
 import re
+import tomllib
 import unicodedata
 from pathlib import Path
 
@@ -182,12 +183,24 @@ def test_named_repository_paths_exist(doc: Path) -> None:
         if "<" in raw or "{" in raw:
             continue  # a pattern (`projects/<p>/…`), not a path
         path = raw.split("::")[0].rstrip(".,;:")
+        if _made_by_a_run(path):
+            continue  # ignored by git: a run makes it (`tests/.cache`), a clone has none
         if any(ch in path for ch in "*?["):
             if not list(ROOT.glob(path)):
                 missing.append(raw)
         elif not (ROOT / path).exists():
             missing.append(raw)
     assert not missing, f"{doc.relative_to(ROOT)} names paths that do not exist: {missing}"
+
+
+def _made_by_a_run(path: str) -> bool:
+    """Whether .gitignore names the folder `path` is in (or is): what the suite writes."""
+    ignored = [
+        line.rstrip("/")
+        for line in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+        if "/" in line.rstrip("/") and not line.startswith("#")
+    ]
+    return any(path.rstrip("/") == d or path.startswith(d + "/") for d in ignored)
 
 
 def _readme_commands() -> list[str]:
@@ -211,6 +224,21 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     )
     assert "pytest" in test_command and "pytest" not in app_command
     assert app_command.endswith("ccarchive")
+
+
+def test_ci_runs_every_test_but_the_benchmarks_and_screenshots() -> None:
+    """The README's command runs the suite, which leaves out the slow tier for its size
+    (pyproject.toml's `addopts`); CI runs that tier after it, so nothing that checks a
+    promise is left to a run nobody makes."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"]
+    left_out = addopts[addopts.index("-m") + 1]
+    assert set(re.findall(r"not (\w+)", left_out)) == {"benchmark", "screenshots", "slow"}
+    lines = [line.strip() for line in CI_RUN.read_text(encoding="utf-8").splitlines()]
+    suite = next(i for i, line in enumerate(lines) if "test command, verbatim" in line) + 1
+    assert ".venv/bin/python -m pytest -q -m slow" in lines[suite + 1 :], (
+        ".ci/run runs the slow tier after the README's command"
+    )
 
 
 def test_slug_follows_github() -> None:
