@@ -200,14 +200,13 @@ async def test_search_keys_in_the_results(crowded_app) -> None:
     from textual.widgets import Input
 
     from ccarchive.tui.widgets.result_list import ResultList
-    from tests.tui.support import searched
+    from tests.tui.support import pasted, searched
 
     app = crowded_app
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         query = app.screen.query_one("#query", Input)
-        await pilot.press(*"checkpoint")
-        await searched(app, pilot, "checkpoint")
+        await pasted(app, pilot, "checkpoint")  # the keys below are the subject
         results = app.screen.query_one(ResultList)
         assert results.option_count >= 3
         await pilot.press("down")
