@@ -73,7 +73,9 @@ def index_copy(tmp_path: Path) -> Iterator:
 
     def copy(archive: Path, indexed: Path) -> Settings:
         data = tmp_path / "data"
-        shutil.copytree(indexed, data, symlinks=True)
+        # the files' contents only: copying their modes, times and extended attributes
+        # too (`copy2`, the default) was half the copy's CPU (23-29 ms against 9-16 ms)
+        shutil.copytree(indexed, data, symlinks=True, copy_function=shutil.copyfile)
         shared.append((archive, fingerprint(archive)))
         return Settings(archive_root=archive, data_dir=data)
 

@@ -35,6 +35,25 @@ async def first_frames(app, pilot, mode: str, probe) -> list:
     return seen
 
 
+async def pasted(app, pilot, query: str) -> None:
+    """Paste `query` into the search pane's focused, empty query box (a terminal's paste: one
+    event, one search) and wait until its results are shown.
+
+    Typing it with `pilot.press(*query)` ran a search for every prefix, each waited for
+    (~75 ms of CPU a key on the demo archive, most of an app test's CPU where the query
+    was only the way in). The keys' own way into the query is what test_search's
+    typing tests, test_navigation's keys typed in a list and test_crowded's search
+    keys check, and they still type it."""
+    from textual import events
+    from textual.widgets import Input
+
+    box = app.focused
+    assert isinstance(box, Input) and box.id == "query", f"the query box has no focus: {box}"
+    assert not box.value, f"the query box holds {box.value!r} already"
+    app.post_message(events.Paste(query))
+    await searched(app, pilot, query)
+
+
 async def searched(app, pilot, query: str, timeout: float = 15.0) -> None:
     """Wait until the search pane shows the results of `query` and nothing is pending
     (on a loaded machine keystrokes collapse into follow-up searches that land later)."""

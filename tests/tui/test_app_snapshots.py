@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from ccarchive.tui.messages import OpenSession
-from tests.tui.support import FOLLOWUP_SESSION, SIZE, searched, settle
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, pasted, settle
 
 
 async def still(app, pilot) -> None:
@@ -36,8 +36,7 @@ def prepare(app):
 def test_search_pane(app, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await still(pilot.app, pilot)
-        await pilot.press(*"walker")
-        await searched(pilot.app, pilot, "walker")
+        await pasted(pilot.app, pilot, "walker")
         await still(pilot.app, pilot)
 
     assert snap_compare(prepare(app), run_before=run_before, terminal_size=SIZE)

@@ -163,13 +163,12 @@ async def test_prompts_and_timeline_tell_worktrees_apart(crowded_app, size) -> N
 async def test_search_at_80_columns_gives_the_results_the_width(crowded_app) -> None:
     from ccarchive.tui.widgets.hit_preview import HitPreview
     from ccarchive.tui.widgets.result_list import ResultList
-    from tests.tui.support import searched
+    from tests.tui.support import pasted
 
     app = crowded_app
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"nolint")
-        await searched(app, pilot, "nolint")
+        await pasted(app, pilot, "nolint")
         results = app.screen.query_one(ResultList)
         preview = app.screen.query_one(HitPreview)
         assert not preview.display and results.region.width >= 76
@@ -201,14 +200,13 @@ async def test_search_keys_in_the_results(crowded_app) -> None:
     from textual.widgets import Input
 
     from ccarchive.tui.widgets.result_list import ResultList
-    from tests.tui.support import searched
+    from tests.tui.support import pasted, searched
 
     app = crowded_app
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         query = app.screen.query_one("#query", Input)
-        await pilot.press(*"checkpoint")
-        await searched(app, pilot, "checkpoint")
+        await pasted(app, pilot, "checkpoint")  # the keys below are the subject
         results = app.screen.query_one(ResultList)
         assert results.option_count >= 3
         await pilot.press("down")
@@ -279,14 +277,13 @@ def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tm
 async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
     from ccarchive.tui.widgets.result_list import ResultList
     from ccarchive.tui.widgets.timeline_sessions import DaySessions
-    from tests.tui.support import searched
+    from tests.tui.support import pasted
 
     app = crowded_app
     svc = app.service
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"checkpointsummary")
-        await searched(app, pilot, "checkpointsummary")
+        await pasted(app, pilot, "checkpointsummary")
         results = app.screen.query_one(ResultList)
         groups = [c.group for c in results._cards if c.group is not None]
         assert groups
@@ -305,14 +302,13 @@ async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) 
     a cut token) has a readable title in Search, the Timeline and a project's list."""
     from ccarchive.tui.screens.project_sessions import ProjectSessionList
     from ccarchive.tui.widgets.result_list import ResultList
-    from tests.tui.support import searched
+    from tests.tui.support import pasted
 
     only_mark = re.compile(r"\s*(\[REDACTED[^\]]*\]\s*)+")
     app = crowded_app
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"checkpointsummary")
-        await searched(app, pilot, "checkpointsummary")
+        await pasted(app, pilot, "checkpointsummary")
         results = app.screen.query_one(ResultList)
         titles = [c.group.title for c in results._cards if c.group is not None]
         assert titles and not any(only_mark.fullmatch(t) for t in titles), titles
@@ -331,13 +327,12 @@ async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) 
 
 async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded_app) -> None:
     from ccarchive.tui.format import short_project
-    from tests.tui.support import searched
+    from tests.tui.support import pasted
 
     app = crowded_app
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"nolint formatter")
-        await searched(app, pilot, "nolint formatter")
+        await pasted(app, pilot, "nolint formatter")
         await pilot.press("enter")
         await settle(app, pilot)
         screen = app.screen
@@ -415,7 +410,7 @@ async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
     from ccarchive.tui.screens.project_sessions import ProjectSessionList
     from ccarchive.tui.widgets.result_list import ResultList
     from tests.conftest import build_index
-    from tests.tui.support import searched
+    from tests.tui.support import pasted
 
     root = tmp_path / "claude"
     shutil.copytree(crowded_root, root)
@@ -441,8 +436,7 @@ async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
             line = results.render_line(results._starts[results._cards.index(card)]).text
             assert line.strip().startswith("gone ")
             words = " ".join(victim.title.split()[:3])
-            await pilot.press(*words)
-            await searched(app, pilot, words)
+            await pasted(app, pilot, words)
             groups = {c.group.session_id: c.group for c in results._cards}
             assert not groups[victim.session_id].on_disk
             assert all(g.on_disk for sid, g in groups.items() if sid != victim.session_id)

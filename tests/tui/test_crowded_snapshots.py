@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from tests.tui.support import searched, settle
+from tests.tui.support import pasted, settle
 
 PANES = {
     "search": ("search", ()),
@@ -39,8 +39,7 @@ def test_crowded_pane(crowded_app, snap_compare, pane: str, size) -> None:
         app.live.state.role = "writer"
         await settle(app, pilot)
         if mode == "search":
-            await pilot.press(*"lint failing")
-            await searched(app, pilot, "lint failing")
+            await pasted(app, pilot, "lint failing")
         else:
             await app.switch_mode(mode)
         await settle(app, pilot)

@@ -16,7 +16,7 @@ from ccarchive.tui.widgets.result_list import ResultList
 from ccarchive.tui.widgets.status_header import ArchiveHeader
 from ccarchive.tui.widgets.timeline_chart import ActivityChart
 from ccarchive.tui.widgets.timeline_sessions import DaySessions
-from tests.tui.support import FOLLOWUP_SESSION, SIZE, searched, settle
+from tests.tui.support import FOLLOWUP_SESSION, SIZE, pasted, settle
 
 SMALL = (80, 24)
 
@@ -62,8 +62,7 @@ async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         query = "walker project: kind:bogus"  # two things ignored, two warnings
-        await pilot.press(*query)
-        await searched(app, pilot, query)
+        await pasted(app, pilot, query)
         status = app.screen.query_one("#search-status", Static)
         text = status.render().plain
         assert "matching" in text and text.count("⚠") == 2

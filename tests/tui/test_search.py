@@ -9,7 +9,7 @@ from ccarchive.tui.screens.replay.screen import ReplayScreen
 from ccarchive.tui.screens.search import SearchScreen
 from ccarchive.tui.widgets.facet_list import FacetList
 from ccarchive.tui.widgets.result_list import ResultList, fit_snippet
-from tests.tui.support import SIZE, searched, settle
+from tests.tui.support import SIZE, pasted, searched, settle
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +42,7 @@ async def test_typing_a_query_shows_highlighted_hits(app) -> None:
 async def test_stale_results_never_overwrite_fresh_ones(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "walker")
+        await pasted(app, pilot, "walker")
         screen = app.screen
         fresh = screen.page
         old = app.service.search("release", facets=True)
@@ -54,7 +54,7 @@ async def test_stale_results_never_overwrite_fresh_ones(app) -> None:
 async def test_facets_filter_by_kind_and_toggle_off(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "walk")
+        await pasted(app, pilot, "walk")
         screen = app.screen
         await pilot.press("ctrl+g")  # single hits, to see each kind
         await settle(app, pilot)
@@ -90,7 +90,7 @@ async def test_project_facet_by_click(app) -> None:
 async def test_grouped_and_single_hits(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "tally")
+        await pasted(app, pilot, "tally")
         screen = app.screen
         grouped = list(screen.query_one(ResultList).hits)
         sids = [h.session_id for h in grouped if h.session_id]  # memory files stand alone
@@ -104,7 +104,7 @@ async def test_grouped_and_single_hits(app) -> None:
 async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "walker AND (kind:bogus")
+        await pasted(app, pilot, "walker AND (kind:bogus")
         screen = app.screen
         assert app.screen is screen and isinstance(screen, SearchScreen)  # no dialog
         status = str(screen.query_one("#search-status", Static).render())
@@ -115,7 +115,7 @@ async def test_a_bad_query_says_what_was_ignored_in_place(app) -> None:
 async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_query(app, pilot, "walk kind:prompt")
+        await pasted(app, pilot, "walk kind:prompt")
         hit = app.screen.query_one(ResultList).hits[0]
         await pilot.press("enter")
         await settle(app, pilot)

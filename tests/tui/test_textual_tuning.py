@@ -31,10 +31,10 @@ def test_the_suites_idle_probes_reach_textuals_wait() -> None:
 
     from textual import _wait
 
-    from tests.conftest import IDLE_PROBE_S
+    from tests.conftest import IDLE_PROBE_S, IDLE_SHARE
 
     assert _wait.SLEEP_GRANULARITY == IDLE_PROBE_S
-    assert _wait.SLEEP_IDLE == IDLE_PROBE_S / 20
+    assert _wait.SLEEP_IDLE == IDLE_PROBE_S * IDLE_SHARE
     body = inspect.getsource(_wait.wait_for_idle).split('"""')[-1]
     assert "sleep(SLEEP_GRANULARITY)" in body and "< SLEEP_IDLE" in body
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ccarchive.tui.widgets.hit_preview import HitPreview
-from tests.tui.support import SIZE, searched, settle
+from tests.tui.support import SIZE, pasted, settle
 
 
 async def test_the_theme_is_remembered_in_the_data_dir(live, tui_settings) -> None:
@@ -34,8 +34,7 @@ async def test_the_theme_is_remembered_in_the_data_dir(live, tui_settings) -> No
 async def test_the_preview_takes_its_colours_from_the_theme(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press(*"walker")
-        await searched(app, pilot, "walker")
+        await pasted(app, pilot, "walker")
         preview = app.screen.query_one(HitPreview)
         dark = preview.get_component_rich_style("hit-preview--tool-arg", partial=True).color
         app.theme = "ansi-light"
