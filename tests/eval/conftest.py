@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import build_index
 from tests.eval import harness
-from tests.support.full_model import one_thread
+from tests.support.encoders import one_thread
 
 
 class EvalArchive(NamedTuple):
@@ -29,7 +29,7 @@ class EvalArchive(NamedTuple):
 @pytest.fixture(autouse=True)
 def onnx_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """The full model on one onnxruntime thread, its queries too (the semantic floor:
-    tests/support/full_model.py)."""
+    tests.support.encoders.py)."""
     one_thread(monkeypatch)
 
 

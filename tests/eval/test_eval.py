@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import MAKE_ARCHIVE
 from tests.eval import harness, hook_eval
-from tests.support.full_model import with_graph
+from tests.support.encoders import with_graph
 
 pytestmark = [
     pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus"),
@@ -107,7 +107,7 @@ def test_semantic_search_lifts_rewordings(evaluated) -> None:
     costs = harness.enable_semantic(
         semantic,
         service.root,
-        with_graph(service.store.base.parent),  # written once (tests/support/full_model.py)
+        with_graph(service.store.base.parent),  # written once (tests.support.encoders.py)
         reuse_copies=True,
         threads=1,
         kept=KEPT_VECTORS,

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.full_model import one_thread
+from tests.support.encoders import one_thread
 
 
 @pytest.fixture(autouse=True)
 def onnx_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The full model on one onnxruntime thread (tests/support/full_model.py)."""
+    """The full model on one onnxruntime thread (tests.support.encoders.py)."""
     one_thread(monkeypatch)
 
 
