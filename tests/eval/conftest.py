@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import build_index
 from tests.eval import harness
+from tests.support.encoders import one_thread
 
 
 class EvalArchive(NamedTuple):
@@ -23,6 +24,13 @@ class EvalArchive(NamedTuple):
     manifest: Path
     answers: Path
     service: Any  # an ArchiveService over its index
+
+
+@pytest.fixture(autouse=True)
+def onnx_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full model on one onnxruntime thread, its queries too (the semantic floor:
+    tests.support.encoders.py)."""
+    one_thread(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -357,7 +357,11 @@ def enable_semantic(
     t0 = time.perf_counter()
     encoder = load_encoder(settings, kind=kind)
     building = encoder
-    if threads is not None and hasattr(encoder, "session"):  # the onnxruntime encoder
+    if (
+        threads is not None
+        and hasattr(encoder, "session")  # the onnxruntime encoder, with other threads
+        and encoder.session.get_session_options().intra_op_num_threads != threads
+    ):
         from ccarchive.semantic.onnx_encoder import OnnxEncoder
 
         building = OnnxEncoder(encoder.model_dir, settings.data_dir, threads=threads)

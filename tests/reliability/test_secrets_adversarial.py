@@ -48,11 +48,11 @@ SEED = int(os.environ.get("CCARCHIVE_SECRETS_SEED", "20261124"))
 TOTALS: dict[str, int] = {}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory):
-    """Built once per worker, not per module: each surface's read takes long, and a
-    module-scoped archive would keep every one of them on a single worker (the suite
-    groups a module's tests by such a fixture)."""
+    """Built once for the module, whose tests the suite therefore keeps on one worker
+    (tests/conftest.py): spread over two, each built the archive, its index and the
+    windows held elsewhere in it (3.4 CPU-s) for itself."""
     out = tmp_path_factory.mktemp("adversarial")
     arc = plant_archive(out / "claude", SEED)
     svc = build_index(arc.root, out / "data")

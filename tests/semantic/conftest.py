@@ -7,6 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.encoders import one_thread
+
+
+@pytest.fixture(autouse=True)
+def onnx_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full model on one onnxruntime thread (tests.support.encoders.py)."""
+    one_thread(monkeypatch)
+
 
 @pytest.fixture(scope="session")
 def model_dir() -> Path:

@@ -20,6 +20,7 @@ from ccarchive.semantic import BACKEND_ENV, STATIC, load_encoder, vector_space
 from ccarchive.semantic.builder import VectorBuilder
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
+from tests.support.encoders import with_static
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def with_vectors(
 ) -> Iterator[ArchiveService]:
     root = tmp_path_factory.mktemp("entrants") / "claude"
     shutil.copytree(demo_archive_ro, root, symlinks=True)
-    data = root.parent / "data"
+    data = with_static(root.parent / "data")  # its table made once (tests/support/encoders.py)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(BACKEND_ENV, STATIC)
         service = build_index(root, data)

@@ -26,6 +26,7 @@ from ccarchive.semantic.wordpiece import vocab_path
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
 from tests.support.appends import assistant_line, main_sessions, prompt_line
+from tests.support.encoders import with_static
 
 QUERIES = [
     "potted herbs fading in the summer heat",
@@ -48,7 +49,7 @@ def indexed(
         prompt_line(path, "The basil on my balcony wilts in the heatwave.", sid)
         + assistant_line(path, "Water early, mulch the pots, give them shade.", sid)
     )
-    data = root.parent / "data"
+    data = with_static(root.parent / "data")  # its table made once (tests/support/encoders.py)
     service = build_index(root, data)
     settings = Settings(root, data, semantic=None)
     builder = VectorBuilder(

@@ -14,6 +14,7 @@ pytest.importorskip("onnx")
 from ccarchive.semantic.model_files import ModelError
 from ccarchive.semantic.onnx_encoder import OnnxEncoder, ensure_graph, graph_path
 from tests.support.encoder_reference import REFERENCE
+from tests.support.encoders import with_graph, written_graph
 
 TEXTS = [
     "This is an example sentence",
@@ -28,7 +29,8 @@ TEXTS = [
 def onnx_encoder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> OnnxEncoder:
     # one thread: the suite runs a process per core (two spinning threads took a third
     # more CPU for the same vectors; tests/eval/harness.py `enable_semantic`)
-    return OnnxEncoder(model_dir, tmp_path_factory.mktemp("data"), threads=1)
+    # its graph written once (tests.support.encoders.py); the writing is tested below
+    return OnnxEncoder(model_dir, with_graph(tmp_path_factory.mktemp("data")), threads=1)
 
 
 def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:
@@ -68,8 +70,8 @@ def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
     model_dir: Path, tmp_path: Path
 ) -> None:
     first = ensure_graph(model_dir, tmp_path / "a")
-    again = ensure_graph(model_dir, tmp_path / "b")
-    assert first.read_bytes() == again.read_bytes()  # deterministic
+    again = written_graph()  # written apart, in this process (tests.support.encoders.py)
+    assert first != again and first.read_bytes() == again.read_bytes()  # deterministic
     stamp = first.stat().st_mtime_ns
     assert ensure_graph(model_dir, tmp_path / "a") == first
     assert first.stat().st_mtime_ns == stamp  # kept, not rewritten

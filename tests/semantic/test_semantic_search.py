@@ -21,6 +21,7 @@ from ccarchive.semantic import texts as T
 from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService, open_service
 from tests.support.appends import assistant_line, main_sessions, prompt_line, wait_for
+from tests.support.encoders import with_graph
 
 SOURDOUGH = (
     "My sourdough starter smells like nail polish remover and barely rises anymore. "
@@ -57,7 +58,10 @@ def groups(service: ArchiveService, query: str, **kw: object) -> list:
 
 @pytest.fixture
 def semantic_live(demo_archive: Path, tmp_path: Path):
-    live = LiveArchive(Settings(demo_archive, tmp_path / "data", semantic=True), watch=False)
+    # the graph found written (tests.support.encoders.py): the command line's test
+    # below starts without it
+    data = with_graph(tmp_path / "data")
+    live = LiveArchive(Settings(demo_archive, data, semantic=True), watch=False)
     assert live._try_become_writer()
     live.run_once()
     yield live

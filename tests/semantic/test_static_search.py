@@ -24,6 +24,7 @@ from ccarchive.semantic.store import VectorStore, dedupe
 from ccarchive.service import ArchiveService
 from tests.conftest import build_index
 from tests.support.appends import assistant_line, main_sessions, prompt_line
+from tests.support.encoders import with_static
 
 BALCONY = (
     "The basil and tomato plants on my balcony got yellow leaves with brown spots since "
@@ -65,7 +66,7 @@ def static_archive(
     root = tmp_path_factory.mktemp("static") / "claude"
     shutil.copytree(demo_archive_ro, root, symlinks=True)
     sid = _with_session(root)
-    data = root.parent / "data"
+    data = with_static(root.parent / "data")  # its table made once (tests/support/encoders.py)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(BACKEND_ENV, STATIC)
         service = build_index(root, data)
@@ -118,7 +119,7 @@ def test_switching_encoder_rebuilds_the_vectors_and_never_mixes_spaces(
     for p in main_sessions(root):
         if p.stem != sid:
             p.unlink()
-    service = build_index(root, tmp_path / "data")
+    service = build_index(root, with_static(tmp_path / "data"))
     settings = Settings(root, tmp_path / "data", semantic=True)
 
     def build(kind: str) -> np.ndarray:

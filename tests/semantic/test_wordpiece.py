@@ -19,6 +19,7 @@ from ccarchive.semantic.encoder import load_tokenizer
 from ccarchive.semantic.model_files import ModelError
 from ccarchive.semantic.token_vectors import FEW, MAX_TOKENS, TokenVectors
 from ccarchive.semantic.wordpiece import WordPiece, derive_vocab, ensure_vocab, fits, vocab_path
+from tests.support.encoders import with_static
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,9 @@ def rust(model_dir: Path):
 
 @pytest.fixture(scope="module")
 def static(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> TokenVectors:
-    return TokenVectors(model_dir, tmp_path_factory.mktemp("data"))
+    # its table and vocabulary made once (tests/support/encoders.py); the vocabulary's
+    # making is tested below
+    return TokenVectors(model_dir, with_static(tmp_path_factory.mktemp("data")))
 
 
 @pytest.fixture(scope="module")
