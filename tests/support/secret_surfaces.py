@@ -19,11 +19,29 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from ccarchive.service.arguments import ServiceError, decode_cursor
 from tests.support.secret_archive import Plant, PlantedArchive
 
 WINDOW = 8
 _RUN_RE = re.compile(r"[^\s\"'\\<>\[\]{}(),;|`:]{8,}")
 """Runs of characters a secret may hold: windows are looked for inside them only."""
+
+
+CURSOR_START = "eyJ"
+"""How a page cursor begins: URL-safe base64 of a JSON object (`{"`)."""
+
+
+def is_cursor(run: str) -> bool:
+    """Whether a run of characters is a page cursor the service accepts, which holds a
+    page's offset and the index's generation and nothing else (`decode_cursor` refuses
+    any other key or value). Its base64 can share 8 characters with a planted secret that
+    is base64 of digits too (a JWT's `iat`) by chance, varying with the generation, so a
+    cursor is not read for windows: what it holds is checked by decoding it."""
+    try:
+        decode_cursor(run)
+    except ServiceError:
+        return False
+    return True
 
 
 class Exposure:
@@ -63,6 +81,8 @@ class Exposure:
             self._seen.add(text)
             for run in _RUN_RE.finditer(text):
                 r = run.group()
+                if r.startswith(CURSOR_START) and is_cursor(r):
+                    continue  # a page cursor: two numbers the service made, no archive text
                 for j in range(len(r) - WINDOW + 1):
                     i = self.windows.get(r[j : j + WINDOW])
                     if i is None:
