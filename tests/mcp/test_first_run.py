@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import SERVE_AUTH, free_port, serve_env, wait_for_port
 from tests.support.generated import generate
+from tests.support.http_clients import httpx_client
 from tests.support.serve_process import CCARCHIVE, data_args, stdio_params
 
 
@@ -114,7 +114,7 @@ async def _client(transport: str, archive: Path, data: Path) -> AsyncIterator[Cl
     )
     try:
         wait_for_port(proc, port)
-        http = httpx2.AsyncClient(headers=SERVE_AUTH, timeout=30)
+        http = httpx_client(headers=SERVE_AUTH, timeout=30)
         url = f"http://127.0.0.1:{port}/mcp"
         async with Client(streamable_http_client(url, http_client=http)) as c:
             yield c

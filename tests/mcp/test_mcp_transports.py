@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import SERVE_TOKEN, build_index
+from tests.support.http_clients import httpx_client
 from tests.support.serve_process import (
     CCARCHIVE,
     SharedServe,
@@ -180,7 +180,7 @@ def _client(url: str, token: str | None = SERVE_TOKEN, **headers: str) -> Client
     if token:
         headers["authorization"] = f"Bearer {token}"
     return Client(
-        streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
+        streamable_http_client(url, http_client=httpx_client(headers=headers, timeout=30))
     )
 
 
@@ -226,7 +226,7 @@ JSON_HEADERS = {"content-type": "application/json", "accept": "application/json,
 async def test_http_checks_token_host_and_origin(
     shared_http: SharedServe, headers: dict[str, str], status: int
 ) -> None:
-    async with httpx2.AsyncClient(timeout=10) as h:
+    async with httpx_client(timeout=10) as h:
         r = await h.post(shared_http.url, json=INIT, headers={**JSON_HEADERS, **headers})
     assert r.status_code == status, r.text
     if status == 401:

@@ -11,7 +11,6 @@ import json
 import logging
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -19,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import SERVE_AUTH
 from tests.eval.agent_harness import tool_list_tokens
+from tests.support.http_clients import httpx_client
 from tests.support.mcp_client import connect
 from tests.support.serve_process import SharedServe
 
@@ -77,7 +77,7 @@ async def test_stdio(shared_stdio: SharedServe) -> None:
 
 async def test_streamable_http(shared_http: SharedServe) -> None:
     mark = shared_http.mark()
-    http = httpx2.AsyncClient(headers=SERVE_AUTH, timeout=30)
+    http = httpx_client(headers=SERVE_AUTH, timeout=30)
     async with Client(streamable_http_client(shared_http.url, http_client=http)) as c:
         await _conformance(c)
     err = shared_http.since(mark)
