@@ -2,7 +2,8 @@
 plugin's `.mcp.json` starts it, and one over HTTP, each with a copy of the demo archive's
 index. A test that only asks a server questions asks one of these; a test that checks a
 start, a stop, a crash, a flag or an environment starts its own
-(tests/support/serve_process.py)."""
+(tests/support/serve_process.py). And the clients of these tests compile each output
+schema's validator once (`validators_compiled_once`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from mcp.client.stdio import stdio_client
 
-from tests.support.mcp_client import ThreadedClient
+from tests.support.mcp_client import ThreadedClient, validators_compiled_once
 from tests.support.serve_process import (
     SharedServe,
     data_args,
@@ -38,6 +39,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SHARED & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group(GROUP), append=False)
+
+
+@pytest.fixture(autouse=True)
+def _validators_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    validators_compiled_once(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -50,6 +50,37 @@ def served(service: Any, **options: Any) -> MCPServer:
     return server
 
 
+_COMPILED: dict[str, Any] = {}
+"""Output-schema validators the clients of this process compiled: schema (as JSON) -> it."""
+
+
+def validators_compiled_once(monkeypatch: Any) -> None:
+    """Every MCP client the test makes compiles a tool's output-schema validator once per
+    schema for the whole test process, not once per client: the SDK's client compiles one
+    the first time each of its sessions meets a tool (checking the schema against JSON
+    Schema's own meta-schema first, ~15 ms of CPU for a search result's), and a test
+    makes a client or more. The same schema gives the same validator, so every result is
+    checked as before; a schema that fails the meta-schema still fails (a failed compile
+    is never kept). tests/mcp/test_client_validators.py fails if the SDK changes what
+    this wraps."""
+    from mcp.client.session import ClientSession
+
+    compile_ = ClientSession._output_schema_validator
+
+    def compiled_once(self: Any, name: str, output_schema: dict[str, Any]) -> Any:
+        own = self._tool_output_validators.get(name)
+        if own is not None:
+            return own
+        key = json.dumps(output_schema, sort_keys=True)
+        validator = _COMPILED.get(key)
+        if validator is None:
+            validator = _COMPILED[key] = compile_(self, name, output_schema)
+        self._tool_output_validators[name] = validator
+        return validator
+
+    monkeypatch.setattr(ClientSession, "_output_schema_validator", compiled_once)
+
+
 @contextlib.asynccontextmanager
 async def connect(service: Any, mode: str = "auto", **options: Any) -> AsyncIterator[Client]:
     async with Client(served(service, **options), mode=mode) as client:
