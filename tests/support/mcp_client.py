@@ -18,8 +18,9 @@ from mcp.server.mcpserver import MCPServer
 from ccarchive.mcp_server.server import build_server
 from tests.conftest import DEMO_NOW
 
-_BUILT: OrderedDict[tuple, MCPServer] = OrderedDict()
-"""The servers `served` built, by (service, options), the most recently used last."""
+_BUILT: OrderedDict[tuple, tuple[MCPServer, bool]] = OrderedDict()
+"""The servers `served` built, by (service, options), the most recently used last: each
+with the redaction its service had once it was built."""
 _KEEP = 4
 
 
@@ -33,21 +34,21 @@ def served(service: Any, **options: Any) -> MCPServer:
     (what the HTTP serve's many sessions rely on), only a 2-second cache of the caller's
     session keyed by the index's generation; a server is made for each client all the
     same where an option is a function (a clock, a callback), which cannot be compared.
-    `build_server` sets the service's redaction; the servers kept share their service,
-    so it is set again for each server handed out."""
-    options.setdefault("redact_secrets", True)
+    `build_server` sets its service's redaction, and servers kept share their service:
+    handing a kept server out sets the service back to what its build left it."""
     if any(callable(v) for v in options.values()):
         options.setdefault("clock", lambda: DEMO_NOW)
         return build_server(service, **options)
     key = (id(service), tuple(sorted(options.items())))
-    server = _BUILT.pop(key, None)
-    if server is None:
-        server = build_server(service, clock=lambda: DEMO_NOW, **options)
-    _BUILT[key] = server  # holds the service: its id names no other while kept
+    kept = _BUILT.pop(key, None)
+    if kept is None:
+        kept = (build_server(service, clock=lambda: DEMO_NOW, **options), service.redact_secrets)
+    else:
+        service.redact_secrets = kept[1]
+    _BUILT[key] = kept  # holds the service: its id names no other while kept
     while len(_BUILT) > _KEEP:
         _BUILT.popitem(last=False)
-    service.redact_secrets = options["redact_secrets"]
-    return server
+    return kept[0]
 
 
 _COMPILED: dict[str, Any] = {}
