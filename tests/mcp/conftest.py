@@ -68,7 +68,7 @@ def shared_stdio(
     with log.open("a", encoding="utf-8") as errlog:
         client = ThreadedClient(stdio_client(params, errlog=errlog))
         try:
-            yield SharedServe(log=log, archive=demo_archive_ro, client=client.relay, params=params)
+            yield SharedServe(log=log, client=client.relay, params=params)
         finally:
             client.close()
 
@@ -83,4 +83,4 @@ def shared_http(
     data = indexed_copy(demo_archive_ro, home / "data", tmp_path_factory)
     log = home / "stderr"
     with serving_http(*data_args(demo_archive_ro, data), log=log) as (url, _proc):
-        yield SharedServe(log=log, archive=demo_archive_ro, url=url)
+        yield SharedServe(log=log, url=url)

@@ -71,7 +71,7 @@ def test_schemas_say_only_what_helps(demo_service) -> None:
 async def test_stdio(shared_stdio: SharedServe) -> None:
     """(The serve's whole stderr, from its start: what the other tests asked it too.)"""
     await _conformance(shared_stdio.client)
-    err = shared_stdio.since(0)
+    err = shared_stdio.stderr()
     assert "Traceback" not in err and "Error" not in err, err[-2000:]
 
 
@@ -79,7 +79,7 @@ async def test_streamable_http(shared_http: SharedServe) -> None:
     http = httpx_client(headers=SERVE_AUTH, timeout=30)
     async with Client(streamable_http_client(shared_http.url, http_client=http)) as c:
         await _conformance(c)
-    err = shared_http.since(0)
+    err = shared_http.stderr()
     assert "Traceback" not in err, err[-2000:]
 
 

@@ -62,13 +62,6 @@ def data_args(archive: Path, data: Path) -> list[str]:
     return ["--archive", str(archive), "--data-dir", str(data)]
 
 
-def log_since(log: Path, offset: int) -> str:
-    """What a server wrote to its `log` past `offset` bytes."""
-    with log.open("rb") as f:
-        f.seek(offset)
-        return f.read().decode(errors="replace")
-
-
 @contextmanager
 def serving_http(
     *args: str,
@@ -104,18 +97,15 @@ def serving_http(
 @dataclass
 class SharedServe:
     """A `ccarchive serve` that several tests ask questions (tests/mcp/conftest.py): over
-    HTTP at `url`, or over stdio through `client` (a `ThreadedClient`'s relay), its
-    stderr in `log`. What a test may not do to it: end it, or change its archive."""
+    HTTP at `url`, or over stdio through `client` (a `ThreadedClient`'s relay) started
+    with `params`, its stderr in `log`. What a test may not do to it: end it, or change
+    its archive."""
 
     log: Path
-    archive: Path
     url: str = ""
     client: Any = None
     params: StdioServerParameters | None = None
 
-    def mark(self) -> int:
-        """Where the log ends now: `since(mark)` is what the server wrote after it."""
-        return self.log.stat().st_size
-
-    def since(self, offset: int) -> str:
-        return log_since(self.log, offset)
+    def stderr(self) -> str:
+        """All the server wrote to stderr since it started."""
+        return self.log.read_text(encoding="utf-8", errors="replace")
