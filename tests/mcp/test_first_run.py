@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import SERVE_AUTH, free_port, serve_env, wait_for_port
 from tests.support.generated import generate
-
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
+from tests.support.http_clients import httpx_client
+from tests.support.serve_process import CCARCHIVE, data_args, stdio_params
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +45,8 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def test_every_answer_says_it_is_indexing_until_complete(
     archive: Path, tmp_path: Path
 ) -> None:
-    params = StdioServerParameters(
-        command=CCARCHIVE,
-        args=["serve", "--archive", str(archive), "--data-dir", str(tmp_path / "data")],
-    )
     seen_note, answers = False, []
-    async with Client(params) as c:
+    async with Client(stdio_params(*data_args(archive, tmp_path / "data"))) as c:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             status = (await c.call_tool("status", {})).structured_content
@@ -107,21 +101,20 @@ def _says_indexing(r: Any) -> bool:
 
 @contextlib.asynccontextmanager
 async def _client(transport: str, archive: Path, data: Path) -> AsyncIterator[Client]:
-    args = ["serve", "--archive", str(archive), "--data-dir", str(data)]
     if transport == "stdio":
-        async with Client(StdioServerParameters(command=CCARCHIVE, args=args)) as c:
+        async with Client(stdio_params(*data_args(archive, data))) as c:
             yield c
         return
     port = free_port()
     proc = subprocess.Popen(
-        [CCARCHIVE, *args, "--http", "--port", str(port)],
+        [CCARCHIVE, "serve", *data_args(archive, data), "--http", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=serve_env(),
     )
     try:
         wait_for_port(proc, port)
-        http = httpx2.AsyncClient(headers=SERVE_AUTH, timeout=30)
+        http = httpx_client(headers=SERVE_AUTH, timeout=30)
         url = f"http://127.0.0.1:{port}/mcp"
         async with Client(streamable_http_client(url, http_client=http)) as c:
             yield c

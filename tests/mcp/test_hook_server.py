@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from ccarchive.config import Settings
 from ccarchive.hooks.channel import (
@@ -38,19 +38,18 @@ from ccarchive.hooks.client import Answer, ask_server
 from ccarchive.hooks.context import hook_output
 from ccarchive.hooks.main import EVENTS, _quick, existing_service, parser
 from ccarchive.hooks.server import MAX_CLIENTS, HookServer
-from tests.conftest import build_index, free_port, serve_env
+from tests.conftest import free_port, serve_env
+from tests.support.serve_process import CCARCHIVE, indexed_copy, stdio_params
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "ccarchive-hook")
-CCARCHIVE = str(BIN / "ccarchive")
 ME = "11111111-2222-3333-4444-555555555555"
 
 
 @pytest.fixture(scope="module")
 def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """The demo archive indexed in a data dir of its own (the socket goes there)."""
-    data = tmp_path_factory.mktemp("hook-server")
-    build_index(demo_archive_ro, data)
+    data = indexed_copy(demo_archive_ro, tmp_path_factory.mktemp("hook-server"), tmp_path_factory)
     return Settings(demo_archive_ro.resolve(), data.resolve(), semantic=False)
 
 
@@ -146,9 +145,7 @@ async def test_serves_answer_the_hook_as_it_would_and_hand_the_socket_over(
     over HTTP, waits while the first answers and takes over when it exits; ended by
     SIGTERM (as uvicorn and stdio clients end a serve), it removes the socket, and the
     hook answers alone again, the same bytes."""
-    params = StdioServerParameters(
-        command=CCARCHIVE, args=["serve", "--no-redact", *_args(indexed)]
-    )
+    params = stdio_params("--no-redact", *_args(indexed))
     path = str(socket_path(str(indexed.archive_data_dir)))
     second = None
     try:

@@ -7,32 +7,37 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from click.testing import CliRunner
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import build_index, free_port, wait_for_port
+from tests.conftest import SERVE_TOKEN, build_index
+from tests.support.http_clients import httpx_client
+from tests.support.serve_process import (
+    CCARCHIVE,
+    SharedServe,
+    data_args,
+    indexed_copy,
+    stdio_params,
+)
 
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
-TOKEN = "test-token-0123456789abcdef"
 FAKE_KEY = "sk-ant-api03-DEMO"
 
 
-@pytest.fixture(scope="module")
-def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """--archive/--data-dir of an indexed demo archive, private to this module (the
-    spawned server becomes its writer)."""
-    data = tmp_path_factory.mktemp("serve-data")
-    build_index(demo_archive_ro, data)
-    return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
+@pytest.fixture
+def served(
+    demo_archive_ro: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> list[str]:
+    """--archive/--data-dir of the demo archive with a copy of its index, private to the
+    test (the server it spawns becomes its writer)."""
+    return data_args(
+        demo_archive_ro, indexed_copy(demo_archive_ro, tmp_path / "data", tmp_path_factory)
+    )
 
 
 async def _every_tool(c: Client) -> dict[str, Any]:
@@ -89,16 +94,13 @@ async def _every_tool(c: Client) -> dict[str, Any]:
 
 
 # ---- stdio ----------------------------------------------------------------------------
-async def test_stdio_serves_every_tool_redacted(served: list[str]) -> None:
-    params = StdioServerParameters(command=CCARCHIVE, args=["serve", *served])
-    async with Client(params) as c:
-        got = await _every_tool(c)
+async def test_stdio_serves_every_tool_redacted(shared_stdio: SharedServe) -> None:
+    got = await _every_tool(shared_stdio.client)
     assert FAKE_KEY not in got["secret_text"] and "[REDACTED:" in got["secret_text"]
 
 
 async def test_stdio_no_redact(served: list[str]) -> None:
-    params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--no-redact", *served])
-    async with Client(params) as c:
+    async with Client(stdio_params("--no-redact", *served)) as c:
         r = await c.call_tool(
             "search",
             {"query": "DATABASE_URL", "include_tool_results": True, "group_by_session": False},
@@ -174,39 +176,16 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
 
 
 # ---- HTTP -------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def http_server(served: list[str]) -> Iterator[str]:
-    """A real `ccarchive serve --http` on a free loopback port; the token from the env."""
-    port = free_port()
-    env = {**os.environ, "CCARCHIVE_TOKEN": TOKEN}
-    proc = subprocess.Popen(
-        [CCARCHIVE, "serve", "--http", "--port", str(port), *served],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    wait_for_port(proc, port, why=lambda: proc.stderr.read() if proc.stderr else "")
-    try:
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def _client(url: str, token: str | None = TOKEN, **headers: str) -> Client:
+def _client(url: str, token: str | None = SERVE_TOKEN, **headers: str) -> Client:
     if token:
         headers["authorization"] = f"Bearer {token}"
     return Client(
-        streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
+        streamable_http_client(url, http_client=httpx_client(headers=headers, timeout=30))
     )
 
 
-async def test_http_serves_every_tool(http_server: str) -> None:
-    async with _client(http_server) as c:
+async def test_http_serves_every_tool(shared_http: SharedServe) -> None:
+    async with _client(shared_http.url) as c:
         got = await _every_tool(c)
     assert FAKE_KEY not in got["secret_text"]
 
@@ -229,28 +208,34 @@ JSON_HEADERS = {"content-type": "application/json", "accept": "application/json,
     [
         ({}, 401),
         ({"authorization": "Bearer wrong-token-0123456789"}, 401),
-        ({"authorization": f"Basic {TOKEN}"}, 401),
-        ({"authorization": f"Bearer {TOKEN}", "host": "evil.example:80"}, 421),
-        ({"authorization": f"Bearer {TOKEN}", "host": "127.0.0.1"}, 421),
-        ({"authorization": f"Bearer {TOKEN}", "origin": "http://evil.example"}, 403),
-        ({"authorization": f"Bearer {TOKEN}", "origin": "http://127.0.0.1.evil.example:80"}, 403),
-        ({"authorization": f"Bearer {TOKEN}"}, 200),
-        ({"authorization": f"Bearer {TOKEN}", "origin": "http://localhost:3000"}, 200),
+        ({"authorization": f"Basic {SERVE_TOKEN}"}, 401),
+        ({"authorization": f"Bearer {SERVE_TOKEN}", "host": "evil.example:80"}, 421),
+        ({"authorization": f"Bearer {SERVE_TOKEN}", "host": "127.0.0.1"}, 421),
+        ({"authorization": f"Bearer {SERVE_TOKEN}", "origin": "http://evil.example"}, 403),
+        (
+            {
+                "authorization": f"Bearer {SERVE_TOKEN}",
+                "origin": "http://127.0.0.1.evil.example:80",
+            },
+            403,
+        ),
+        ({"authorization": f"Bearer {SERVE_TOKEN}"}, 200),
+        ({"authorization": f"Bearer {SERVE_TOKEN}", "origin": "http://localhost:3000"}, 200),
     ],
 )
 async def test_http_checks_token_host_and_origin(
-    http_server: str, headers: dict[str, str], status: int
+    shared_http: SharedServe, headers: dict[str, str], status: int
 ) -> None:
-    async with httpx2.AsyncClient(timeout=10) as h:
-        r = await h.post(http_server, json=INIT, headers={**JSON_HEADERS, **headers})
+    async with httpx_client(timeout=10) as h:
+        r = await h.post(shared_http.url, json=INIT, headers={**JSON_HEADERS, **headers})
     assert r.status_code == status, r.text
     if status == 401:
         assert "Bearer" in r.headers.get("www-authenticate", "")
 
 
-async def test_http_rejected_client_cannot_call_tools(http_server: str) -> None:
+async def test_http_rejected_client_cannot_call_tools(shared_http: SharedServe) -> None:
     with pytest.raises(BaseException):  # noqa: B017 (the SDK wraps it in a group)
-        async with _client(http_server, token="wrong-token-0123456789") as c:
+        async with _client(shared_http.url, token="wrong-token-0123456789") as c:
             await c.call_tool("status", {})
 
 
@@ -262,7 +247,7 @@ def test_http_without_a_token_only_on_request_and_only_on_loopback(served: list[
         main, ["serve", "--http", "--host", "0.0.0.0", "--no-auth", *served], env=env
     )
     assert r.exit_code == 2 and "--no-auth is refused" in r.output
-    r = CliRunner().invoke(main, ["serve", "--http", "--no-auth", "--token", TOKEN, *served])
+    r = CliRunner().invoke(main, ["serve", "--http", "--no-auth", "--token", SERVE_TOKEN, *served])
     assert r.exit_code == 2 and "contradict" in r.output
     r = CliRunner().invoke(
         main, ["serve", "--http", "--host", "0.0.0.0", "--token", "short", *served]
@@ -284,11 +269,11 @@ def test_http_app_accepts_the_bound_host_and_allowed_extras() -> None:
     app = http_app(
         server,
         host="10.1.2.3",
-        token=TOKEN,
+        token=SERVE_TOKEN,
         allow_hosts=["archive.lan"],
         allow_origins=["https://ui.lan"],
     )
-    auth = {**JSON_HEADERS, "authorization": f"Bearer {TOKEN}"}
+    auth = {**JSON_HEADERS, "authorization": f"Bearer {SERVE_TOKEN}"}
     with TestClient(app, base_url="http://10.1.2.3:8765") as tc:
         assert tc.post("/mcp", json=INIT, headers=auth).status_code == 200
         assert (
@@ -327,10 +312,7 @@ async def test_stdio_serves_what_is_appended_and_leaves_out_the_active_session(
         if r.get("type") == "user" and isinstance(r["message"]["content"], str)
     )
     sid = first["sessionId"]
-    params = StdioServerParameters(
-        command=CCARCHIVE, args=["serve", "--archive", str(demo_archive), "--data-dir", str(data)]
-    )
-    async with Client(params) as c:
+    async with Client(stdio_params(*data_args(demo_archive, data))) as c:
         before = await c.call_tool(
             "search", {"query": "zebrafinch", "include_active": True, "group_by_session": False}
         )
@@ -366,9 +348,9 @@ async def test_read_only_serve_follows_another_writer(demo_archive: Path, tmp_pa
 
     data = tmp_path / "data"
     args = ["--archive", str(demo_archive), "--data-dir", str(data)]
-    r = CliRunner().invoke(
-        __import__("ccarchive.cli.main", fromlist=["main"]).main, ["serve", "--read-only", *args]
-    )
+    from ccarchive.cli.main import main
+
+    r = CliRunner().invoke(main, ["serve", "--read-only", *args])
     assert r.exit_code == 1 and "ccarchive index" in r.output  # never indexes itself
     build_index(demo_archive, data)
     path = next((demo_archive / "projects").glob("*tally/*.jsonl"))
@@ -377,8 +359,7 @@ async def test_read_only_serve_follows_another_writer(demo_archive: Path, tmp_pa
         for r in map(json.loads, path.read_text().splitlines())
         if r.get("type") == "user" and isinstance(r["message"]["content"], str)
     )
-    params = StdioServerParameters(command=CCARCHIVE, args=["serve", "--read-only", *args])
-    async with Client(params) as c:
+    async with Client(stdio_params("--read-only", *args)) as c:
         status = (await c.call_tool("status", {})).structured_content
         assert status["role"] == "read-only"
         line = {
@@ -388,7 +369,9 @@ async def test_read_only_serve_follows_another_writer(demo_archive: Path, tmp_pa
         }
         with path.open("a") as f:
             f.write(json.dumps(line) + "\n")
-        subprocess.run([CCARCHIVE, "index", *args], check=True, capture_output=True)
+        # another writer: this process, as `ccarchive index` (the serve only reads)
+        indexed = CliRunner().invoke(main, ["index", *args])
+        assert indexed.exit_code == 0, indexed.output
         deadline = time.monotonic() + 10
         total = 0
         while time.monotonic() < deadline and not total:

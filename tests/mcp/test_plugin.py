@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
 
-from tests.conftest import build_index
+from tests.support.serve_process import SharedServe, indexed_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKETPLACE = ROOT / ".claude-plugin"
@@ -115,9 +114,8 @@ def claude_env(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) 
     """What Claude Code's children see: the venv's ccarchive first on PATH, the demo
     archive as the config dir, and an index of it in a data dir private to this module."""
     archive = demo_archive_ro.resolve()
-    data = tmp_path_factory.mktemp("plugin-data").resolve()
-    build_index(archive, data)
-    return {"CLAUDE_CONFIG_DIR": str(archive), "CCARCHIVE_HOME": str(data)}
+    data = indexed_copy(archive, tmp_path_factory.mktemp("plugin") / "data", tmp_path_factory)
+    return {"CLAUDE_CONFIG_DIR": str(archive), "CCARCHIVE_HOME": str(data.resolve())}
 
 
 # ---- the files ------------------------------------------------------------------------
@@ -243,36 +241,36 @@ def test_command_front_matter() -> None:
 
 
 # ---- the commands, run as Claude Code runs them ----------------------------------------
-async def test_mcp_server_command_serves_every_tool(
-    claude_env: dict[str, str], tmp_path: Path
-) -> None:
-    """Each server in .mcp.json, spawned exactly as configured (no --archive: the
-    archive comes from CLAUDE_CONFIG_DIR), answers initialize and tools/list through a
-    real MCP client; the tools the skill and command name all exist."""
+async def test_mcp_server_command_serves_every_tool(shared_stdio: SharedServe) -> None:
+    """The server in .mcp.json, spawned exactly as configured (no --archive: the archive
+    comes from CLAUDE_CONFIG_DIR), answers initialize and tools/list through a real MCP
+    client; the tools the skill and command name all exist. (The stdio serve the MCP
+    tests share is that one: tests/mcp/conftest.py.)"""
     taught = set().union(
         *(
             tool_calls(p.read_text(encoding="utf-8"))
             for p in [*PLUGIN.glob("skills/*/SKILL.md"), *PLUGIN.glob("commands/*.md")]
         )
     )
-    env = {"PATH": with_path(VENV_BIN)["PATH"], **claude_env}
-    for cfg in load(PLUGIN / ".mcp.json")["mcpServers"].values():
-        params = StdioServerParameters(
-            command=cfg["command"], args=cfg.get("args", []), env=env, cwd=tmp_path
-        )
-        async with Client(params) as c:
-            assert c.server_info is not None and c.server_info.name == "ccarchive"
-            assert c.instructions and all(f"`{t}" in c.instructions for t in WORKFLOW)
-            tools = {t.name for t in (await c.list_tools()).tools}
-            assert len(tools) == 13
-            assert taught <= tools, taught - tools
-            status = await c.call_tool("status", {})
-            assert not status.is_error
-            assert status.structured_content["archive"] == claude_env["CLAUDE_CONFIG_DIR"]
-            found = await c.call_tool(
-                "search", {"query": "flaky", "include_active": True, "group_by_session": False}
-            )
-            assert found.structured_content["results"]
+    (cfg,) = load(PLUGIN / ".mcp.json")["mcpServers"].values()
+    params = shared_stdio.params
+    assert params is not None and params.env is not None
+    assert (params.command, params.args) == (cfg["command"], cfg.get("args", []))
+    assert "--archive" not in params.args and "CLAUDE_CONFIG_DIR" in params.env
+    assert params.env["PATH"].split(os.pathsep)[0] == str(VENV_BIN)
+    c = shared_stdio.client
+    assert c.server_info is not None and c.server_info.name == "ccarchive"
+    assert c.instructions and all(f"`{t}" in c.instructions for t in WORKFLOW)
+    tools = {t.name for t in (await c.list_tools()).tools}
+    assert len(tools) == 13
+    assert taught <= tools, taught - tools
+    status = await c.call_tool("status", {})
+    assert not status.is_error
+    assert status.structured_content["archive"] == params.env["CLAUDE_CONFIG_DIR"]
+    found = await c.call_tool(
+        "search", {"query": "flaky", "include_active": True, "group_by_session": False}
+    )
+    assert found.structured_content["results"]
 
 
 def _events(demo_service: Any) -> dict[str, dict[str, Any]]:

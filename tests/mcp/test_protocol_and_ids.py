@@ -1,46 +1,28 @@
 """What a client meets beyond the happy path, through the official SDK client: wrong
 tool and prompt names, arguments a tool does not take, the capabilities advertised, the
 size of the tool list; and every id a tool returns, fed to the tool it points to.
-(Over stdio and HTTP, the same checks run against a spawned `ccarchive serve`.)
+(Over stdio and HTTP, the same checks run against a spawned `ccarchive serve`, shared
+with the other tests that only ask it questions: tests/mcp/conftest.py.)
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from ccarchive.mcp_server.server import build_server
-from tests.conftest import (
-    DEMO_NOW,
-    SERVE_AUTH,
-    build_index,
-    free_port,
-    serve_env,
-    wait_for_port,
-)
+from tests.conftest import SERVE_AUTH
 from tests.eval.agent_harness import tool_list_tokens
+from tests.support.http_clients import httpx_client
+from tests.support.mcp_client import connect
+from tests.support.serve_process import SharedServe
 
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 TOOL_LIST_TOKENS = 1500
-
-
-@contextlib.asynccontextmanager
-async def connect(service: Any) -> AsyncIterator[Client]:
-    async with Client(build_server(service, clock=lambda: DEMO_NOW)) as client:
-        yield client
 
 
 async def _conformance(c: Client) -> None:
@@ -86,46 +68,19 @@ def test_schemas_say_only_what_helps(demo_service) -> None:
 
 
 # ---- over the wire ----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def served(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    data = tmp_path_factory.mktemp("proto-data")
-    build_index(demo_archive_ro, data)
-    return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
-
-
-async def test_stdio(served: list[str], tmp_path: Path) -> None:
-    params = StdioServerParameters(command=CCARCHIVE, args=["serve", *served])
-    with (tmp_path / "stderr").open("w+") as errlog:
-        async with Client(stdio_client(params, errlog=errlog)) as c:
-            await _conformance(c)
-        errlog.seek(0)
-        err = errlog.read()
+async def test_stdio(shared_stdio: SharedServe) -> None:
+    """(The serve's whole stderr, from its start: what the other tests asked it too.)"""
+    await _conformance(shared_stdio.client)
+    err = shared_stdio.stderr()
     assert "Traceback" not in err and "Error" not in err, err[-2000:]
 
 
-@contextlib.contextmanager
-def _http_server(served: list[str]) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [CCARCHIVE, "serve", "--http", "--port", str(port), *served],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=serve_env(),
-    )
-    try:
-        wait_for_port(proc, port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        _out, err = proc.communicate(timeout=20)
-        assert b"Traceback" not in err, err.decode()[-2000:]
-
-
-async def test_streamable_http(served: list[str]) -> None:
-    with _http_server(served) as url:
-        http = httpx2.AsyncClient(headers=SERVE_AUTH, timeout=30)
-        async with Client(streamable_http_client(url, http_client=http)) as c:
-            await _conformance(c)
+async def test_streamable_http(shared_http: SharedServe) -> None:
+    http = httpx_client(headers=SERVE_AUTH, timeout=30)
+    async with Client(streamable_http_client(shared_http.url, http_client=http)) as c:
+        await _conformance(c)
+    err = shared_http.stderr()
+    assert "Traceback" not in err, err[-2000:]
 
 
 # ---- every id chains --------------------------------------------------------------------

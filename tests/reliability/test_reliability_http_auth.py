@@ -29,8 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import build_index, free_port, wait_for_port
+from tests.conftest import free_port, wait_for_port
 from tests.reliability.http_flood import flood
+from tests.support.serve_process import indexed_copy
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 NOBODY = 65534
@@ -50,9 +51,7 @@ except urllib.error.HTTPError as e:
 
 @pytest.fixture(scope="module")
 def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("auth-data")
-    build_index(demo_archive_ro, data)
-    return data
+    return indexed_copy(demo_archive_ro, tmp_path_factory.mktemp("auth") / "data", tmp_path_factory)
 
 
 def _env() -> dict[str, str]:

@@ -13,17 +13,17 @@ in all, all 50 clients in flight at once); `-m slow` 60 per client.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx2
 import pytest
 
-from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
+from tests.conftest import SERVE_AUTH
+from tests.support.http_clients import RawHTTP, httpx_client
+from tests.support.serve_process import data_args, indexed_copy, serving_http
 
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",
@@ -58,26 +58,28 @@ def _rss_mb(pid: int) -> float:
 
 
 async def _client(url: str, calls: int, stats: dict[str, int], rng: random.Random) -> None:
-    async with httpx2.AsyncClient(timeout=60) as h:
-        r = await h.post(url, json=INIT, headers=HEADERS)
-        assert r.status_code == 200, r.text
-        sess = {**HEADERS, "mcp-session-id": r.headers["mcp-session-id"]}
-        await h.post(
-            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=sess
+    """One client: a connection of its own (`RawHTTP`: 50 httpx clients cost the test more
+    CPU than the server spent answering them), a session, `calls` tool calls."""
+    async with RawHTTP(url) as h:
+        status, headers, body = await h.post(INIT, HEADERS)
+        assert status == 200, body
+        sess = {**HEADERS, "mcp-session-id": headers["mcp-session-id"]}
+        status, _, body = await h.post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, sess
         )
+        assert status == 202, (status, body)
         for n in range(2, 2 + calls):
             tool, args = rng.choice(CALLS)
-            r = await h.post(
-                url,
-                json={
+            status, _, body = await h.post(
+                {
                     "jsonrpc": "2.0",
                     "id": n,
                     "method": "tools/call",
                     "params": {"name": tool, "arguments": args},
                 },
-                headers=sess,
+                sess,
             )
-            ok = r.status_code == 200 and not r.json().get("result", {}).get("isError")
+            ok = status == 200 and not json.loads(body).get("result", {}).get("isError")
             stats["ok" if ok else "failed"] += 1
 
 
@@ -94,7 +96,7 @@ BAD = [
 
 
 async def _bad(url: str, done: asyncio.Event, stats: dict[str, int], rng: random.Random) -> None:
-    async with httpx2.AsyncClient(timeout=60) as h:
+    async with httpx_client(timeout=60) as h:
         while True:  # at least one, then until every client is done
             body, extra = rng.choice(BAD)
             try:
@@ -116,31 +118,11 @@ async def _bad(url: str, done: asyncio.Event, stats: dict[str, int], rng: random
     [pytest.param(6, id="6-calls"), pytest.param(60, id="60-calls", marks=pytest.mark.slow)],
 )
 async def test_http_under_50_clients_and_bad_requests(
-    demo_archive_ro: Path, tmp_path: Path, calls: int
+    demo_archive_ro: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, calls: int
 ) -> None:
-    data = tmp_path / "data"
-    build_index(demo_archive_ro, data)
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            CCARCHIVE,
-            "serve",
-            "--http",
-            "--port",
-            str(port),
-            "--read-only",
-            "--archive",
-            str(demo_archive_ro),
-            "--data-dir",
-            str(data),
-        ],
-        env=serve_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        wait_for_port(proc, port)
+    data = indexed_copy(demo_archive_ro, tmp_path / "data", tmp_path_factory)
+    args = data_args(demo_archive_ro, data)
+    with serving_http("--read-only", *args, log=tmp_path / "serve.log") as (url, proc):
         stats = {"ok": 0, "failed": 0, "bad_rejected": 0, "bad_closed": 0, "bad_accepted": 0}
         rss: list[float] = [_rss_mb(proc.pid)]
 
@@ -178,11 +160,5 @@ async def test_http_under_50_clients_and_bad_requests(
         # connection closed while it was still arriving
         assert stats["bad_accepted"] == 0 and stats["bad_rejected"] > 0
         assert max(rss) < warm + 300, rss  # bounded: no growth with requests
-        async with httpx2.AsyncClient(timeout=30) as h:  # still serving
+        async with httpx_client(timeout=30) as h:  # still serving
             assert (await h.post(url, json=INIT, headers=HEADERS)).status_code == 200
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()

@@ -12,22 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import SERVE_AUTH, build_index, free_port, serve_env, wait_for_port
+from tests.conftest import SERVE_AUTH
+from tests.support.http_clients import RawHTTP, httpx_client
+from tests.support.serve_process import data_args, indexed_copy, serving_http
 
 pytestmark = pytest.mark.long
 
-CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",
@@ -57,39 +56,23 @@ def _rss_mb(pid: int) -> float:
 
 @pytest.fixture(scope="module")
 def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    data = tmp_path_factory.mktemp("sessions-data")
-    build_index(demo_archive_ro, data)
-    return ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
+    data = tmp_path_factory.mktemp("sessions") / "data"
+    return data_args(demo_archive_ro, indexed_copy(demo_archive_ro, data, tmp_path_factory))
 
 
 @asynccontextmanager
 async def _server(
     indexed: list[str], tmp_path: Path, *options: str
 ) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
-    with (tmp_path / "serve.log").open("wb") as log:  # a file: a full pipe would block it
-        proc = subprocess.Popen(
-            [CCARCHIVE, "serve", "--http", "--read-only", "--port", str(port), *options, *indexed],
-            env=serve_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-    try:
-        wait_for_port(proc, port, why=(tmp_path / "serve.log").read_text)
-        yield f"http://127.0.0.1:{port}/mcp", proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with serving_http("--read-only", *options, *indexed, log=tmp_path / "serve.log") as served:
+        yield served
 
 
 def _client(url: str, mode: str = "legacy") -> Client:
     """An MCP client; "legacy" (the initialize handshake, as Claude Code speaks it) holds a
     session, the 2026 protocol ("auto") is stateless and never enters the table."""
     return Client(
-        streamable_http_client(url, http_client=httpx2.AsyncClient(timeout=30, headers=SERVE_AUTH)),
+        streamable_http_client(url, http_client=httpx_client(timeout=30, headers=SERVE_AUTH)),
         mode=mode,
     )  # type: ignore[arg-type]
 
@@ -106,25 +89,25 @@ async def _flood(url: str, count: int, workers: int = 16) -> tuple[list[str], di
     statuses: dict[int, int] = {}
     todo = iter(range(count))
 
-    async def worker(h: httpx2.AsyncClient) -> None:
-        for i in todo:
-            r = await h.post(url, json=INIT, headers=HEADERS)
-            statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
-            ids[i] = r.headers.get("mcp-session-id", "")
+    async def worker() -> None:  # a connection each (`RawHTTP`: httpx cost more CPU)
+        async with RawHTTP(url) as h:
+            for i in todo:
+                status, headers, _ = await h.post(INIT, HEADERS)
+                statuses[status] = statuses.get(status, 0) + 1
+                ids[i] = headers.get("mcp-session-id", "")
 
-    async with httpx2.AsyncClient(timeout=60) as h:
-        await asyncio.gather(*(worker(h) for _ in range(workers)))
+    await asyncio.gather(*(worker() for _ in range(workers)))
     return ids, statuses
 
 
 async def _alive(url: str, ids: list[str]) -> list[bool]:
     """Which sessions still answer (a ping: 200) rather than 404."""
     out: list[bool] = []
-    async with httpx2.AsyncClient(timeout=30) as h:
+    async with RawHTTP(url) as h:
         for sid in ids:
-            r = await h.post(url, json=PING, headers={**HEADERS, "mcp-session-id": sid})
-            assert r.status_code in (200, 404), (r.status_code, r.text)
-            out.append(r.status_code == 200)
+            status, _, body = await h.post(PING, {**HEADERS, "mcp-session-id": sid}, timeout=30)
+            assert status in (200, 404), (status, body)
+            out.append(status == 200)
     return out
 
 
@@ -198,7 +181,7 @@ async def test_sessions_held_busy_cannot_lock_clients_out(
     async with _server(indexed, tmp_path, "--max-sessions", str(size)) as (url, proc):
         ids, statuses = await _flood(url, size, workers=1)
         assert statuses == {200: size}
-        async with httpx2.AsyncClient(timeout=30) as h, AsyncExitStack() as streams:
+        async with httpx_client(timeout=30) as h, AsyncExitStack() as streams:
             for sid in ids:
                 r = await streams.enter_async_context(
                     h.stream(
