@@ -98,6 +98,7 @@ FORKS = textwrap.dedent("""
             sys.stderr = open(2, "w", closefd=False)
             sys.argv = ["ccarchive", *ask["args"]]
             ccarchive.cli.main.main()  # exits, as the command does in a process of its own
+            raise SystemExit(0)  # (click always exits: a child never reads the parent's loop)
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         print(json.dumps({"returncode": code}), flush=True)
 """)
