@@ -23,15 +23,14 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port, wait_for_port
+from tests.conftest import free_port
 from tests.reliability.http_flood import flood
-from tests.support.serve_process import indexed_copy
+from tests.support.serve_process import indexed_copy, serving_http
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 NOBODY = 65534
@@ -58,45 +57,27 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "CCARCHIVE_TOKEN"}
 
 
-@contextmanager
 def _serve(
     archive: Path, data: Path, log: Path, *options: str, nofile: int | None = None
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
+) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
+    """A read-only `serve --http` without the tests' token (it makes its own), with at
+    most `nofile` file descriptors if given."""
 
     def limit() -> None:
         if nofile:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    with log.open("wb") as out:  # a file: a full pipe would block the server
-        proc = subprocess.Popen(
-            [
-                CCARCHIVE,
-                "serve",
-                "--http",
-                "--read-only",
-                "--port",
-                str(port),
-                "--archive",
-                str(archive),
-                "--data-dir",
-                str(data),
-                *options,
-            ],
-            env=_env(),
-            stdout=subprocess.DEVNULL,
-            stderr=out,
-            preexec_fn=limit,
-        )
-    try:
-        wait_for_port(proc, port, why=log.read_text)
-        yield f"http://127.0.0.1:{port}/mcp", proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    return serving_http(
+        "--read-only",
+        "--archive",
+        str(archive),
+        "--data-dir",
+        str(data),
+        *options,
+        log=log,
+        env=_env(),
+        preexec_fn=limit,
+    )
 
 
 def _as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
