@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,10 +18,8 @@ from mcp.server.mcpserver import MCPServer
 from ccarchive.mcp_server.server import build_server
 from tests.conftest import DEMO_NOW
 
-_BUILT: OrderedDict[tuple, tuple[MCPServer, bool]] = OrderedDict()
-"""The servers `served` built, by (service, options), the most recently used last: each
-with the redaction its service had once it was built."""
 _KEEP = 4
+"""Servers `served` keeps, the most recently used."""
 
 
 def served(service: Any, **options: Any) -> MCPServer:
@@ -39,16 +37,17 @@ def served(service: Any, **options: Any) -> MCPServer:
     if any(callable(v) for v in options.values()):
         options.setdefault("clock", lambda: DEMO_NOW)
         return build_server(service, **options)
-    key = (id(service), tuple(sorted(options.items())))
-    kept = _BUILT.pop(key, None)
-    if kept is None:
-        kept = (build_server(service, clock=lambda: DEMO_NOW, **options), service.redact_secrets)
-    else:
-        service.redact_secrets = kept[1]
-    _BUILT[key] = kept  # holds the service: its id names no other while kept
-    while len(_BUILT) > _KEEP:
-        _BUILT.popitem(last=False)
-    return kept[0]
+    server, redaction = _built(service, tuple(sorted(options.items())))
+    service.redact_secrets = redaction
+    return server
+
+
+@functools.lru_cache(maxsize=_KEEP)
+def _built(service: Any, options: tuple[tuple[str, Any], ...]) -> tuple[MCPServer, bool]:
+    """A server over `service` with `options`, and the redaction its build left the
+    service with (the cache holds the service: its identity names no other while kept)."""
+    server = build_server(service, clock=lambda: DEMO_NOW, **dict(options))
+    return server, service.redact_secrets
 
 
 _COMPILED: dict[str, Any] = {}
