@@ -185,7 +185,9 @@ class SessionRanking:
         # the count of several words' matches is worth a thread's hand-off; the titles
         # of one word's, alone, are not (measured: `SIDE_SEARCHES`)
         side = (
-            None if counted else SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base, True)
+            None
+            if counted
+            else SIDE_SEARCHES.submit(self._side_searches, searcher, cq, base, count=True)
         )
         for ti, q in searches:
             # the words side by side keep `base`: a word of several tokens (a path) is a
@@ -198,7 +200,7 @@ class SessionRanking:
             if hits:
                 _gather(ti, hits, skeys, tkeys, ranks, turns, sessions)
         if side is None:
-            titles, _ = self._side_searches(searcher, cq, base, False)
+            titles, _ = self._side_searches(searcher, cq, base, count=False)
         else:
             titles, page.total = side.result()
         _title_evidence(titles, sessions)
@@ -326,7 +328,7 @@ class SessionRanking:
         return out
 
     def _side_searches(
-        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, count: bool
+        self, searcher: tantivy.Searcher, cq: CompiledQuery, base: tantivy.Query, *, count: bool
     ) -> tuple[tuple[list, list], int]:
         """The two searches a ranking needs beside its words' own, which depend on the
         query alone: the session titles its words match (best 200, with their sessions'
