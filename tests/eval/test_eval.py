@@ -93,8 +93,13 @@ SEMANTIC_FLOORS = {**FLOORS, "rewording": (1.0, 0.85)}
 the other categories as high as without."""
 
 
+@pytest.mark.slow
 def test_semantic_search_lifts_rewordings(evaluated) -> None:
-    """The vectors built as `ccarchive index --semantic` builds them (each distinct text
+    """In the slow tier (`-m slow`): the full model, an option, encoding the archive costs
+    a minute in a clean clone; the suite checks the default tier's lift on the blind set
+    (tests/eval/test_blind_set.py).
+
+    The vectors built as `ccarchive index --semantic` builds them (each distinct text
     encoded once: the archive's cloned sessions repeat a third of them; the vectors of an
     earlier run kept in tests/.cache when a sample of them is still what the encoder
     gives: `harness.ReusingEncoder`), then every query again: rewordings rank higher

@@ -4,6 +4,9 @@ Three real processes: `ccarchive index --watch` (started first, so the writer), 
 (headless, its own LiveArchive) and `ccarchive serve` over stdio. Lines are appended to a
 session while they run. Exactly one of them writes; the others follow; nobody crashes;
 and all of them (and a one-shot `ccarchive search --json`) agree on what a search finds.
+
+In the slow tier (`-m slow`), for its three processes: the suite checks the one writer
+and the processes that follow it with two (tests/live/test_live_process.py).
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 APP_SCRIPT = r"""
 import asyncio, json, sys
 from pathlib import Path
+
+import pytest
 from ccarchive.config import Settings
 from ccarchive.tui.app import make_app
 
@@ -92,6 +99,7 @@ def _append(path: Path, sid: str, word: str, n: int, start: int) -> None:
             time.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_app_serve_and_watch_agree_while_the_archive_grows(
     demo_archive: Path, tmp_path: Path
 ) -> None:

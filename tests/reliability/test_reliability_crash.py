@@ -5,7 +5,9 @@ during live indexing while lines are being appended. After every kill the index 
 and holds no document twice; after a resumed run it holds exactly the documents of a
 clean build of the same archive (the same id set), and every session's figures match.
 
-Default: 3 kills during a build and 3 during live indexing. `-m slow`: 20 of each.
+In the slow tier (`-m slow`): 20 kills during a build and 20 during live indexing. The
+suite keeps a case of each: a build killed at five moments (tests/index/test_indexer.py)
+and a live writer killed mid-batch (tests/live/test_live_process.py).
 """
 
 from __future__ import annotations
@@ -110,10 +112,8 @@ def _kills(n: int) -> int:
     return n
 
 
-@pytest.mark.parametrize(
-    "kills",
-    [pytest.param(3, id="3-kills"), pytest.param(20, id="20-kills", marks=pytest.mark.slow)],
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("kills", [pytest.param(20, id="20-kills")])
 def test_sigkill_during_a_build_loses_and_doubles_nothing(
     demo_archive_ro: Path, tmp_path: Path, kills: int
 ) -> None:
@@ -185,10 +185,8 @@ def _appender(root: Path, stop: threading.Event, counter: list[int]) -> None:
         time.sleep(rng.uniform(0.001, 0.02))
 
 
-@pytest.mark.parametrize(
-    "kills",
-    [pytest.param(3, id="3-kills"), pytest.param(20, id="20-kills", marks=pytest.mark.slow)],
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("kills", [pytest.param(20, id="20-kills")])
 def test_sigkill_during_live_indexing_with_appends(
     demo_archive_ro: Path, tmp_path: Path, kills: int
 ) -> None:

@@ -6,8 +6,10 @@ oversized requests are thrown at it. Zero crashes, zero errors for the good call
 an error status for every bad request, and the server's RSS (sampled) bounded.
 The load is a number of calls, not a length of time: each client makes its calls one
 after another and the bad requests keep coming until every client is done, so the same
-work is checked on a fast machine and a loaded one. By default 6 calls per client (300
-in all, all 50 clients in flight at once); `-m slow` 60 per client.
+work is checked on a fast machine and a loaded one: 60 calls per client. In the slow tier
+(`-m slow`), for its load: the suite checks the same server over HTTP with one client
+(tests/mcp/test_mcp_transports.py) and bad arguments to every tool in process
+(tests/reliability/test_reliability_input.py).
 """
 
 from __future__ import annotations
@@ -113,10 +115,8 @@ async def _bad(url: str, done: asyncio.Event, stats: dict[str, int], rng: random
             await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize(
-    "calls",
-    [pytest.param(6, id="6-calls"), pytest.param(60, id="60-calls", marks=pytest.mark.slow)],
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("calls", [pytest.param(60, id="60-calls")])
 async def test_http_under_50_clients_and_bad_requests(
     demo_archive_ro: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, calls: int
 ) -> None:
