@@ -9,7 +9,8 @@ archive comes from here: every test still indexes it, with the code under test.
 What a kept archive was made from is in its name: the digest of make_archive.py, of the
 real transcripts it clones (each file's path, size and mtime) and of the arguments, with
 the folder it was asked to write in replaced by a placeholder. A change to any of them
-makes a new one. The folder (tests/.cache, ignored by git) may be deleted at any time.
+makes a new one, and one no run has used for a month is removed. The folder
+(tests/.cache, ignored by git) may be deleted at any time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +29,11 @@ from tests.conftest import MAKE_ARCHIVE
 KEPT = Path(__file__).resolve().parents[1] / ".cache" / "generated"
 _DONE = ".complete"
 _OUT = "<out>"
+UNUSED_DAYS = 30
+"""A kept archive no run has used for this long is removed (`_prune`)."""
+_FORMAT = 2
+"""How a kept archive is written (2: its side files name `_OUT`, not the folder it was
+kept in); part of its name, so that a kept archive of another format is never used."""
 
 
 def generate(out: Path, args: Sequence[str]) -> None:
@@ -40,13 +47,23 @@ def generate(out: Path, args: Sequence[str]) -> None:
     assert any(str(a).startswith(where) for a in args), f"no path under {out}: {args}"
     key = archive_key([str(a).replace(where, _OUT) for a in args])
     kept = KEPT / key
-    if not (kept / _DONE).is_file():
-        _make(kept, [str(a).replace(where, str(kept)) for a in args])
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(
-        kept, out, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(_DONE)
-    )
-    _rename(out, _archive_root(args, out), str(kept), where)
+    for attempt in (1, 2):
+        if not (kept / _DONE).is_file():
+            _prune()
+            _make(kept, [str(a).replace(where, str(kept)) for a in args])
+        try:
+            (kept / _DONE).touch()  # when it was last used: `_prune`
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(
+                kept, out, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(_DONE)
+            )
+            break
+        except (FileNotFoundError, shutil.Error):
+            # pruned by another worker as it was about to be used (a month unused): make it
+            # (the copy then runs again over what it copied: dirs_exist_ok)
+            if attempt == 2:
+                raise
+    _rename(out, _archive_root(args, out), _OUT, where)
 
 
 def _make(kept: Path, args: list[str]) -> None:
@@ -64,12 +81,34 @@ def _make(kept: Path, args: list[str]) -> None:
         capture_output=True,
     )
     kept_args = [a.replace(str(kept), str(tmp)) for a in args]
-    _rename(tmp, _archive_root(kept_args, tmp), str(tmp), str(kept))
+    # the files beside the archive name a placeholder, not this checkout's folder: a
+    # tests/.cache copied to another checkout still names each copy's own folder
+    _rename(tmp, _archive_root(kept_args, tmp), str(tmp), _OUT)
     (tmp / _DONE).write_text("")
     try:
         tmp.rename(kept)
     except OSError:  # another worker kept the same archive first
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _prune(now: float | None = None) -> list[Path]:
+    """Remove the kept archives no run has used for `UNUSED_DAYS` (those of an older
+    make_archive.py, corpus or format, or of arguments no test asks for any more) and a
+    worker's unfinished folder a day old; the removed folders. Run before generating,
+    so a run that only copies never pays for it."""
+    now = time.time() if now is None else now
+    removed = []
+    for folder in KEPT.iterdir() if KEPT.is_dir() else ():
+        done = folder / _DONE
+        unfinished = folder.name.startswith(".")
+        try:
+            age = now - (folder.stat() if unfinished else done.stat()).st_mtime
+        except OSError:  # no marker: a folder that is not ours to judge, or one just kept
+            continue
+        if age > (86_400 if unfinished else UNUSED_DAYS * 86_400):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 def _rename(folder: Path, archive: Path, old: str, new: str) -> None:
@@ -89,7 +128,8 @@ def _archive_root(args: Sequence[str], out: Path) -> Path:
 
 def archive_key(args: list[str]) -> str:
     """The name of the archive make_archive.py writes for `args` (see the module's text)."""
-    h = hashlib.sha256(MAKE_ARCHIVE.read_bytes())
+    h = hashlib.sha256(f"{_FORMAT}\n".encode())
+    h.update(MAKE_ARCHIVE.read_bytes())
     real = MAKE_ARCHIVE.parent / "real"
     for path in sorted(real.rglob("*")):
         st = path.lstat()
