@@ -3,6 +3,7 @@ check, cached in the data dir."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,18 @@ def test_the_graph_gives_numpys_vectors(onnx_encoder, encoder) -> None:
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     for vec, ref in zip(onnx_encoder.encode(list(REFERENCE)), REFERENCE.values(), strict=True):
         np.testing.assert_allclose(vec[: len(ref)], ref, atol=5e-5)
+
+
+def test_two_threads_give_the_same_vectors_and_never_spin(
+    onnx_encoder, model_dir: Path, tmp_path: Path
+) -> None:
+    """A user's encoder runs two threads (`THREADS`), which wait for work without spinning
+    on a core the indexer or the app needs (`NO_SPINNING`, with its measurement)."""
+    two = OnnxEncoder(model_dir, with_graph(tmp_path / "data"))
+    options = two.session.get_session_options()
+    assert options.intra_op_num_threads == min(2, os.cpu_count() or 1)
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    np.testing.assert_allclose(two.encode(TEXTS), onnx_encoder.encode(TEXTS), atol=1e-5)
 
 
 def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:
