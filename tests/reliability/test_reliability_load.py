@@ -15,6 +15,7 @@ work is checked on a fast machine and a loaded one: 60 calls per client. In the 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 from pathlib import Path
@@ -98,9 +99,18 @@ BAD = [
 
 
 async def _bad(url: str, done: asyncio.Event, stats: dict[str, int], rng: random.Random) -> None:
+    """Bad requests of every kind, in a shuffled round, round after round until every
+    client is done (at least one whole round: no kind goes untried however soon they are)."""
+    order = list(range(len(BAD)))
     async with httpx_client(timeout=60) as h:
-        while True:  # at least one, then until every client is done
-            body, extra = rng.choice(BAD)
+        for n in itertools.count():
+            if n % len(BAD) == 0:
+                if done.is_set():
+                    return
+                rng.shuffle(order)
+            kind = order[n % len(BAD)]
+            body, extra = BAD[kind]
+            stats[f"bad_kind_{kind}"] = stats.get(f"bad_kind_{kind}", 0) + 1
             try:
                 r = await h.post(url, content=body, headers={**HEADERS, **extra})
             except httpx2.TransportError:
@@ -110,8 +120,6 @@ async def _bad(url: str, done: asyncio.Event, stats: dict[str, int], rng: random
                 stats["bad_closed"] += 1
             else:
                 stats["bad_rejected" if r.status_code >= 400 else "bad_accepted"] += 1
-            if done.is_set():
-                return
             await asyncio.sleep(0.05)
 
 
@@ -159,6 +167,7 @@ async def test_http_under_50_clients_and_bad_requests(
         # no bad request was taken; each got an error status, or (see `_bad`) its
         # connection closed while it was still arriving
         assert stats["bad_accepted"] == 0 and stats["bad_rejected"] > 0
+        assert all(stats.get(f"bad_kind_{k}", 0) >= 3 for k in range(len(BAD))), stats
         assert max(rss) < warm + 300, rss  # bounded: no growth with requests
         async with httpx_client(timeout=30) as h:  # still serving
             assert (await h.post(url, json=INIT, headers=HEADERS)).status_code == 200
