@@ -4,6 +4,17 @@ Not run by default (and not a timed test). Run it with:
 
     .venv/bin/python -m pytest tests/benchmarks/bench_redact.py -m benchmark -s
     .venv/bin/python -m tests.benchmarks.bench_redact [--show N] [--detect-secrets PYTHON]
+    .venv/bin/python -m tests.benchmarks.bench_redact --spans [--size-mb 30] [--rounds 5]
+
+``--spans`` (and the test ``test_secret_spans_throughput``) measures `secret_spans` as
+the indexer calls it (``cached=False``, one call per text) over three sets of texts: the
+real transcripts, a generated archive (../shared/corpus/make_archive.py) and the same
+generated texts with a planted secret of every shape (`tests.support.secret_shapes`,
+`secret_generated`) put at a random offset of one text in eight. Each set is timed as
+the median CPU of N rounds beside two baselines of the same run: a plain ``re`` scan of
+one literal pattern over the same texts, and ``json.loads`` of the archive's lines with
+a walk of their strings. Then ``ccarchive index`` of the generated archive, cold, with
+the CPU spent inside `secret_spans` (a timer around it) as its share.
 
 The texts are those the app shows: every unit the indexer extracts (full text, as read
 back) from the real Claude Code transcripts in ../shared/corpus/real (6.2 MB, 6,355
@@ -212,8 +223,157 @@ def test_redaction_cost_and_false_positives() -> None:
     assert real["redactions"] < 50  # a real archive is not redacted wholesale
 
 
+def generated_archive(out: Path, size_mb: int) -> Path:
+    """A generated archive of ``size_mb`` MB (../shared/corpus/make_archive.py, seed 7)."""
+    from tests.conftest import MAKE_ARCHIVE
+
+    root = out / "claude"
+    subprocess.run(
+        [sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb", str(size_mb)]
+        + ["--seed", "7"],
+        check=True,
+        capture_output=True,
+    )
+    return root
+
+
+def planted_texts(texts: list[str], seed: int = 7) -> list[str]:
+    """``texts`` with a planted secret (every shape in turn) inserted at a random offset
+    of one text in eight: the detections, the merge and the settling then run too."""
+    import random
+
+    from tests.support.secret_generated import GENERATED
+    from tests.support.secret_shapes import SHAPES, Gen
+
+    rng = random.Random(seed)
+    g = Gen(rng)
+    makers = list({**SHAPES, **GENERATED}.values())
+    out = []
+    for i, t in enumerate(texts):
+        if i % 8 == 0:
+            at = rng.randrange(len(t) + 1)
+            t = f"{t[:at]}\n{makers[(i // 8) % len(makers)](g).text}\n{t[at:]}"
+        out.append(t)
+    return out
+
+
+def _json_walk(lines: list[bytes]) -> int:
+    """The baseline: parse each line and visit every string in it."""
+    n = 0
+    stack: list = []
+    for line in lines:
+        try:
+            stack.append(json.loads(line))
+        except ValueError:
+            continue
+        while stack:
+            v = stack.pop()
+            if isinstance(v, str):
+                n += len(v)
+            elif isinstance(v, dict):
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+    return n
+
+
+def _median_cpu(fn, rounds: int) -> float:
+    import statistics
+
+    times = []
+    for _ in range(rounds):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def spans_throughput(size_mb: int = 30, rounds: int = 5) -> dict[str, float]:
+    """`secret_spans` over the real, generated and planted texts, with baselines."""
+    import os
+    import re
+
+    from ccarchive.redact import secret_spans
+
+    print(f"\nuptime: {os.popen('uptime').read().strip()}")
+    literal = re.compile(r"sk-ant-")
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generated_archive(Path(tmp), size_mb)
+        gen = corpus_texts(root)
+        lines = [
+            line for p in sorted(root.rglob("*.jsonl")) for line in p.read_bytes().splitlines()
+        ]
+        t_json = _median_cpu(lambda: _json_walk(lines), rounds)
+        print(
+            f"generated archive {size_mb} MB: {len(lines)} lines, json.loads + walk "
+            f"{t_json:.3f} s CPU (baseline)"
+        )
+        sets = [("real transcripts", corpus_texts()), ("generated", gen)]
+        sets.append(("generated + planted", planted_texts(gen)))
+        for name, texts in sets:
+            mb = sum(map(len, texts)) / 1e6
+            for t in texts:  # compile what these texts need before timing
+                secret_spans(t, cached=False)
+            t_re = _median_cpu(lambda texts=texts: [literal.search(t) for t in texts], rounds)
+            t_sp = _median_cpu(
+                lambda texts=texts: [secret_spans(t, cached=False) for t in texts], rounds
+            )
+            found = sum(bool(secret_spans(t, cached=False)) for t in texts)
+            print(
+                f"  {name:20s} {len(texts):6d} texts {mb:5.1f} MB: secret_spans "
+                f"{t_sp:.3f} s = {len(texts) / t_sp:7.0f} texts/s {mb / t_sp:5.1f} MB/s; "
+                f"x{t_sp / t_re:.0f} a one-literal re scan ({t_re * 1000:.1f} ms), "
+                f"x{t_sp / t_json:.2f} json.loads+walk; {found} texts with secrets"
+            )
+            results[name] = mb / t_sp
+        results["index_share"] = index_share(root)
+    return results
+
+
+def index_share(root: Path) -> float:
+    """``ccarchive index`` of ``root``, cold: CPU, and the share spent in `secret_spans`."""
+    from ccarchive.redact import engine
+    from tests.conftest import build_index
+
+    inside = [0.0]
+    original = engine.secret_spans
+
+    def timed(*args, **kwargs):
+        t0 = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            inside[0] += time.process_time() - t0
+
+    engine.secret_spans = timed  # every redaction of the indexer goes through it
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            t0, w0 = time.process_time(), time.perf_counter()
+            build_index(root, Path(tmp) / "data")
+            cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+    finally:
+        engine.secret_spans = original
+    print(
+        f"  ccarchive index (cold): wall {wall:.2f} s, CPU {cpu:.2f} s, of which "
+        f"secret_spans {inside[0]:.2f} s ({inside[0] / cpu:.0%})"
+    )
+    return inside[0] / cpu
+
+
+def test_secret_spans_throughput() -> None:
+    from tests.conftest import MAKE_ARCHIVE
+
+    if not REAL_CORPUS.exists() or not MAKE_ARCHIVE.exists():
+        pytest.skip("../shared/corpus is not present")
+    spans_throughput()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--spans", action="store_true", help="secret_spans throughput only")
+    ap.add_argument("--size-mb", type=int, default=30, help="generated archive (--spans)")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of each timing (--spans)")
     ap.add_argument("--show", type=int, default=50, help="redactions listed per corpus")
     ap.add_argument(
         "--detect-secrets",
@@ -221,6 +381,9 @@ def main() -> None:
         help="an interpreter with detect-secrets installed, for comparison",
     )
     args = ap.parse_args()
+    if args.spans:
+        spans_throughput(args.size_mb, args.rounds)
+        return
     texts = corpus_texts()
     measure(texts, "real transcripts", args.show)
     cut_edges(texts)
