@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from ccarchive.redact.lazy import LazyRegexes
-from ccarchive.redact.names import name_tier
+from ccarchive.redact.names import may_name_secret, name_tier
 from ccarchive.redact.rules import ASSIGNMENT, SPECIFIC, Span
 from ccarchive.redact.values import is_placeholder, literal_is_secret, looks_random
 
@@ -122,6 +122,9 @@ _PAREN_RE = lazy(
 _NAME_BEFORE_RE = lazy(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
 _TABLE_RE = lazy(r"\|[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|")
 _ITEM_RE = lazy(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
+_LIST_GATE_RE = lazy(r":[ \t]*\r?\n[ \t]*-[ \t]")
+"""What every match of `_LIST_RE` holds, its name's colon and its first item: a search
+for it scans for a colon, where `_LIST_RE` would be tried at every word."""
 
 
 def _tiered(name: str) -> str | None:
@@ -135,6 +138,8 @@ def _value(out: list[Span], s: int, value: str, tier: str) -> None:
 
 
 def _pairs(text: str, out: list[Span]) -> None:
+    if not may_name_secret(text):
+        return  # every pair here is kept only if its name is a secret's
     if "value" in text and "name" in text:
         for m in _NAME_VALUE_RE.finditer(text):
             tier = _tiered(m.group("n"))
@@ -157,7 +162,7 @@ def _pairs(text: str, out: list[Span]) -> None:
                         raw.strip(),
                         tier,
                     )
-    if ":\n" in text:
+    if ":\n" in text and _LIST_GATE_RE.search(text):
         for m in _LIST_RE.finditer(text):
             tier = _tiered(m.group("n"))
             if tier and tier != "weak":
@@ -283,6 +288,8 @@ _PGPASS_RE = lazy(
     r"(?m)^(?:[A-Za-z0-9_.*-]+|\[[0-9a-fA-F:]+\]):(?:[0-9]{1,5}|\*):[A-Za-z0-9_.*$-]+:"
     r"[A-Za-z0-9_.*@$-]+:(?P<v>[^\s:]\S{0,511})(?=\s|\Z)"
 )
+_PGPASS_GATE_RE = lazy(r":(?:[0-9]{1,5}|\*):")
+"""The port field that every .pgpass line has: a colon, a port or ``*``, a colon."""
 _SIGNATURE_RE = lazy(
     r"[?&](?:X-Amz-Signature|X-Goog-Signature|Signature|X-Amz-Security-Token|x-amz-security-token"
     r"|X-Goog-Credential-Signature|GoogleAccessId-Signature)=(?P<v>[^&\s\"'#<>]{16,})"
@@ -359,6 +366,26 @@ _LABEL_GATES = (
     "秘钥",
     "비밀번호",
 )
+_LABEL_ASCII_GATES = tuple(g for g in _LABEL_GATES if g.isascii())
+_LABEL_OTHER_GATES = tuple(g for g in _LABEL_GATES if not g.isascii())
+_LABEL_CHARS_RE = lazy(
+    "[" + "".join(sorted({next(c for c in g if not c.isascii()) for g in _LABEL_OTHER_GATES})) + "]"
+)
+"""A character of each gate that is not ASCII: one scan of the text for any of them
+stands for the scans for every such gate (most texts that are not ASCII hold none: an
+emoji, a box-drawing line)."""
+
+
+def _may_hold_label(text: str) -> bool:
+    """Could ``text`` hold a label of `_LABEL_RE`? An ASCII text needs one of the three
+    gates that are ASCII words of French and Spanish labels; any other text one gate."""
+    if text.isascii():
+        return "de passe" in text or "lave" in text or "eton" in text
+    if any(g in text for g in _LABEL_ASCII_GATES):
+        return True
+    return _LABEL_CHARS_RE.search(text) is not None and any(g in text for g in _LABEL_OTHER_GATES)
+
+
 _SECRET_FILE_RE = lazy(
     r"(?i)(?:^|[/\\])(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:secret|credential|passw|token)[\w.-]*"
     r"|\.netrc|\.pgpass|\.htpasswd|\.my\.cnf|id_[a-z0-9]+|[\w.-]+\.(?:pem|key|p12|pfx))$"
@@ -369,7 +396,7 @@ _KEYLIKE_RE = lazy(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])")
 
 
 def _formats(text: str, out: list[Span]) -> None:
-    if text.count(":") >= 4:
+    if text.count(":") >= 4 and _PGPASS_GATE_RE.search(text):
         for m in _PGPASS_RE.finditer(text):
             v = m.group("v")
             if not is_placeholder(v):
@@ -378,20 +405,19 @@ def _formats(text: str, out: list[Span]) -> None:
         out.extend(
             (m.start("v"), m.end("v"), "signature", SPECIFIC) for m in _SIGNATURE_RE.finditer(text)
         )
-    if not text.isascii() or "de passe" in text or "lave" in text or "eton" in text:
-        if any(g in text for g in _LABEL_GATES):
-            for m in _LABEL_RE.finditer(text):
-                v = m.group("v")
-                if (
-                    (
-                        looks_random(v)
-                        or _MIXED_RE.search(v) is not None  # jrIfmyamelN: not a word
-                        or any(c.isdigit() or (c.isascii() and not c.isalnum()) for c in v)
-                    )
-                    and any(c.isascii() and c.isalnum() for c in v)
-                    and literal_is_secret(v, "password", quoted=False)
-                ):
-                    out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
+    if _may_hold_label(text):
+        for m in _LABEL_RE.finditer(text):
+            v = m.group("v")
+            if (
+                (
+                    looks_random(v)
+                    or _MIXED_RE.search(v) is not None  # jrIfmyamelN: not a word
+                    or any(c.isdigit() or (c.isascii() and not c.isalnum()) for c in v)
+                )
+                and any(c.isascii() and c.isalnum() for c in v)
+                and literal_is_secret(v, "password", quoted=False)
+            ):
+                out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
     if text.startswith(("Edit\n", "MultiEdit\n", "Write\n")):
         m = _EDIT_RE.match(text)
         if (

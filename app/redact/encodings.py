@@ -20,6 +20,11 @@ from ccarchive.redact.rules import SPECIFIC, Span
 _RUN_RE = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}(?:\r?\n[A-Za-z0-9+/]{4,}={0,2})*")
 """A run of base64 (hex is a part of its alphabet), its lines joined as tools wrap them;
 it starts with a character class, which ``re`` scans for quickly."""
+_RUN_HEAD_RE = re.compile(r"[A-Za-z0-9+/]{32}")
+_RUN_START_RE = re.compile(r"[^A-Za-z0-9+/][A-Za-z0-9+/]{32}")
+"""The start of the first run of 32 that `_RUN_RE` can match (every match of it starts
+a run, or follows a match): it is tried after each character outside the alphabet,
+where `_RUN_RE` is tried at each one inside it, and its scan starts there."""
 _HEX = frozenset("0123456789abcdefABCDEF\r\n")
 _URL_RE = re.compile(  # starts where a run starts: tried once per run, not per character
     r"(?<![A-Za-z0-9._~+*!'()=&%-])[A-Za-z0-9._~+*!'()=&-]*"
@@ -55,7 +60,8 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
     """Append the runs of ``text`` that decode to a text holding a secret."""
     if len(text) < 24:
         return
-    for m in _RUN_RE.finditer(text):
+    head = _RUN_HEAD_RE.match(text) or _RUN_START_RE.search(text)
+    for m in _RUN_RE.finditer(text, head.end() - 32) if head else ():
         if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "+/"):
             continue
         run = re.sub(r"\s", "", m.group())

@@ -43,29 +43,53 @@ _JSON_ESCAPE_RE = re.compile(r'\\(?:[nrt"]|u[0-9a-fA-F]{4})')
 _JSON_ESCAPE_ANY_RE = re.compile(r'\\(?:[nrt"\\/]|u[0-9a-fA-F]{4})')
 
 
-def _unescaped(text: str) -> tuple[str, list[int], list[int]]:
-    """``text`` with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, and for
-    each character of the result where it starts and ends in ``text``."""
-    parts: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    last = 0
-    for m in _JSON_ESCAPE_ANY_RE.finditer(text):
-        parts.append(text[last : m.start()])
-        starts.extend(range(last, m.start()))
-        ends.extend(range(last + 1, m.start() + 1))
-        esc = m.group()
-        ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
-            chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1]
-        )
-        parts.append(ch)
-        starts.append(m.start())
-        ends.append(m.end())
-        last = m.end()
-    parts.append(text[last:])
-    starts.extend(range(last, len(text)))
-    ends.extend(range(last + 1, len(text) + 1))
-    return "".join(parts), starts, ends
+class _Decoded:
+    """A text with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, and where
+    each character of the result starts and ends in the text: only the escapes are kept
+    (a character between two of them is shifted as the escape before it), so a long text
+    costs no list of its characters, and only the few spans found are mapped back."""
+
+    __slots__ = ("text", "_at", "_starts", "_ends")
+
+    def __init__(self, text: str):
+        parts: list[str] = []
+        self._at: list[int] = []  # where each escape's character stands in the result
+        self._starts: list[int] = []  # where the escape starts in ``text``
+        self._ends: list[int] = []  # and where it ends
+        last = size = 0
+        for m in _JSON_ESCAPE_ANY_RE.finditer(text):
+            parts.append(text[last : m.start()])
+            size += m.start() - last
+            esc = m.group()
+            ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
+                chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1]
+            )
+            parts.append(ch)
+            self._at.append(size)
+            self._starts.append(m.start())
+            self._ends.append(m.end())
+            size += 1
+            last = m.end()
+        parts.append(text[last:])
+        self.text = "".join(parts)
+
+    def start(self, i: int) -> int:
+        """Where character ``i`` of the result starts in the text."""
+        k = bisect_right(self._at, i) - 1
+        if k < 0:
+            return i
+        if self._at[k] == i:
+            return self._starts[k]
+        return self._ends[k] + i - self._at[k] - 1
+
+    def end(self, i: int) -> int:
+        """Where character ``i`` of the result ends in the text."""
+        k = bisect_right(self._at, i) - 1
+        if k < 0:
+            return i + 1
+        if self._at[k] == i:
+            return self._ends[k]
+        return self._ends[k] + i - self._at[k]
 
 
 def _detect(text: str, depth: int = 0) -> list[Span]:
@@ -77,17 +101,21 @@ def _detect(text: str, depth: int = 0) -> list[Span]:
     if "\\" in text and _JSON_ESCAPE_RE.search(text):
         # text printed inside a JSON string (once or twice): the contexts read its lines,
         # quotes and letters decoded, and what they find is mapped back onto the text
-        decoded, starts, ends = _unescaped(text)
-        if "\\" in decoded and _JSON_ESCAPE_RE.search(decoded):
-            decoded, s2, e2 = _unescaped(decoded)
-            starts, ends = [starts[i] for i in s2], [ends[i - 1] for i in e2]
+        once = _Decoded(text)
         found: list[Span] = []
-        context_spans(decoded, found)
-        spans.extend(
-            (starts[s], ends[e - 1] if e > 0 else starts[s], kind, prio)
-            for s, e, kind, prio in found
-            if e > s
-        )
+        if "\\" in once.text and _JSON_ESCAPE_RE.search(once.text):
+            twice = _Decoded(once.text)
+            context_spans(twice.text, found)
+            spans.extend(
+                (once.start(twice.start(s)), once.end(twice.end(e - 1) - 1), kind, prio)
+                for s, e, kind, prio in found
+                if e > s
+            )
+        else:
+            context_spans(once.text, found)
+            spans.extend(
+                (once.start(s), once.end(e - 1), kind, prio) for s, e, kind, prio in found if e > s
+            )
     if depth == 0:  # an encoding of an encoding is not looked into
         encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans
