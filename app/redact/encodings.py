@@ -60,8 +60,8 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
     """Append the runs of ``text`` that decode to a text holding a secret."""
     if len(text) < 24:
         return
-    head = _RUN_HEAD_RE.match(text) or _RUN_START_RE.search(text)
-    for m in _RUN_RE.finditer(text, head.end() - 32) if head else ():
+    first = _RUN_HEAD_RE.match(text) or _RUN_START_RE.search(text)
+    for m in _RUN_RE.finditer(text, first.end() - 32) if first else ():
         if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "+/"):
             continue
         run = re.sub(r"\s", "", m.group())
