@@ -392,6 +392,20 @@ _SECRET_FILE_RE = lazy(
 )
 _EDIT_RE = lazy(r"\A(?:Edit|MultiEdit|Write)\n(?P<p>[^\n]{1,1024})\n(?P<v>\S{6,512})\s*\Z")
 _WRAPPED_RE = lazy(r"(?m)^(?P<a>[A-Za-z0-9+/_-]{40,})\r?\n(?P<b>[A-Za-z0-9+/_-]{16,}={0,2})\r?$")
+_WRAPPED_HEAD_RE = lazy(r"[A-Za-z0-9+/_-]{40}")
+_WRAPPED_LINE_RE = lazy(r"\n[A-Za-z0-9+/_-]{40}")
+
+
+def _wrapped_start(text: str) -> int:
+    """Where the first line that can start a match of `_WRAPPED_RE` starts (-1: none),
+    found by a scan for line breaks (`_WRAPPED_RE`, which starts with ``^``, is tried at
+    every character)."""
+    if _WRAPPED_HEAD_RE.match(text):
+        return 0
+    line = _WRAPPED_LINE_RE.search(text)
+    return -1 if line is None else line.start() + 1
+
+
 _KEYLIKE_RE = lazy(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])")
 
 
@@ -426,8 +440,9 @@ def _formats(text: str, out: list[Span]) -> None:
             and literal_is_secret(m.group("v"), "password", quoted=False)
         ):
             out.append((m.start("v"), m.end("v"), "env", ASSIGNMENT))
-    if "\n" in text and len(text) >= 58:
-        for m in _WRAPPED_RE.finditer(text):
+    first = _wrapped_start(text) if "\n" in text and len(text) >= 58 else -1
+    if first >= 0:
+        for m in _WRAPPED_RE.finditer(text, first):
             a, b = m.group("a"), m.group("b")
             if (
                 _KEYLIKE_RE.match(a)
