@@ -21,7 +21,6 @@ few ``in`` tests; values are judged by `values.literal_is_secret` as assignments
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ccarchive.redact.lazy import LazyRegexes
 from ccarchive.redact.names import may_name_secret, name_tier
@@ -123,8 +122,22 @@ _NAME_BEFORE_RE = lazy(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
 _TABLE_RE = lazy(r"\|[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|")
 _ITEM_RE = lazy(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
 _LIST_GATE_RE = lazy(r":[ \t]*\r?\n[ \t]*-[ \t]")
-"""What every match of `_LIST_RE` holds, its name's colon and its first item: a search
-for it scans for a colon, where `_LIST_RE` would be tried at every word."""
+_BLOCK_GATE_RE = lazy(r":[ \t]*[|>][-+0-9]*[ \t]*\r?\n[ \t]+\S")
+
+
+def _list_start(text: str) -> int:
+    """Where the first match of `_LIST_RE` can start (-1: there is none). Every match
+    holds its name's colon and its first item (`_LIST_GATE_RE`), and starts on the line
+    of that colon: a search for them scans for colons, where `_LIST_RE` is tried at
+    every word, and the rule then runs from the line of the first."""
+    gate = _LIST_GATE_RE.search(text)
+    return -1 if gate is None else text.rfind("\n", 0, gate.start()) + 1
+
+
+def _block_start(text: str) -> int:
+    """`_list_start` for `_BLOCK_RE`: its colon, block indicator and first line."""
+    gate = _BLOCK_GATE_RE.search(text)
+    return -1 if gate is None else text.rfind("\n", 0, gate.start()) + 1
 
 
 def _tiered(name: str) -> str | None:
@@ -138,8 +151,6 @@ def _value(out: list[Span], s: int, value: str, tier: str) -> None:
 
 
 def _pairs(text: str, out: list[Span]) -> None:
-    if not may_name_secret(text):
-        return  # every pair here is kept only if its name is a secret's
     if "value" in text and "name" in text:
         for m in _NAME_VALUE_RE.finditer(text):
             tier = _tiered(m.group("n"))
@@ -150,8 +161,9 @@ def _pairs(text: str, out: list[Span]) -> None:
             tier = _tiered(m.group("n"))
             if tier:
                 _value(out, m.start("v"), m.group("v"), tier)
-    if ": |" in text or ": >" in text or ":|" in text:
-        for m in _BLOCK_RE.finditer(text):
+    first = _block_start(text) if ": |" in text or ": >" in text or ":|" in text else -1
+    if first >= 0:
+        for m in _BLOCK_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
             if tier:
                 for line in re.finditer(r"[^\n]+", m.group("body")):
@@ -162,8 +174,9 @@ def _pairs(text: str, out: list[Span]) -> None:
                         raw.strip(),
                         tier,
                     )
-    if ":\n" in text and _LIST_GATE_RE.search(text):
-        for m in _LIST_RE.finditer(text):
+    first = _list_start(text) if ":\n" in text else -1
+    if first >= 0:
+        for m in _LIST_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
             if tier and tier != "weak":
                 pos = m.start("body")
@@ -480,15 +493,12 @@ def secret_file(path: str) -> bool:
     return _SECRET_FILE_RE.search(path.strip()) is not None
 
 
-CONTEXT_RULES: tuple[Callable[[str, list[Span]], None], ...] = (
-    _commands,
-    _pairs,
-    _outputs,
-    _formats,
-)
-
-
-def context_spans(text: str, out: list[Span]) -> None:
-    """Append the secrets that the contexts of this module name in ``text``."""
-    for rule in CONTEXT_RULES:
-        rule(text, out)
+def context_spans(text: str, out: list[Span], named: bool | None = None) -> None:
+    """Append the secrets that the contexts of this module name in ``text``. ``named``:
+    `may_name_secret` of ``text``, when the caller knows it; without a secret's name in
+    it, no name/value pair is looked for (each is kept only if its name is a secret's)."""
+    _commands(text, out)
+    if may_name_secret(text) if named is None else named:
+        _pairs(text, out)
+    _outputs(text, out)
+    _formats(text, out)

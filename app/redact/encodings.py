@@ -25,6 +25,13 @@ _SHORT_RUNS_RE = re.compile(r"(?:[A-Za-z0-9+/]{1,31}+(?![A-Za-z0-9+/])|[^A-Za-z0
 stops, the first run that `_RUN_RE` can match starts (each of its matches starts a run,
 or follows a match). `_RUN_RE` tries every character of every word; this takes a word
 in one step, and most texts hold no such run."""
+
+
+def _first_run(text: str) -> int:
+    """Where the first match of `_RUN_RE` can start (``len(text)``: there is none)."""
+    return _SHORT_RUNS_RE.match(text).end()  # type: ignore[union-attr]  # matches, if only ""
+
+
 _URL_GATE_RE = re.compile(
     r"%[0-9A-Fa-f]{2}[A-Za-z0-9._~+*!'()=&-]*%[0-9A-Fa-f]{2}[A-Za-z0-9._~+*!'()=&-]*"
     r"%[0-9A-Fa-f]{2}[A-Za-z0-9._~+*!'()=&-]*%[0-9A-Fa-f]{2}"
@@ -66,7 +73,7 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
     """Append the runs of ``text`` that decode to a text holding a secret."""
     if len(text) < 24:
         return
-    first = _SHORT_RUNS_RE.match(text).end()  # type: ignore[union-attr]  # matches, if only ""
+    first = _first_run(text)
     for m in _RUN_RE.finditer(text, first) if first < len(text) else ():
         if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "+/"):
             continue
@@ -89,7 +96,7 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
             continue
         if decoded and detect(decoded):
             out.append((m.start(), m.end(), "encoded", SPECIFIC))
-    if "%" in text and _URL_GATE_RE.search(text):
+    if "%" in text and _URL_GATE_RE.search(text) is not None:
         for m in _URL_RE.finditer(text):
             run = m.group()
             if len(run) > _MAX_RUN:

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ccarchive.redact.assignments import assignment_spans
+from ccarchive.redact.assignments import assignment_spans, keyword_hits
 from ccarchive.redact.contexts import context_spans, secret_file
 from ccarchive.redact.edges import edge_spans
 from ccarchive.redact.encodings import encoded_spans
+from ccarchive.redact.names import may_name_secret
 from ccarchive.redact.pem import pem_spans
 from ccarchive.redact.rules import Span, scan
 from ccarchive.redact.token_table import TOKEN_RULES
@@ -96,8 +97,10 @@ def _detect(text: str, depth: int = 0) -> list[Span]:
     spans: list[Span] = []
     scan(TOKEN_RULES, text, spans)
     pem_spans(text, spans)
-    assignment_spans(text, spans)
-    context_spans(text, spans)
+    hits = keyword_hits(text)
+    assignment_spans(text, spans, hits)
+    # no keyword found: no secret's name, unless a letter outside ASCII lowers to one
+    context_spans(text, spans, bool(hits) or (not text.isascii() and may_name_secret(text)))
     if "\\" in text and _JSON_ESCAPE_RE.search(text):
         # text printed inside a JSON string (once or twice): the contexts read its lines,
         # quotes and letters decoded, and what they find is mapped back onto the text
