@@ -79,7 +79,7 @@ _FLAG_RE = lazy(r"--?[A-Za-z][A-Za-z-]*")
 
 def _commands(text: str, out: list[Span]) -> None:
     for gates, regex in _COMMAND_RES:
-        if not any(g in text for g in gates):
+        if not any(map(text.__contains__, gates)):  # no generator: run for every text
             continue
         for m in regex.finditer(text):
             value = m.group("v")
@@ -242,7 +242,7 @@ _PRINT_GATES = (
 
 
 def _outputs(text: str, out: list[Span]) -> None:
-    if any(g in text for g in _PRINT_GATES):
+    if any(map(text.__contains__, _PRINT_GATES)):
         for m in _PRINTS_RE.finditer(text):
             var = m.group("var") or m.group("var2")
             if var and name_tier(var) is None:
@@ -394,7 +394,7 @@ def _may_hold_label(text: str) -> bool:
     gates that are ASCII words of French and Spanish labels; any other text one gate."""
     if text.isascii():
         return "de passe" in text or "lave" in text or "eton" in text
-    if any(g in text for g in _LABEL_ASCII_GATES):
+    if any(map(text.__contains__, _LABEL_ASCII_GATES)):
         return True
     return _LABEL_CHARS_RE.search(text) is not None and any(g in text for g in _LABEL_OTHER_GATES)
 

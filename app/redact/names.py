@@ -118,7 +118,7 @@ def may_name_secret(text: str) -> bool:
     `NAME_KEYWORDS` in the name, in any case: a text without one holds no secret's name,
     and the rules that judge a value by its name have nothing to read in it."""
     low = text.lower()
-    return any(k in low for k in NAME_KEYWORDS) or _FOLDED_S in text
+    return any(map(low.__contains__, NAME_KEYWORDS)) or _FOLDED_S in text
 
 
 def lookup_in_prose(name: str, line_before: str) -> bool:
