@@ -28,18 +28,36 @@ redaction with its context so that a person can judge which are not secrets.
 with that interpreter (a venv where `pip install detect-secrets` was run; it is not a
 dependency of ccarchive) for comparison.
 
-Measured (2-core shared container, CPython 3.11, this file's defaults; see the report):
+Measured with ``--spans`` (2-core container shared with other jobs, load average 2-5,
+CPython 3.11, 30 MB generated archive, medians of 5 rounds, CPU), before and after the
+prefilters of the rules (gates that skip a text, starts that skip its head), the
+keyword hits shared by the assignments and the name/value pairs, and the cached
+`redact_name`, run back to back:
 
-    real transcripts, 6.2 MB:  find_secrets ~19-20 MB/s, redact ~19 MB/s;
+    secret_spans, x json.loads+walk   before        after
+    real transcripts (6.2 MB)         3.0 MB/s x7.1  4.9 MB/s x3.8
+    generated (6.2 MB)                2.6 MB/s x7.7  4.9 MB/s x4.6
+    generated + planted (6.3 MB)      2.0 MB/s x7.5  3.4 MB/s x4.7
+    ccarchive index, cold             4.02 s CPU, 57% in secret_spans
+                                      -> 2.53 s CPU, 50% in secret_spans
+
+What is left is spread thin: one ``in`` test per token rule and per context gate on
+every text (the token table's ~55 are a quarter of it), the rules that do run, and the
+second pass of the contexts over a text printed inside a JSON string.
+
+Measured with the defaults (same container; the search figures on the demo archive):
+
+    real transcripts, 6.2 MB:  find_secrets ~5.6 MB/s, redact ~4.7 MB/s;
                                2 redactions, both `secret_key_base: "dev-only-secret-..."`
                                literals of a Phoenix config (by design: a SECRET-named
                                literal is redacted; judged not real secrets)
     the index's cuts:          563 texts cut (head | tail), 31 pieces redacted at the cut,
                                none a secret: pieces of CamelCase names (SequenceEditors,
                                rmissionError), uuids, hashes and paths
-    a search page (demo):      p50 0.5 ms without redaction, 1.0 ms with (each hit's
-                               stored text redacted whole), 0.55 ms for texts seen before
-    mixed 5 MB:                ~22 MB/s; 13 redactions, docstring examples (pyjwt's
+    a search page (demo):      p50 1.1 ms without redaction, 2.8 ms with (each hit's
+                               stored text redacted whole), 1.1 ms for texts seen before
+    mixed 5 MB:                ~4.3 MB/s; 11-13 redactions (the READMEs are those of
+                               the installed packages), docstring examples (pyjwt's
                                JWT, passwd='...' in netrc/ftplib docs): secret-shaped
     detect-secrets 1.5.0:      0.21 MB/s on the real transcripts (0.22 without its two
                                entropy plugins); 177 findings, all false positives: 141
@@ -277,15 +295,18 @@ def _json_walk(lines: list[bytes]) -> int:
     return n
 
 
-def _median_cpu(fn, rounds: int) -> float:
+def _median_cpus(fns: dict, rounds: int) -> dict[str, float]:
+    """The median CPU of each of ``fns``, timed in turn in every round (a drift of the
+    machine's load then reaches all of them alike)."""
     import statistics
 
-    times = []
+    times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(rounds):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times)
+        for name, fn in fns.items():
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def spans_throughput(size_mb: int = 30, rounds: int = 5) -> dict[str, float]:
@@ -304,27 +325,29 @@ def spans_throughput(size_mb: int = 30, rounds: int = 5) -> dict[str, float]:
         lines = [
             line for p in sorted(root.rglob("*.jsonl")) for line in p.read_bytes().splitlines()
         ]
-        t_json = _median_cpu(lambda: _json_walk(lines), rounds)
-        print(
-            f"generated archive {size_mb} MB: {len(lines)} lines, json.loads + walk "
-            f"{t_json:.3f} s CPU (baseline)"
-        )
+        print(f"generated archive {size_mb} MB: {len(lines)} lines; medians of {rounds} rounds")
         sets = [("real transcripts", corpus_texts()), ("generated", gen)]
         sets.append(("generated + planted", planted_texts(gen)))
         for name, texts in sets:
             mb = sum(map(len, texts)) / 1e6
             for t in texts:  # compile what these texts need before timing
                 secret_spans(t, cached=False)
-            t_re = _median_cpu(lambda texts=texts: [literal.search(t) for t in texts], rounds)
-            t_sp = _median_cpu(
-                lambda texts=texts: [secret_spans(t, cached=False) for t in texts], rounds
+            cpu = _median_cpus(
+                {
+                    "json": lambda: _json_walk(lines),
+                    "re": lambda texts=texts: [literal.search(t) for t in texts],
+                    "spans": lambda texts=texts: [secret_spans(t, cached=False) for t in texts],
+                },
+                rounds,
             )
+            t_sp = cpu["spans"]
             found = sum(bool(secret_spans(t, cached=False)) for t in texts)
             print(
                 f"  {name:20s} {len(texts):6d} texts {mb:5.1f} MB: secret_spans "
-                f"{t_sp:.3f} s = {len(texts) / t_sp:7.0f} texts/s {mb / t_sp:5.1f} MB/s; "
-                f"x{t_sp / t_re:.0f} a one-literal re scan ({t_re * 1000:.1f} ms), "
-                f"x{t_sp / t_json:.2f} json.loads+walk; {found} texts with secrets"
+                f"{t_sp:.3f} s = {len(texts) / t_sp:5.0f} texts/s {mb / t_sp:4.1f} MB/s; "
+                f"x{t_sp / cpu['json']:.2f} json.loads+walk of the archive ({cpu['json']:.3f} s), "
+                f"x{t_sp / cpu['re']:.0f} a one-literal re scan ({cpu['re'] * 1000:.1f} ms); "
+                f"{found} texts with secrets"
             )
             results[name] = mb / t_sp
         results["index_share"] = index_share(root)
