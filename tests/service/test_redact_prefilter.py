@@ -315,3 +315,30 @@ def test_a_planted_secret_is_redacted_wherever_it_stands(shape: str) -> None:
             assert secret not in out, (shape, secret, text)
             checked += 1
     assert checked, f"no secret of {shape} was redacted even alone"
+
+
+_ESCAPES = ("\\n", "\\t", "\\r", '\\"', "\\\\", "\\/", "\\u0439", "\\ud83d", "\\x", "\\")
+
+
+@given(st.lists(st.one_of(st.sampled_from(_ESCAPES), st.text(max_size=6)), max_size=20))
+@settings(max_examples=500, deadline=None)
+def test_json_escapes_are_mapped_back_character_by_character(pieces: list[str]) -> None:
+    """The second pass of the contexts reads a text printed inside a JSON string with
+    its escapes decoded; what it finds is mapped back by where each decoded character
+    came from (kept per escape, not per character): each character comes from itself
+    or from the one escape that decodes to it, and together they tile the text."""
+    from ccarchive.redact.engine import _Decoded
+
+    text = "".join(pieces)
+    decoded = _Decoded(text)
+    pos = 0
+    for i, ch in enumerate(decoded.text):
+        start, end = decoded.start(i), decoded.end(i)
+        assert start == pos, (text, i)
+        source = text[start:end]
+        assert source == ch or (source[:1] == "\\" and json.loads(f'"{source}"') == ch), (
+            text,
+            i,
+        )
+        pos = end
+    assert text[pos:] == ""
