@@ -161,7 +161,7 @@ def _pairs(text: str, out: list[Span]) -> None:
             tier = _tiered(m.group("n"))
             if tier:
                 _value(out, m.start("v"), m.group("v"), tier)
-    first = _block_start(text) if ": |" in text or ": >" in text or ":|" in text else -1
+    first = _block_start(text)
     if first >= 0:
         for m in _BLOCK_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
@@ -174,7 +174,7 @@ def _pairs(text: str, out: list[Span]) -> None:
                         raw.strip(),
                         tier,
                     )
-    first = _list_start(text) if ":\n" in text else -1
+    first = _list_start(text)
     if first >= 0:
         for m in _LIST_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
@@ -390,10 +390,8 @@ emoji, a box-drawing line)."""
 
 
 def _may_hold_label(text: str) -> bool:
-    """Could ``text`` hold a label of `_LABEL_RE`? An ASCII text needs one of the three
-    gates that are ASCII words of French and Spanish labels; any other text one gate."""
-    if text.isascii():
-        return "de passe" in text or "lave" in text or "eton" in text
+    """Could ``text`` hold a label of `_LABEL_RE`: one of `_LABEL_GATES` (the ASCII ones,
+    ``Kennwort``, ``senha``, ``DE PASSE``, are looked for in every text)?"""
     if any(map(text.__contains__, _LABEL_ASCII_GATES)):
         return True
     return _LABEL_CHARS_RE.search(text) is not None and any(g in text for g in _LABEL_OTHER_GATES)

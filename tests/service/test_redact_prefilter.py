@@ -264,6 +264,24 @@ def test_a_name_whose_keyword_is_not_ascii_is_read(text: str) -> None:
     assert redact(text, cached=False).count("[REDACTED:") == 1
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("passwords: \n  - Hunter2xQ9!z\n", "Hunter2xQ9!z"),  # a space after the colon
+        ("x\r\npasswords:\r\n  - Hunter2xQ9!z\r\n", "Hunter2xQ9!z"),  # CRLF lines
+        ("db_secret:> \n  Hunter2xQ9z\n", "Hunter2xQ9z"),  # ":>" with no space
+        ("Kennwort: Xk9!qZ7p", "Xk9!qZ7p"),  # labels in an ASCII text
+        ("senha: Xk9!qZ7p", "Xk9!qZ7p"),
+        ("DE PASSE = Xk9!qZ7p", "Xk9!qZ7p"),
+    ],
+)
+def test_what_the_rules_match_no_word_gate_hides(text: str, secret: str) -> None:
+    """These rules' matches were kept from them by a gate of words stricter than their
+    pattern (":\\n" for a list, three of the labels' words for an ASCII text): the
+    gates are now the patterns' own anchors."""
+    assert secret not in redact(text, cached=False)
+
+
 @given(texts)
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_prefilters_on_drawn_texts(text: str) -> None:
