@@ -125,7 +125,8 @@ def _line_prefix(text: str, pos: int) -> str:
     return text[start:pos].strip()
 
 
-def _keyword_hits(text: str) -> list[int]:
+def keyword_hits(text: str) -> list[int]:
+    """Where each of `NAME_KEYWORDS` occurs in ``text``, in any case, sorted."""
     if text.isascii():
         low: str | bytes = text.lower()
         kws: tuple = NAME_KEYWORDS
@@ -142,11 +143,15 @@ def _keyword_hits(text: str) -> list[int]:
     return hits
 
 
-def assignment_spans(text: str, out: list[Span]) -> None:
-    """Append the secret values assigned to secret-like names in ``text``."""
+def assignment_spans(text: str, out: list[Span], hits: list[int] | None = None) -> None:
+    """Append the secret values assigned to secret-like names in ``text``; ``hits``: its
+    `keyword_hits`, when the caller has them."""
+    hits = keyword_hits(text) if hits is None else hits
+    if not hits:
+        return
     covered = 0  # end of the last name looked at: one verdict per name
     ends = (_RunEnd(_UNQUOTED_CHARS), _RunEnd(_LITERAL_CHARS))
-    for kw_start in _keyword_hits(text):
+    for kw_start in hits:
         if kw_start < covered:
             continue
         name_end = _NAME_AFTER_RE.match(text, kw_start).end()

@@ -21,10 +21,9 @@ few ``in`` tests; values are judged by `values.literal_is_secret` as assignments
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ccarchive.redact.lazy import LazyRegexes
-from ccarchive.redact.names import name_tier
+from ccarchive.redact.names import may_name_secret, name_tier
 from ccarchive.redact.rules import ASSIGNMENT, SPECIFIC, Span
 from ccarchive.redact.values import is_placeholder, literal_is_secret, looks_random
 
@@ -80,7 +79,7 @@ _FLAG_RE = lazy(r"--?[A-Za-z][A-Za-z-]*")
 
 def _commands(text: str, out: list[Span]) -> None:
     for gates, regex in _COMMAND_RES:
-        if not any(g in text for g in gates):
+        if not any(map(text.__contains__, gates)):  # no generator: run for every text
             continue
         for m in regex.finditer(text):
             value = m.group("v")
@@ -122,6 +121,23 @@ _PAREN_RE = lazy(
 _NAME_BEFORE_RE = lazy(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
 _TABLE_RE = lazy(r"\|[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|")
 _ITEM_RE = lazy(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
+_LIST_GATE_RE = lazy(r":[ \t]*\r?\n[ \t]*-[ \t]")
+_BLOCK_GATE_RE = lazy(r":[ \t]*[|>][-+0-9]*[ \t]*\r?\n[ \t]+\S")
+
+
+def _list_start(text: str) -> int:
+    """Where the first match of `_LIST_RE` can start (-1: there is none). Every match
+    holds its name's colon and its first item (`_LIST_GATE_RE`), and starts on the line
+    of that colon: a search for them scans for colons, where `_LIST_RE` is tried at
+    every word, and the rule then runs from the line of the first."""
+    gate = _LIST_GATE_RE.search(text)
+    return -1 if gate is None else text.rfind("\n", 0, gate.start()) + 1
+
+
+def _block_start(text: str) -> int:
+    """`_list_start` for `_BLOCK_RE`: its colon, block indicator and first line."""
+    gate = _BLOCK_GATE_RE.search(text)
+    return -1 if gate is None else text.rfind("\n", 0, gate.start()) + 1
 
 
 def _tiered(name: str) -> str | None:
@@ -145,8 +161,9 @@ def _pairs(text: str, out: list[Span]) -> None:
             tier = _tiered(m.group("n"))
             if tier:
                 _value(out, m.start("v"), m.group("v"), tier)
-    if ": |" in text or ": >" in text or ":|" in text:
-        for m in _BLOCK_RE.finditer(text):
+    first = _block_start(text)
+    if first >= 0:
+        for m in _BLOCK_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
             if tier:
                 for line in re.finditer(r"[^\n]+", m.group("body")):
@@ -157,8 +174,9 @@ def _pairs(text: str, out: list[Span]) -> None:
                         raw.strip(),
                         tier,
                     )
-    if ":\n" in text:
-        for m in _LIST_RE.finditer(text):
+    first = _list_start(text)
+    if first >= 0:
+        for m in _LIST_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
             if tier and tier != "weak":
                 pos = m.start("body")
@@ -224,7 +242,7 @@ _PRINT_GATES = (
 
 
 def _outputs(text: str, out: list[Span]) -> None:
-    if any(g in text for g in _PRINT_GATES):
+    if any(map(text.__contains__, _PRINT_GATES)):
         for m in _PRINTS_RE.finditer(text):
             var = m.group("var") or m.group("var2")
             if var and name_tier(var) is None:
@@ -283,6 +301,8 @@ _PGPASS_RE = lazy(
     r"(?m)^(?:[A-Za-z0-9_.*-]+|\[[0-9a-fA-F:]+\]):(?:[0-9]{1,5}|\*):[A-Za-z0-9_.*$-]+:"
     r"[A-Za-z0-9_.*@$-]+:(?P<v>[^\s:]\S{0,511})(?=\s|\Z)"
 )
+_PGPASS_GATE_RE = lazy(r":(?:[0-9]{1,5}|\*):")
+"""The port field that every .pgpass line has: a colon, a port or ``*``, a colon."""
 _SIGNATURE_RE = lazy(
     r"[?&](?:X-Amz-Signature|X-Goog-Signature|Signature|X-Amz-Security-Token|x-amz-security-token"
     r"|X-Goog-Credential-Signature|GoogleAccessId-Signature)=(?P<v>[^&\s\"'#<>]{16,})"
@@ -359,17 +379,49 @@ _LABEL_GATES = (
     "秘钥",
     "비밀번호",
 )
+_LABEL_ASCII_GATES = tuple(g for g in _LABEL_GATES if g.isascii())
+_LABEL_OTHER_GATES = tuple(g for g in _LABEL_GATES if not g.isascii())
+_LABEL_CHARS_RE = lazy(
+    "[" + "".join(sorted({next(c for c in g if not c.isascii()) for g in _LABEL_OTHER_GATES})) + "]"
+)
+"""A character of each gate that is not ASCII: one scan of the text for any of them
+stands for the scans for every such gate (most texts that are not ASCII hold none: an
+emoji, a box-drawing line)."""
+
+
+def _may_hold_label(text: str) -> bool:
+    """Could ``text`` hold a label of `_LABEL_RE`: one of `_LABEL_GATES` (the ASCII ones,
+    ``Kennwort``, ``senha``, ``DE PASSE``, are looked for in every text)?"""
+    if any(map(text.__contains__, _LABEL_ASCII_GATES)):
+        return True
+    return _LABEL_CHARS_RE.search(text) is not None and any(g in text for g in _LABEL_OTHER_GATES)
+
+
 _SECRET_FILE_RE = lazy(
     r"(?i)(?:^|[/\\])(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:secret|credential|passw|token)[\w.-]*"
     r"|\.netrc|\.pgpass|\.htpasswd|\.my\.cnf|id_[a-z0-9]+|[\w.-]+\.(?:pem|key|p12|pfx))$"
 )
 _EDIT_RE = lazy(r"\A(?:Edit|MultiEdit|Write)\n(?P<p>[^\n]{1,1024})\n(?P<v>\S{6,512})\s*\Z")
 _WRAPPED_RE = lazy(r"(?m)^(?P<a>[A-Za-z0-9+/_-]{40,})\r?\n(?P<b>[A-Za-z0-9+/_-]{16,}={0,2})\r?$")
+_WRAPPED_HEAD_RE = lazy(r"[A-Za-z0-9+/_-]{40}")
+_WRAPPED_LINE_RE = lazy(r"\n[A-Za-z0-9+/_-]{40}")
+
+
+def _wrapped_start(text: str) -> int:
+    """Where the first line that can start a match of `_WRAPPED_RE` starts (-1: none),
+    found by a scan for line breaks (`_WRAPPED_RE`, which starts with ``^``, is tried at
+    every character)."""
+    if _WRAPPED_HEAD_RE.match(text):
+        return 0
+    line = _WRAPPED_LINE_RE.search(text)
+    return -1 if line is None else line.start() + 1
+
+
 _KEYLIKE_RE = lazy(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])")
 
 
 def _formats(text: str, out: list[Span]) -> None:
-    if text.count(":") >= 4:
+    if text.count(":") >= 4 and _PGPASS_GATE_RE.search(text):
         for m in _PGPASS_RE.finditer(text):
             v = m.group("v")
             if not is_placeholder(v):
@@ -378,20 +430,19 @@ def _formats(text: str, out: list[Span]) -> None:
         out.extend(
             (m.start("v"), m.end("v"), "signature", SPECIFIC) for m in _SIGNATURE_RE.finditer(text)
         )
-    if not text.isascii() or "de passe" in text or "lave" in text or "eton" in text:
-        if any(g in text for g in _LABEL_GATES):
-            for m in _LABEL_RE.finditer(text):
-                v = m.group("v")
-                if (
-                    (
-                        looks_random(v)
-                        or _MIXED_RE.search(v) is not None  # jrIfmyamelN: not a word
-                        or any(c.isdigit() or (c.isascii() and not c.isalnum()) for c in v)
-                    )
-                    and any(c.isascii() and c.isalnum() for c in v)
-                    and literal_is_secret(v, "password", quoted=False)
-                ):
-                    out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
+    if _may_hold_label(text):
+        for m in _LABEL_RE.finditer(text):
+            v = m.group("v")
+            if (
+                (
+                    looks_random(v)
+                    or _MIXED_RE.search(v) is not None  # jrIfmyamelN: not a word
+                    or any(c.isdigit() or (c.isascii() and not c.isalnum()) for c in v)
+                )
+                and any(c.isascii() and c.isalnum() for c in v)
+                and literal_is_secret(v, "password", quoted=False)
+            ):
+                out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
     if text.startswith(("Edit\n", "MultiEdit\n", "Write\n")):
         m = _EDIT_RE.match(text)
         if (
@@ -400,8 +451,9 @@ def _formats(text: str, out: list[Span]) -> None:
             and literal_is_secret(m.group("v"), "password", quoted=False)
         ):
             out.append((m.start("v"), m.end("v"), "env", ASSIGNMENT))
-    if "\n" in text and len(text) >= 58:
-        for m in _WRAPPED_RE.finditer(text):
+    first = _wrapped_start(text) if "\n" in text and len(text) >= 58 else -1
+    if first >= 0:
+        for m in _WRAPPED_RE.finditer(text, first):
             a, b = m.group("a"), m.group("b")
             if (
                 _KEYLIKE_RE.match(a)
@@ -439,15 +491,12 @@ def secret_file(path: str) -> bool:
     return _SECRET_FILE_RE.search(path.strip()) is not None
 
 
-CONTEXT_RULES: tuple[Callable[[str, list[Span]], None], ...] = (
-    _commands,
-    _pairs,
-    _outputs,
-    _formats,
-)
-
-
-def context_spans(text: str, out: list[Span]) -> None:
-    """Append the secrets that the contexts of this module name in ``text``."""
-    for rule in CONTEXT_RULES:
-        rule(text, out)
+def context_spans(text: str, out: list[Span], named: bool | None = None) -> None:
+    """Append the secrets that the contexts of this module name in ``text``. ``named``:
+    `may_name_secret` of ``text``, when the caller knows it; without a secret's name in
+    it, no name/value pair is looked for (each is kept only if its name is a secret's)."""
+    _commands(text, out)
+    if may_name_secret(text) if named is None else named:
+        _pairs(text, out)
+    _outputs(text, out)
+    _formats(text, out)

@@ -20,6 +20,24 @@ from ccarchive.redact.rules import SPECIFIC, Span
 _RUN_RE = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}(?:\r?\n[A-Za-z0-9+/]{4,}={0,2})*")
 """A run of base64 (hex is a part of its alphabet), its lines joined as tools wrap them;
 it starts with a character class, which ``re`` scans for quickly."""
+_SHORT_RUNS_RE = re.compile(r"(?:[A-Za-z0-9+/]{1,31}+(?![A-Za-z0-9+/])|[^A-Za-z0-9+/]++)*+")
+"""Runs of the alphabet shorter than 32 and what is between them, taken whole: where this
+stops, the first run that `_RUN_RE` can match starts (each of its matches starts a run,
+or follows a match). `_RUN_RE` tries every character of every word; this takes a word
+in one step, and most texts hold no such run."""
+
+
+def _first_run(text: str) -> int:
+    """Where the first match of `_RUN_RE` can start (``len(text)``: there is none)."""
+    return _SHORT_RUNS_RE.match(text).end()  # type: ignore[union-attr]  # matches, if only ""
+
+
+_URL_GATE_RE = re.compile(
+    r"%[0-9A-Fa-f]{2}[A-Za-z0-9._~+*!'()=&-]*%[0-9A-Fa-f]{2}[A-Za-z0-9._~+*!'()=&-]*"
+    r"%[0-9A-Fa-f]{2}[A-Za-z0-9._~+*!'()=&-]*%[0-9A-Fa-f]{2}"
+)
+"""Four escapes in one run, as every match of `_URL_RE` holds: found by a scan for "%",
+where `_URL_RE` (a look-behind first) is tried at every character."""
 _HEX = frozenset("0123456789abcdefABCDEF\r\n")
 _URL_RE = re.compile(  # starts where a run starts: tried once per run, not per character
     r"(?<![A-Za-z0-9._~+*!'()=&%-])[A-Za-z0-9._~+*!'()=&-]*"
@@ -55,7 +73,8 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
     """Append the runs of ``text`` that decode to a text holding a secret."""
     if len(text) < 24:
         return
-    for m in _RUN_RE.finditer(text):
+    first = _first_run(text)
+    for m in _RUN_RE.finditer(text, first) if first < len(text) else ():
         if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "+/"):
             continue
         run = re.sub(r"\s", "", m.group())
@@ -77,7 +96,7 @@ def encoded_spans(text: str, out: list[Span], detect: Callable[[str], list]) -> 
             continue
         if decoded and detect(decoded):
             out.append((m.start(), m.end(), "encoded", SPECIFIC))
-    if "%" in text:
+    if "%" in text and _URL_GATE_RE.search(text) is not None:
         for m in _URL_RE.finditer(text):
             run = m.group()
             if len(run) > _MAX_RUN:

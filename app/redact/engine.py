@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ccarchive.redact.assignments import assignment_spans
+from ccarchive.redact.assignments import assignment_spans, keyword_hits
 from ccarchive.redact.contexts import context_spans, secret_file
 from ccarchive.redact.edges import edge_spans
 from ccarchive.redact.encodings import encoded_spans
+from ccarchive.redact.names import may_name_secret
 from ccarchive.redact.pem import pem_spans
 from ccarchive.redact.rules import Span, scan
 from ccarchive.redact.token_table import TOKEN_RULES
@@ -43,51 +44,81 @@ _JSON_ESCAPE_RE = re.compile(r'\\(?:[nrt"]|u[0-9a-fA-F]{4})')
 _JSON_ESCAPE_ANY_RE = re.compile(r'\\(?:[nrt"\\/]|u[0-9a-fA-F]{4})')
 
 
-def _unescaped(text: str) -> tuple[str, list[int], list[int]]:
-    """``text`` with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, and for
-    each character of the result where it starts and ends in ``text``."""
-    parts: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    last = 0
-    for m in _JSON_ESCAPE_ANY_RE.finditer(text):
-        parts.append(text[last : m.start()])
-        starts.extend(range(last, m.start()))
-        ends.extend(range(last + 1, m.start() + 1))
-        esc = m.group()
-        ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
-            chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1]
-        )
-        parts.append(ch)
-        starts.append(m.start())
-        ends.append(m.end())
-        last = m.end()
-    parts.append(text[last:])
-    starts.extend(range(last, len(text)))
-    ends.extend(range(last + 1, len(text) + 1))
-    return "".join(parts), starts, ends
+class _Decoded:
+    """A text with its JSON escapes (``\\n``, ``\\"``, ``\\u0439``) decoded, and where
+    each character of the result starts and ends in the text: only the escapes are kept
+    (a character between two of them is shifted as the escape before it), so a long text
+    costs no list of its characters, and only the few spans found are mapped back."""
+
+    __slots__ = ("text", "_at", "_starts", "_ends")
+
+    def __init__(self, text: str):
+        parts: list[str] = []
+        self._at: list[int] = []  # where each escape's character stands in the result
+        self._starts: list[int] = []  # where the escape starts in ``text``
+        self._ends: list[int] = []  # and where it ends
+        last = size = 0
+        for m in _JSON_ESCAPE_ANY_RE.finditer(text):
+            parts.append(text[last : m.start()])
+            size += m.start() - last
+            esc = m.group()
+            ch = {"n": "\n", "r": "\r", "t": "\t"}.get(esc[1]) or (
+                chr(int(esc[2:], 16)) if esc[1] == "u" else esc[1]
+            )
+            parts.append(ch)
+            self._at.append(size)
+            self._starts.append(m.start())
+            self._ends.append(m.end())
+            size += 1
+            last = m.end()
+        parts.append(text[last:])
+        self.text = "".join(parts)
+
+    def start(self, i: int) -> int:
+        """Where character ``i`` of the result starts in the text."""
+        k = bisect_right(self._at, i) - 1
+        if k < 0:
+            return i
+        if self._at[k] == i:
+            return self._starts[k]
+        return self._ends[k] + i - self._at[k] - 1
+
+    def end(self, i: int) -> int:
+        """Where character ``i`` of the result ends in the text."""
+        k = bisect_right(self._at, i) - 1
+        if k < 0:
+            return i + 1
+        if self._at[k] == i:
+            return self._ends[k]
+        return self._ends[k] + i - self._at[k]
 
 
 def _detect(text: str, depth: int = 0) -> list[Span]:
     spans: list[Span] = []
     scan(TOKEN_RULES, text, spans)
     pem_spans(text, spans)
-    assignment_spans(text, spans)
-    context_spans(text, spans)
+    hits = keyword_hits(text)
+    assignment_spans(text, spans, hits)
+    # no keyword found: no secret's name, unless a letter outside ASCII lowers to one
+    context_spans(text, spans, bool(hits) or (not text.isascii() and may_name_secret(text)))
     if "\\" in text and _JSON_ESCAPE_RE.search(text):
         # text printed inside a JSON string (once or twice): the contexts read its lines,
         # quotes and letters decoded, and what they find is mapped back onto the text
-        decoded, starts, ends = _unescaped(text)
-        if "\\" in decoded and _JSON_ESCAPE_RE.search(decoded):
-            decoded, s2, e2 = _unescaped(decoded)
-            starts, ends = [starts[i] for i in s2], [ends[i - 1] for i in e2]
+        once = _Decoded(text)
         found: list[Span] = []
-        context_spans(decoded, found)
-        spans.extend(
-            (starts[s], ends[e - 1] if e > 0 else starts[s], kind, prio)
-            for s, e, kind, prio in found
-            if e > s
-        )
+        if "\\" in once.text and _JSON_ESCAPE_RE.search(once.text):
+            twice = _Decoded(once.text)
+            context_spans(twice.text, found)
+            spans.extend(
+                (once.start(twice.start(s)), once.end(twice.end(e - 1) - 1), kind, prio)
+                for s, e, kind, prio in found
+                if e > s
+            )
+        else:
+            context_spans(once.text, found)
+            spans.extend(
+                (once.start(s), once.end(e - 1), kind, prio) for s, e, kind, prio in found if e > s
+            )
     if depth == 0:  # an encoding of an encoding is not looked into
         encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans
@@ -292,11 +323,14 @@ def redact_output(command: str, output: str) -> str:
     return _apply(output, spans) if spans else output
 
 
+@lru_cache(maxsize=4096)
 def redact_name(name: str) -> str:
     """A name (a branch, a path, a URL, a slug, a file name) with the known-format tokens
     and URL passwords in it replaced: only what is a credential by its shape alone. A name
     carries no assignments, and the context rules would take an ordinary name for a
-    secret's value (``feature/secret-rotation``)."""
+    secret's value (``feature/secret-rotation``). Cached: the indexer asks for the same
+    working directory, branch and file paths record after record (a scan of the token
+    table each time cost ~8% of a cold index's CPU)."""
     if len(name) < 8:
         return name
     spans: list[Span] = []

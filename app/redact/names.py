@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 
 from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.values import NAME_KEYWORDS
 
 lazy = LazyRegexes(globals())
 
@@ -104,6 +105,20 @@ def name_tier(name: str) -> str | None:
     if _WEAK_RE.search(cleaned) and not LOOKUP_WORDS.intersection(words):
         return "weak"
     return None
+
+
+_FOLDED_S = "\u017f"
+"""The long s, ``ſ``: the one character that the case-blind name rules read as an ASCII
+letter of a keyword (``s``) although ``str.lower`` leaves it as it is (the Kelvin sign
+lowers to ``k``; the dotted and dotless i fold to ``i``, in no keyword)."""
+
+
+def may_name_secret(text: str) -> bool:
+    """Could ``text`` hold a name that `name_tier` rates? Every tier needs one of
+    `NAME_KEYWORDS` in the name, in any case: a text without one holds no secret's name,
+    and the rules that judge a value by its name have nothing to read in it."""
+    low = text.lower()
+    return any(map(low.__contains__, NAME_KEYWORDS)) or _FOLDED_S in text
 
 
 def lookup_in_prose(name: str, line_before: str) -> bool:

@@ -4,6 +4,17 @@ Not run by default (and not a timed test). Run it with:
 
     .venv/bin/python -m pytest tests/benchmarks/bench_redact.py -m benchmark -s
     .venv/bin/python -m tests.benchmarks.bench_redact [--show N] [--detect-secrets PYTHON]
+    .venv/bin/python -m tests.benchmarks.bench_redact --spans [--size-mb 30] [--rounds 5]
+
+``--spans`` (and the test ``test_secret_spans_throughput``) measures `secret_spans` as
+the indexer calls it (``cached=False``, one call per text) over three sets of texts: the
+real transcripts, a generated archive (../shared/corpus/make_archive.py) and the same
+generated texts with a planted secret of every shape (`tests.support.secret_shapes`,
+`secret_generated`) put at a random offset of one text in eight. Each set is timed as
+the median CPU of N rounds beside two baselines of the same run: a plain ``re`` scan of
+one literal pattern over the same texts, and ``json.loads`` of the archive's lines with
+a walk of their strings. Then ``ccarchive index`` of the generated archive, cold, with
+the CPU spent inside `secret_spans` (a timer around it) as its share.
 
 The texts are those the app shows: every unit the indexer extracts (full text, as read
 back) from the real Claude Code transcripts in ../shared/corpus/real (6.2 MB, 6,355
@@ -17,18 +28,36 @@ redaction with its context so that a person can judge which are not secrets.
 with that interpreter (a venv where `pip install detect-secrets` was run; it is not a
 dependency of ccarchive) for comparison.
 
-Measured (2-core shared container, CPython 3.11, this file's defaults; see the report):
+Measured with ``--spans`` (2-core container shared with other jobs, load average 2-5,
+CPython 3.11, 30 MB generated archive, medians of 5 rounds, CPU), before and after the
+prefilters of the rules (gates that skip a text, starts that skip its head), the
+keyword hits shared by the assignments and the name/value pairs, and the cached
+`redact_name`, run back to back:
 
-    real transcripts, 6.2 MB:  find_secrets ~19-20 MB/s, redact ~19 MB/s;
+    secret_spans, x json.loads+walk   before        after
+    real transcripts (6.2 MB)         3.0 MB/s x7.1  4.9 MB/s x3.8
+    generated (6.2 MB)                2.6 MB/s x7.7  4.9 MB/s x4.6
+    generated + planted (6.3 MB)      2.0 MB/s x7.5  3.4 MB/s x4.7
+    ccarchive index, cold             4.02 s CPU, 57% in secret_spans
+                                      -> 2.53 s CPU, 50% in secret_spans
+
+What is left is spread thin: one ``in`` test per token rule and per context gate on
+every text (the token table's ~55 are a quarter of it), the rules that do run, and the
+second pass of the contexts over a text printed inside a JSON string.
+
+Measured with the defaults (same container; the search figures on the demo archive):
+
+    real transcripts, 6.2 MB:  find_secrets ~5.6 MB/s, redact ~4.7 MB/s;
                                2 redactions, both `secret_key_base: "dev-only-secret-..."`
                                literals of a Phoenix config (by design: a SECRET-named
                                literal is redacted; judged not real secrets)
     the index's cuts:          563 texts cut (head | tail), 31 pieces redacted at the cut,
                                none a secret: pieces of CamelCase names (SequenceEditors,
                                rmissionError), uuids, hashes and paths
-    a search page (demo):      p50 0.5 ms without redaction, 1.0 ms with (each hit's
-                               stored text redacted whole), 0.55 ms for texts seen before
-    mixed 5 MB:                ~22 MB/s; 13 redactions, docstring examples (pyjwt's
+    a search page (demo):      p50 1.1 ms without redaction, 2.8 ms with (each hit's
+                               stored text redacted whole), 1.1 ms for texts seen before
+    mixed 5 MB:                ~4.3 MB/s; 11-13 redactions (the READMEs are those of
+                               the installed packages), docstring examples (pyjwt's
                                JWT, passwd='...' in netrc/ftplib docs): secret-shaped
     detect-secrets 1.5.0:      0.21 MB/s on the real transcripts (0.22 without its two
                                entropy plugins); 177 findings, all false positives: 141
@@ -212,8 +241,162 @@ def test_redaction_cost_and_false_positives() -> None:
     assert real["redactions"] < 50  # a real archive is not redacted wholesale
 
 
+def generated_archive(out: Path, size_mb: int) -> Path:
+    """A generated archive of ``size_mb`` MB (../shared/corpus/make_archive.py, seed 7)."""
+    from tests.conftest import MAKE_ARCHIVE
+
+    root = out / "claude"
+    subprocess.run(
+        [sys.executable, str(MAKE_ARCHIVE), "--out", str(root), "--size-mb", str(size_mb)]
+        + ["--seed", "7"],
+        check=True,
+        capture_output=True,
+    )
+    return root
+
+
+def planted_texts(texts: list[str], seed: int = 7) -> list[str]:
+    """``texts`` with a planted secret (every shape in turn) inserted at a random offset
+    of one text in eight: the detections, the merge and the settling then run too."""
+    import random
+
+    from tests.support.secret_generated import GENERATED
+    from tests.support.secret_shapes import SHAPES, Gen
+
+    rng = random.Random(seed)
+    g = Gen(rng)
+    makers = list({**SHAPES, **GENERATED}.values())
+    out = []
+    for i, t in enumerate(texts):
+        if i % 8 == 0:
+            at = rng.randrange(len(t) + 1)
+            t = f"{t[:at]}\n{makers[(i // 8) % len(makers)](g).text}\n{t[at:]}"
+        out.append(t)
+    return out
+
+
+def _json_walk(lines: list[bytes]) -> int:
+    """The baseline: parse each line and visit every string in it."""
+    n = 0
+    stack: list = []
+    for line in lines:
+        try:
+            stack.append(json.loads(line))
+        except ValueError:
+            continue
+        while stack:
+            v = stack.pop()
+            if isinstance(v, str):
+                n += len(v)
+            elif isinstance(v, dict):
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+    return n
+
+
+def _median_cpus(fns: dict, rounds: int) -> dict[str, float]:
+    """The median CPU of each of ``fns``, timed in turn in every round (a drift of the
+    machine's load then reaches all of them alike)."""
+    import statistics
+
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
+def spans_throughput(size_mb: int = 30, rounds: int = 5) -> dict[str, float]:
+    """`secret_spans` over the real, generated and planted texts, with baselines."""
+    import os
+    import re
+
+    from ccarchive.redact import secret_spans
+
+    print(f"\nuptime: {os.popen('uptime').read().strip()}")
+    literal = re.compile(r"sk-ant-")
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generated_archive(Path(tmp), size_mb)
+        gen = corpus_texts(root)
+        lines = [
+            line for p in sorted(root.rglob("*.jsonl")) for line in p.read_bytes().splitlines()
+        ]
+        print(f"generated archive {size_mb} MB: {len(lines)} lines; medians of {rounds} rounds")
+        sets = [("real transcripts", corpus_texts()), ("generated", gen)]
+        sets.append(("generated + planted", planted_texts(gen)))
+        for name, texts in sets:
+            mb = sum(map(len, texts)) / 1e6
+            for t in texts:  # compile what these texts need before timing
+                secret_spans(t, cached=False)
+            cpu = _median_cpus(
+                {
+                    "json": lambda: _json_walk(lines),
+                    "re": lambda texts=texts: [literal.search(t) for t in texts],
+                    "spans": lambda texts=texts: [secret_spans(t, cached=False) for t in texts],
+                },
+                rounds,
+            )
+            t_sp = cpu["spans"]
+            found = sum(bool(secret_spans(t, cached=False)) for t in texts)
+            print(
+                f"  {name:20s} {len(texts):6d} texts {mb:5.1f} MB: secret_spans "
+                f"{t_sp:.3f} s = {len(texts) / t_sp:5.0f} texts/s {mb / t_sp:4.1f} MB/s; "
+                f"x{t_sp / cpu['json']:.2f} json.loads+walk of the archive ({cpu['json']:.3f} s), "
+                f"x{t_sp / cpu['re']:.0f} a one-literal re scan ({cpu['re'] * 1000:.1f} ms); "
+                f"{found} texts with secrets"
+            )
+            results[name] = mb / t_sp
+        results["index_share"] = index_share(root)
+    return results
+
+
+def index_share(root: Path) -> float:
+    """``ccarchive index`` of ``root``, cold: CPU, and the share spent in `secret_spans`."""
+    from ccarchive.redact import engine
+    from tests.conftest import build_index
+
+    inside = [0.0]
+    original = engine.secret_spans
+
+    def timed(*args, **kwargs):
+        t0 = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            inside[0] += time.process_time() - t0
+
+    engine.secret_spans = timed  # every redaction of the indexer goes through it
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            t0, w0 = time.process_time(), time.perf_counter()
+            build_index(root, Path(tmp) / "data")
+            cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+    finally:
+        engine.secret_spans = original
+    print(
+        f"  ccarchive index (cold): wall {wall:.2f} s, CPU {cpu:.2f} s, of which "
+        f"secret_spans {inside[0]:.2f} s ({inside[0] / cpu:.0%})"
+    )
+    return inside[0] / cpu
+
+
+def test_secret_spans_throughput() -> None:
+    from tests.conftest import MAKE_ARCHIVE
+
+    if not REAL_CORPUS.exists() or not MAKE_ARCHIVE.exists():
+        pytest.skip("../shared/corpus is not present")
+    spans_throughput()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--spans", action="store_true", help="secret_spans throughput only")
+    ap.add_argument("--size-mb", type=int, default=30, help="generated archive (--spans)")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of each timing (--spans)")
     ap.add_argument("--show", type=int, default=50, help="redactions listed per corpus")
     ap.add_argument(
         "--detect-secrets",
@@ -221,6 +404,9 @@ def main() -> None:
         help="an interpreter with detect-secrets installed, for comparison",
     )
     args = ap.parse_args()
+    if args.spans:
+        spans_throughput(args.size_mb, args.rounds)
+        return
     texts = corpus_texts()
     measure(texts, "real transcripts", args.show)
     cut_edges(texts)
