@@ -6,7 +6,8 @@ Each rule here reads a context that names a secret in another way than an assign
   ``openssl enc -k X`` / ``-pass pass:X``, ``docker login -p X``, ``htpasswd -b f u X``;
 - a name and its value apart: ``- name: DB_PASSWORD`` / ``value: X`` (Kubernetes, ECS
   JSON), ``define('DB_PASSWORD', 'X')``, a YAML block scalar or list under a secret's
-  name, ``password = (\\n "X"\\n)``, a table row ``| SecretAccessKey | X |``;
+  name, ``password = (\\n "X"\\n)``, a table row ``| SecretAccessKey | X |``, a
+  Markdown table's column under a secret's name (``| User | Password |``);
 - what a command prints when it prints a secret (``printenv DB_PASS``, ``vault kv get
   -field=password``, ``op read``, ``gh auth token``...), the prompts of ``aws configure``
   and the credentials line of ``aws ... --output text``;
@@ -21,6 +22,7 @@ few ``in`` tests; values are judged by `values.literal_is_secret` as assignments
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ccarchive.redact.lazy import LazyRegexes
 from ccarchive.redact.names import may_name_secret, name_tier
@@ -119,7 +121,28 @@ _PAREN_RE = lazy(
     r"""(?P<v>[^"'\n]{1,512})(?P=q)"""
 )
 _NAME_BEFORE_RE = lazy(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
-_TABLE_RE = lazy(r"\|[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|")
+_TABLE_RE = lazy(
+    r"\|(?=[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|)"
+)
+"""A row's name cell and the value cell beside it, looked at from each bar (the match is
+the bar alone), so that pairs overlap: ``| user | password | X |`` holds
+``| user | password |`` and ``| password | X |``."""
+_TABLE_RULE_RE = lazy(
+    r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*\r?$"
+)
+"""A Markdown table's rule, the line of dashes under its header row."""
+_COLUMN_NAME_RE = lazy(r"[A-Za-z][\w .-]{0,39}")
+"""A column's header that may name a secret: a name, not a sentence (``Pass if...``)."""
+_COLUMN_NAME_END_RE = lazy(r"[A-Za-z][\w .-]{0,39}\Z")
+"""The name at the end of a table's first header cell, when the table has no outer bars
+and its first line begins with something else (``{"content": "Password | User``)."""
+_COLUMN_VALUE_RE = lazy(r"(?=[^\s|]*[A-Za-z])[^\s|]{1,1024}")
+"""A value in a secret's column: one word with a letter (a checklist's answers, a score
+like ``3/5``, are not)."""
+_VERDICTS = frozenset(
+    "pass passed fail failed ok skip skipped yes no true false none n/a todo done".split()
+)
+"""What a test's ``Pass`` column holds: a verdict, not a password."""
 _ITEM_RE = lazy(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
 _LIST_GATE_RE = lazy(r":[ \t]*\r?\n[ \t]*-[ \t]")
 _BLOCK_GATE_RE = lazy(r":[ \t]*[|>][-+0-9]*[ \t]*\r?\n[ \t]+\S")
@@ -145,9 +168,12 @@ def _tiered(name: str) -> str | None:
 
 
 def _value(out: list[Span], s: int, value: str, tier: str) -> None:
-    value = value.strip().strip("\"'")
-    if value and literal_is_secret(value, tier, quoted=False):
-        out.append((s, s + len(value), "env", ASSIGNMENT))
+    """The span of ``value`` (found at ``s``) if it is a secret by ``tier``: its spaces,
+    quotes and backticks around it left out, the span starting where the value does."""
+    bare = value.strip().strip("\"'`")
+    if bare and literal_is_secret(bare, tier, quoted=False):
+        at = s + value.index(bare)
+        out.append((at, at + len(bare), "env", ASSIGNMENT))
 
 
 def _pairs(text: str, out: list[Span]) -> None:
@@ -192,10 +218,97 @@ def _pairs(text: str, out: list[Span]) -> None:
             if tier:
                 _value(out, m.start("v"), m.group("v"), tier)
     if "|" in text:
+        heads = _table_heads(text) if "---" in text else []
+        # a header's cells are names, and a cell of a secret's column is a value: neither
+        # is the name of the cell beside it
+        not_names = [(h.start, h.end) for h in heads]
+        for head in heads:
+            not_names += _table_column(text, head, out)
+        values: set[int] = set()  # where the values of secrets' names start
         for m in _TABLE_RE.finditer(text):
+            if m.start("n") in values or any(s <= m.start("n") < e for s, e in not_names):
+                continue  # a secret's value is not the name of the cell after it
             tier = _tiered(m.group("n"))
             if tier:
+                values.add(m.start("v"))
                 _value(out, m.start("v"), m.group("v"), tier)
+
+
+@dataclass(frozen=True)
+class _TableHead:
+    """A Markdown table's header row (``text[start:end]``), over its rule, which ends at
+    ``rule_end``; ``bars``: whether its rows have the outer bars (as its rule has them)."""
+
+    start: int
+    end: int
+    rule_end: int
+    bars: bool
+
+
+def _table_heads(text: str) -> list[_TableHead]:
+    """The header rows of the Markdown tables in ``text``: a line with a bar over a rule."""
+    heads = []
+    for rule in _TABLE_RULE_RE.finditer(text):
+        end = rule.start() - 1
+        if end < 0 or text[end] != "\n":
+            continue
+        if end > 0 and text[end - 1] == "\r":
+            end -= 1
+        start = text.rfind("\n", 0, end) + 1
+        if "|" in text[start:end]:
+            bars = rule.group().lstrip().startswith("|")
+            heads.append(_TableHead(start, end, rule.end(), bars))
+    return heads
+
+
+def _cells(text: str, start: int, end: int, bars: bool) -> list[tuple[int, str]]:
+    """The cells of the row ``text[start:end]``: where each starts, and its text. With
+    ``bars``, the cells between the first bar and the last (what stands outside them,
+    such as the JSON a table was printed in, is not a cell); else every run between bars."""
+    first, last = start - 1, end
+    if bars:
+        first, last = text.find("|", start, end), text.rfind("|", start, end)
+        if first == last:  # one bar: no cell between two
+            return []
+    cells = []
+    at = first + 1
+    while at <= last:
+        bar = text.find("|", at, last)
+        stop = last if bar < 0 else bar
+        cells.append((at, text[at:stop]))
+        at = stop + 1
+    return cells
+
+
+def _table_column(text: str, head: _TableHead, out: list[Span]) -> list[tuple[int, int]]:
+    """A table whose header names a secret (``| user | password |``): that column's
+    cells, row after row, until a line without a bar; where those cells are."""
+    found: list[tuple[int, int]] = []
+    cells = _cells(text, head.start, head.end, head.bars)
+    names = [name.strip().strip("*`_ ") for _at, name in cells]
+    if names and not head.bars:  # the line may begin with what the table was printed in
+        first = _COLUMN_NAME_END_RE.search(names[0])
+        names[0] = first.group() if first else names[0]
+    tiers = {
+        i: tier
+        for i, name in enumerate(names)
+        if _COLUMN_NAME_RE.fullmatch(name) and (tier := _tiered(name))
+    }
+    pos = head.rule_end + 1
+    while tiers and pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        if "|" not in text[pos:end]:
+            break
+        for i, (at, cell) in enumerate(_cells(text, pos, end, head.bars)):
+            tier = tiers.get(i)
+            value = cell.strip().strip("\"'`")
+            if tier:
+                found.append((at, at + len(cell)))
+                if _COLUMN_VALUE_RE.fullmatch(value) and value.lower() not in _VERDICTS:
+                    _value(out, at, cell, tier)
+        pos = end + 1
+    return found
 
 
 # ---- what a command prints -------------------------------------------------------------

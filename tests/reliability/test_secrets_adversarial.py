@@ -1,6 +1,6 @@
 """Promise: no secret is readable on any surface, not even 8 characters of one.
 
-Fake credentials of every common shape (`secret_shapes`: 55 of them, from provider tokens
+Fake credentials of every common shape (`secret_shapes`: 56 of them, from provider tokens
 to PEM blocks, AWS and GCP credential files, connection strings and passwords with
 symbols) are planted in every place the archive has text (`secret_archive`: 17 places),
 at random offsets, across the index's own cuts and JSON-escaped, with search words

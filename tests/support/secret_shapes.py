@@ -507,6 +507,30 @@ def structured_password(g: Gen) -> Planted:
     return Planted("password-assignment", text, (pw if pw in text else pw_bare,), words)
 
 
+def credentials_table(g: Gen) -> Planted:
+    """A Markdown table of accounts: the passwords in a column of their own, under a header
+    that names them, or a row that pairs the name with its value among other cells."""
+    pws = [_pw(g) for _ in range(g.rng.randrange(1, 4))]
+    bar = g.pick("|", "")  # the outer bars are optional
+    tick = g.pick("", "`")
+
+    def row(*cells: str) -> str:
+        return f"{bar} " + " | ".join(cells) + f" {bar}".rstrip()
+
+    if g.rng.random() < 0.7:
+        head = g.pick("Password", "password", "DB password", "Passwd", "Secret", "Admin Pass")
+        lines = [row("Service", "User", head), row(":---", "---", "---:")]
+        lines += [row(g.word(), g.pick("admin", "ci", "root"), f"{tick}{pw}{tick}") for pw in pws]
+        text = "\n".join(lines) + "\n"
+    else:
+        name = g.pick("password", "db_password", "secret", "client_secret")
+        text = "\n".join(
+            row(g.word(), "user", "admin", name, f"{tick}{pw}{tick}", "port", "5432") for pw in pws
+        )
+    eol = g.pick("\n", "\r\n")
+    return Planted("credentials-table", text.replace("\n", eol), tuple(pws), ("Service", "admin"))
+
+
 def auth_header(g: Gen) -> Planted:
     basic = base64.b64encode(f"deploy:{_pw(g)}".encode()).decode()
     opaque = g.s(g.rng.randrange(32, 80), URLSAFE + ".~")
@@ -578,6 +602,7 @@ SHAPES: dict[str, Callable[[Gen], Planted]] = {
     "url-password": url_password,
     "dsn-password": dsn,
     "password-assignment": structured_password,
+    "credentials-table": credentials_table,
     "auth-header": auth_header,
     "slack-webhook": slack_webhook,
     "telegram": telegram,
