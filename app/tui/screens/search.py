@@ -11,7 +11,8 @@ The facet counts are a third of a search's time on a big archive (aggregations o
 match: 10-17 ms of a 15-34 ms search for a short prefix on 1 GB) and are drawn only
 once the keys stop (`FACETS_DELAY`), so a keystroke's search leaves them out: they come
 from a query of their own when the results have rested for `FACETS_DELAY`. The first
-search (an empty sidebar) and `FACETS_DELAY = 0` still fetch them with the results.
+search (an empty sidebar) and `FACETS_DELAY = 0` still fetch them with the results, in
+the same worker, as they fetch the first card's preview: the first screen is one frame.
 
 The facets count what the results hold: the service counts every kind (so that a kind
 left out can still be offered), so while tool output and thinking are left out, the
