@@ -124,6 +124,7 @@ class ArchiveApp(App[None]):
         self, settings: Settings, *, live: LiveArchive | None = None, start_live: bool = True
     ) -> None:
         super().__init__()
+        tuning.share_parsed_css(self)
         self.settings = settings
         """The archive and the data dir."""
         self.live = live if live is not None else LiveArchive(settings)

@@ -32,6 +32,10 @@ from typing import Any, Self
 from rich.console import RenderableType
 from textual import events, messages
 from textual.app import App
+from textual.cache import LRUCache
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.css.types import CSSLocation
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import AwaitMount
@@ -246,6 +250,54 @@ class TunedScreen(Screen[None]):
 
 # ---- the app ----------------------------------------------------------------------
 
+PARSED_CSS_KEPT = 256
+"""Parsed stylesheets kept per process: each of the ~50 sources (our styles, every
+widget's default CSS) once per theme seen, and room to spare."""
+_PARSED_CSS: LRUCache[tuple[object, ...], list[RuleSet]] = LRUCache(PARSED_CSS_KEPT)
+
+
+class SharedStylesheet(Stylesheet):
+    """A stylesheet that parses each CSS source once per process, not once per app.
+
+    Textual keeps what a stylesheet parsed in a cache of that stylesheet, so each app
+    parses every source again: the app's styles and the default CSS of each widget class
+    it mounts, ~50 sources and about a quarter of a start's CPU (a second app's start
+    under Pilot, tests/benchmarks/bench_app_start.py: 211 -> 159 ms at 80x24). A parse
+    reads the source, where it came from, and the CSS variables (the theme): keyed by
+    all of them, the rule sets one app parsed are those another would parse, and
+    Textual already hands the same rule sets to every screen and every parse of one app
+    (it never changes them once parsed). A user's process starts one app; the app tests
+    start about two hundred in a few processes.
+    """
+
+    _variables_key: tuple[dict[str, str], frozenset[tuple[str, str]]] | None = None
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: CSSLocation,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        variables = self._variables
+        if self._variables_key is None or self._variables_key[0] is not variables:
+            # `set_variables` replaces the dict (a theme change): keyed anew
+            self._variables_key = (variables, frozenset(variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, self._variables_key[1])
+        rules = _PARSED_CSS.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            _PARSED_CSS[key] = rules
+        return rules
+
+
+def share_parsed_css(app: App[Any]) -> None:
+    """Give a new app (before it runs) a stylesheet that shares what it parses with the
+    other apps of this process (`SharedStylesheet`); plain Textual when the tuning is off."""
+    if ENABLED:
+        app.stylesheet = SharedStylesheet(variables=app.stylesheet._variables)
+
 
 def mode_opened(app: App[Any], mode: str) -> bool:
     """The mode's screen was built already (the pane has been shown before)."""
@@ -312,6 +364,9 @@ def missing_hooks() -> list[str]:
         "App._css_update_count": getattr(app, "_css_update_count", None),
         "App._screen_stacks": getattr(app, "_screen_stacks", None),
         "App._display": getattr(app, "_display", None),
+        "App.stylesheet": getattr(app, "stylesheet", None),
+        "Stylesheet._parse_rules": getattr(Stylesheet, "_parse_rules", None),
+        "Stylesheet._variables": getattr(app.stylesheet, "_variables", None),
         "App._batch_count": getattr(app, "_batch_count", None),
         "App.delay_update": getattr(app, "delay_update", None),
         "WorkerManager._remove_worker": getattr(app.workers, "_remove_worker", None),

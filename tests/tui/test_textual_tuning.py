@@ -129,3 +129,85 @@ def test_the_off_switch_runs_the_panes_on_plain_textual(demo_archive: Path, tmp_
     released_by, plans = run.stdout.split()
     assert released_by == "plain"  # nothing held
     assert int(plans) > 0  # and the pane shows its data
+
+
+def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The CSS texts Textual parses from now on, counted where it parses them; the
+    suite's own sharing (tests/conftest.py `css_parsed_once`) undone first, so what is
+    counted is what the app shares itself."""
+    import inspect
+
+    from textual.css import stylesheet
+
+    suites = stylesheet.Stylesheet._parse_rules
+    if suites.__name__ == "parsed_once":
+        textuals = inspect.getclosurevars(suites).nonlocals["parse"]
+        monkeypatch.setattr(stylesheet.Stylesheet, "_parse_rules", textuals)
+    parsed: list[str] = []
+    parse = stylesheet.parse
+
+    def counted(scope: str, css: str, *args: object, **kwargs: object):
+        parsed.append(css)
+        return parse(scope, css, *args, **kwargs)
+
+    monkeypatch.setattr(stylesheet, "parse", counted)
+    return parsed
+
+
+def test_stylesheets_of_one_process_parse_a_source_once_per_theme(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A source parsed by one app's stylesheet is not parsed by the next one's: the same
+    rule sets, as Textual shares them within one app. The variables (the theme) are part
+    of what was parsed: another theme parses anew and resolves them its own way, also
+    for a stylesheet whose theme changed."""
+    import uuid
+
+    from textual.color import Color
+
+    parsed = _counting_parses(monkeypatch)
+    css = f"Label {{ color: $accent; }} /* {uuid.uuid4()} */"
+    where = ("", "test")
+    blue, again = (tuning.SharedStylesheet(variables={"accent": "blue"}) for _ in range(2))
+    red = tuning.SharedStylesheet(variables={"accent": "red"})
+
+    first = blue._parse_rules(css, where)
+    assert again._parse_rules(css, where) is first
+    assert parsed.count(css) == 1
+    in_red = red._parse_rules(css, where)
+    assert parsed.count(css) == 2
+    assert first[0].styles.color == Color.parse("blue")
+    assert in_red[0].styles.color == Color.parse("red")
+    again.set_variables({"accent": "red"})
+    assert again._parse_rules(css, where) is in_red
+    assert blue._parse_rules(css, where) is first
+    # another source, scope or place is another parse
+    assert blue._parse_rules(css, ("", "elsewhere")) is not first
+    assert blue._parse_rules(css, where, scope="Label") is not first
+    assert parsed.count(css) == 4
+
+
+async def test_a_second_app_parses_no_css_and_draws_the_same(
+    monkeypatch: pytest.MonkeyPatch, live, tui_settings
+) -> None:
+    """The second app of a process (every app test after the first; never a user's, who
+    starts one) takes the rule sets the first one parsed, and its first screen is the
+    same, character for character. On plain Textual (the tuning off) it parses them all."""
+    from ccarchive.tui.app import make_app
+    from ccarchive.tui.screens.search import SearchScreen
+    from tests.tui.support import settle
+
+    parsed = _counting_parses(monkeypatch)
+    monkeypatch.setattr(SearchScreen, "SHOW_TIMING", False)
+    monkeypatch.setattr(SearchScreen, "PREVIEW_DELAY", 0)  # drawn before the screen is read
+    screens: list[str] = []
+    for _ in range(2):
+        parsed.clear()
+        app = make_app(tui_settings, live=live, start_live=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            assert isinstance(app.screen, SearchScreen) and app.screen.page is not None
+            screens.append(tuning.screen_text(app.screen))
+    assert screens[0] == screens[1]
+    assert "Results" in screens[1]
+    assert (len(parsed) == 0) is tuning.ENABLED, len(parsed)

@@ -11,7 +11,8 @@ The facet counts are a third of a search's time on a big archive (aggregations o
 match: 10-17 ms of a 15-34 ms search for a short prefix on 1 GB) and are drawn only
 once the keys stop (`FACETS_DELAY`), so a keystroke's search leaves them out: they come
 from a query of their own when the results have rested for `FACETS_DELAY`. The first
-search (an empty sidebar) and `FACETS_DELAY = 0` still fetch them with the results.
+search (an empty sidebar) and `FACETS_DELAY = 0` still fetch them with the results, in
+the same worker, as they fetch the first card's preview: the first screen is one frame.
 
 The facets count what the results hold: the service counts every kind (so that a kind
 left out can still be offered), so while tool output and thinking are left out, the
@@ -129,6 +130,10 @@ class SearchScreen(PaneScreen):
         page: SearchPage | None
         groups: list[SessionGroup] | None
         error: str | None = None
+        facets: Facets | None = None
+        """The facet counts, when the search counted them apart (kinds left out)."""
+        preview: tuple[str, ContextResult | None] | None = None
+        """The first card's hit and its preview, when it is to be previewed at once."""
 
     @dataclass
     class FacetsReady(Message):
@@ -169,6 +174,10 @@ class SearchScreen(PaneScreen):
         new question puts the cursor on the first hit, the same one keeps its place."""
         """Lines the status line took (it wraps: a change of count needs a layout)."""
         self._terms: tuple[str, ...] = ()
+        self._previewed: str | None = None
+        """The hit last previewed (None before the first preview)."""
+        self._preview_given: str | None = None
+        """The hit previewed with the results, whose `HitHighlighted` is to come."""
         self.page: SearchPage | None = None
         """The results on screen."""
 
@@ -219,12 +228,25 @@ class SearchScreen(PaneScreen):
             self.all_kinds,
         )
         self._search_args = (self._token, args)
-        # facets with the results only when they count what the results hold (nothing
-        # left out): otherwise their own query, which leaves out the same kinds
-        facets = (
-            self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0
-        ) and not self._left_out()
-        self._run_search(self._token, *args, facets)
+        # The facets come at once with the first results (an empty sidebar) or when
+        # FACETS_DELAY is 0: with the results' own query when they count what the
+        # results hold (nothing left out), else from a query of their own that leaves
+        # out the same kinds, run by the same worker, so that results and counts are
+        # drawn in one frame rather than two.
+        at_once = self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0
+        left_out = self._left_out()
+        facets = at_once and not left_out
+        facets_apart = self._facets_text(args[0], left_out) if at_once and left_out else None
+        # The first results' first card is previewed with them (one frame), as is every
+        # search's when PREVIEW_DELAY is 0; a cursor that rests is previewed as before.
+        preview = self.PREVIEW_DELAY <= 0 or self._previewed is None
+        self._run_search(self._token, *args, facets, facets_apart, preview)
+
+    @staticmethod
+    def _facets_text(text: str, left_out: tuple[str, ...]) -> str:
+        """The facets' own query: the results' words with the kinds they leave out
+        left out (the service counts every kind)."""
+        return " ".join([str(text), *(f"-kind:{k}" for k in left_out)])
 
     @work(thread=True, group="search", exit_on_error=False, description="Searching the archive")
     def _run_search(
@@ -237,9 +259,22 @@ class SearchScreen(PaneScreen):
         grouped: bool,
         all_kinds: bool,
         facets: bool = True,
+        facets_apart: str | None = None,
+        preview: bool = False,
     ) -> None:
         try:
-            self._search_now(token, text, project, kinds, since, grouped, all_kinds, facets)
+            self._search_now(
+                token,
+                text,
+                project,
+                kinds,
+                since,
+                grouped,
+                all_kinds,
+                facets,
+                facets_apart,
+                preview,
+            )
         except BaseException as exc:
             self.post_message(self.ResultsReady(token, None, None, f"search failed: {exc}"))
             raise
@@ -254,6 +289,8 @@ class SearchScreen(PaneScreen):
         grouped: bool,
         all_kinds: bool,
         facets: bool = True,
+        facets_apart: str | None = None,
+        preview: bool = False,
     ) -> None:
         service = self.app.service
         args: dict[str, Any] = {
@@ -301,7 +338,19 @@ class SearchScreen(PaneScreen):
         except ServiceError as exc:
             self.post_message(self.ResultsReady(token, None, None, str(exc)))
             return
-        self.post_message(self.ResultsReady(token, page, groups))
+        counts = None
+        if facets_apart is not None:
+            try:
+                counts = self._count_facets(facets_apart, project, kinds, since, all_kinds)
+            except ServiceError:
+                pass  # the results say what is wrong with the query
+        # the first card's hit, where the list puts the cursor on new results
+        if groups is not None:
+            first = next((g.hits[0] for g in groups if g.hits), None)
+        else:
+            first = page.hits[0] if page.hits else None
+        shown = (first.id, self._preview_context(first)) if preview and first is not None else None
+        self.post_message(self.ResultsReady(token, page, groups, facets=counts, preview=shown))
 
     @on(ResultsReady)
     def _show_results(self, message: ResultsReady) -> None:
@@ -326,15 +375,18 @@ class SearchScreen(PaneScreen):
             for w in page.query.split()
             if ":" not in w and w.upper() not in ("AND", "OR", "NOT") and len(w.strip('"')) > 1
         )
-        self.query_one(ResultList).show(page, message.groups, keep=keep)
+        results = self.query_one(ResultList)
+        results.show(page, message.groups, keep=keep)
+        self._preview_with_results(results, message.preview)
         # `_facets_key` is what the facet list shows; a pending redraw is replaced by the
         # newest one, and dropped when the newest counts are those already shown (as after
         # ctrl+g, which searches again with the same query).
         if self._facets_timer is not None:
             self._facets_timer.stop()
             self._facets_timer = None
-        if page.facets is not None:  # fetched with the results: drawn at once
-            self._facets_ready(self.FacetsReady(message.token, page.facets))
+        facets = page.facets if page.facets is not None else message.facets
+        if facets is not None:  # fetched with the results: drawn at once
+            self._facets_ready(self.FacetsReady(message.token, facets))
         elif self.FACETS_DELAY <= 0 or self.query_one(FacetList).option_count == 0:
             self._fetch_facets(message.token)  # the first ones: at once
         else:  # their own query, once the results have rested (typing costs none)
@@ -364,7 +416,7 @@ class SearchScreen(PaneScreen):
         text, project, kinds, since, _grouped, all_kinds = args
         left_out = self._left_out(kinds, all_kinds)
         if left_out:  # count what the results hold (the service counts every kind)
-            text = " ".join([str(text), *(f"-kind:{k}" for k in left_out)])
+            text = self._facets_text(text, left_out)
         self._run_facets(token, text, project, kinds, since, all_kinds)
 
     @work(
@@ -383,20 +435,27 @@ class SearchScreen(PaneScreen):
         since: str | None,
         all_kinds: bool,
     ) -> None:
-        try:  # the counts do not depend on grouping, the kinds asked for or the limit
-            page = self.app.service.search(
-                text,
-                limit=1,
-                project=project,
-                kind=kinds or None,
-                since=since,
-                facets=True,
-                include_tool_results=all_kinds,
-                include_thinking=all_kinds,
-            )
+        try:
+            facets = self._count_facets(text, project, kinds, since, all_kinds)
         except ServiceError:
             return  # the results' own search said what is wrong with the query
-        self.post_message(self.FacetsReady(token, page.facets))
+        self.post_message(self.FacetsReady(token, facets))
+
+    def _count_facets(
+        self, text: str, project: str | None, kinds: list[str], since: str | None, all_kinds: bool
+    ) -> Facets | None:
+        """The facet counts of a query (they do not depend on grouping, the kinds asked
+        for or the limit). From a worker."""
+        return self.app.service.search(
+            text,
+            limit=1,
+            project=project,
+            kind=kinds or None,
+            since=since,
+            facets=True,
+            include_tool_results=all_kinds,
+            include_thinking=all_kinds,
+        ).facets
 
     @on(FacetsReady)
     def _facets_ready(self, message: FacetsReady) -> None:
@@ -446,6 +505,9 @@ class SearchScreen(PaneScreen):
     @on(ResultList.HitHighlighted)
     def _hit_highlighted(self, message: ResultList.HitHighlighted) -> None:
         message.stop()
+        given, self._preview_given = self._preview_given, None
+        if message.hit.id == given:  # its preview came with the results, and is shown
+            return
         self._cancel_preview()
         if self.PREVIEW_DELAY <= 0:
             self._run_preview(message.hit)
@@ -467,11 +529,27 @@ class SearchScreen(PaneScreen):
         description="Reading the preview",
     )
     def _run_preview(self, hit: Hit) -> None:
+        self.post_message(self.PreviewReady(hit.id, self._preview_context(hit)))
+
+    def _preview_context(self, hit: Hit) -> ContextResult | None:
+        """What the preview shows of `hit` (None when it cannot be read). From a worker."""
         try:
-            ctx = self.app.service.context(hit.id, before=2, after=3, max_chars=700)
+            return self.app.service.context(hit.id, before=2, after=3, max_chars=700)
         except ServiceError:
-            ctx = None
-        self.post_message(self.PreviewReady(hit.id, ctx))
+            return None
+
+    def _preview_with_results(
+        self, results: ResultList, preview: tuple[str, ContextResult | None] | None
+    ) -> None:
+        """The preview the search brought, shown with its results when the cursor is on
+        its hit (the card's `HitHighlighted`, which comes after, then reads nothing)."""
+        idx = results.highlighted
+        if preview is None or idx is None or results.hits[idx].id != preview[0]:
+            return
+        hit = results.hits[idx]
+        self._cancel_preview()
+        self._previewed = self._preview_given = hit.id
+        self.query_one(HitPreview).show(hit, preview[1], self._terms)
 
     @on(PreviewReady)
     def _show_preview(self, message: PreviewReady) -> None:
@@ -481,6 +559,7 @@ class SearchScreen(PaneScreen):
         if idx is None or idx >= len(results.hits) or results.hits[idx].id != message.hit_id:
             return  # the cursor moved on (its own preview is on its way)
         hit = results.hits[idx]
+        self._previewed = hit.id
         self.query_one(HitPreview).show(hit, message.context, self._terms)
 
     # ---- opening -------------------------------------------------------------------

@@ -73,14 +73,15 @@ class ArchiveHeader(Widget):
         self.pane = pane
         """The pane's name, shown after the brand."""
         self._last: tuple[object, ...] = ()
+        """The state last drawn (the poll redraws when it changed)."""
 
     def on_mount(self) -> None:
         self.set_interval(0.5, self._poll)
 
     def _poll(self) -> None:
-        key = self._state_key()
-        if key != self._last:
-            self._last = key
+        # against what was last drawn: the first poll redrew a header that had not
+        # changed since its first frame (a frame of its own, half a second in)
+        if self._state_key() != self._last:
             self.refresh()
 
     def _state_key(self) -> tuple[object, ...]:
@@ -104,7 +105,8 @@ class ArchiveHeader(Widget):
 
     def render(self) -> Text:
         app: HeaderSource = self.app  # type: ignore[assignment]
-        role, indexing, progress, docs, embedding = self._state_key()
+        self._last = self._state_key()
+        role, indexing, progress, docs, embedding = self._last
         narrow = self.size.width < NARROW
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" ◆ ccarchive ", self._style("brand"))
