@@ -153,50 +153,6 @@ def quick_idle_probes(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
     monkeypatch.setattr(_wait, "SLEEP_IDLE", IDLE_PROBE_S * IDLE_SHARE)
 
 
-_PARSED_CSS: dict[tuple, list] = {}
-"""Textual CSS parsed once per test process: (css, where, defaults, tie breaker, scope,
-variables) -> its rule sets."""
-
-
-@pytest.fixture(autouse=True)
-def css_parsed_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every app a test starts parses the same stylesheets again (the app's, and each
-    widget's default CSS): ~50 ms of CPU an app test. The tests share the parsed rule
-    sets across apps, keyed by everything the parse reads (the theme's variables
-    included), as each app's own cache does within one app. What is drawn is the same
-    (the snapshot tests compare it). Benchmarks parse as a user's app does.
-    tests/tui/test_textual_tuning.py fails if Textual changes what this wraps."""
-    if request.node.get_closest_marker("benchmark"):
-        return
-    from textual.css.stylesheet import Stylesheet
-
-    parse = Stylesheet._parse_rules
-
-    def parsed_once(
-        self: Stylesheet,
-        css: str,
-        read_from: tuple[str, str],
-        is_default_rules: bool = False,
-        tie_breaker: int = 0,
-        scope: str = "",
-    ) -> list:
-        key = (
-            css,
-            read_from,
-            is_default_rules,
-            tie_breaker,
-            scope,
-            tuple(sorted(self._variables.items())),
-        )
-        rules = _PARSED_CSS.get(key)
-        if rules is None:
-            rules = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
-            _PARSED_CSS[key] = rules
-        return rules
-
-    monkeypatch.setattr(Stylesheet, "_parse_rules", parsed_once)
-
-
 def build_index(archive: Path, data_dir: Path):  # -> ArchiveService
     """Index `archive` into `data_dir` and return a service over it (writer released)."""
     from ccarchive.index.indexer import Indexer

@@ -39,32 +39,6 @@ def test_the_suites_idle_probes_reach_textuals_wait() -> None:
     assert "sleep(SLEEP_GRANULARITY)" in body and "< SLEEP_IDLE" in body
 
 
-def test_the_suites_shared_css_parse_wraps_what_textual_parses_with() -> None:
-    """tests/conftest.py's `css_parsed_once` keys the rules a stylesheet parses by the
-    arguments of `Stylesheet._parse_rules` and the stylesheet's `_variables` (all the
-    parse reads): a Textual that parses with more fails here. The wrapped parse is the
-    fixture's, and a new variable set parses anew."""
-    import inspect
-
-    from textual.css.stylesheet import Stylesheet
-
-    from tests.conftest import _PARSED_CSS
-
-    assert Stylesheet._parse_rules.__name__ == "parsed_once"
-    original = inspect.getsource(Stylesheet._parse_rules.__closure__[0].cell_contents)
-    assert "variable_tokens=self._variable_tokens" in original
-    for line in ("self._variables = variables", "self.__variable_tokens = None"):
-        assert line in inspect.getsource(Stylesheet.set_variables)
-    params = list(inspect.signature(Stylesheet._parse_rules).parameters)
-    assert params == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
-    blue, red = Stylesheet(variables={"accent": "blue"}), Stylesheet(variables={"accent": "red"})
-    css = "Label { color: $accent; }"
-    first = blue._parse_rules(css, ("", "test"))
-    assert blue._parse_rules(css, ("", "test")) is first
-    assert red._parse_rules(css, ("", "test")) is not first
-    assert sum(key[0] == css for key in _PARSED_CSS) == 2
-
-
 def test_the_tuning_is_on_for_the_pinned_textual() -> None:
     assert tuning.ENABLED == (os.environ.get(tuning.OFF_ENV, "") in ("", "0"))
 
@@ -132,17 +106,9 @@ def test_the_off_switch_runs_the_panes_on_plain_textual(demo_archive: Path, tmp_
 
 
 def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The CSS texts Textual parses from now on, counted where it parses them; the
-    suite's own sharing (tests/conftest.py `css_parsed_once`) undone first, so what is
-    counted is what the app shares itself."""
-    import inspect
-
+    """The CSS texts Textual parses from now on, counted where it parses them."""
     from textual.css import stylesheet
 
-    suites = stylesheet.Stylesheet._parse_rules
-    if suites.__name__ == "parsed_once":
-        textuals = inspect.getclosurevars(suites).nonlocals["parse"]
-        monkeypatch.setattr(stylesheet.Stylesheet, "_parse_rules", textuals)
     parsed: list[str] = []
     parse = stylesheet.parse
 
