@@ -22,6 +22,7 @@ few ``in`` tests; values are judged by `values.literal_is_secret` as assignments
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ccarchive.redact.lazy import LazyRegexes
@@ -220,13 +221,17 @@ def _pairs(text: str, out: list[Span]) -> None:
     if "|" in text:
         heads = _table_heads(text) if "---" in text else []
         # a header's cells are names, and a cell of a secret's column is a value: neither
-        # is the name of the cell beside it
-        not_names = [(h.start, h.end) for h in heads]
-        for head in heads:
-            not_names += _table_column(text, head, out)
+        # is the name of the cell beside it (sorted, to be looked up by bisection)
+        not_names = sorted(
+            [(h.start, h.end) for h in heads]
+            + [cell for head in heads for cell in _table_column(text, head, out)]
+        )
+        starts = [s for s, _e in not_names]
         values: set[int] = set()  # where the values of secrets' names start
         for m in _TABLE_RE.finditer(text):
-            if m.start("n") in values or any(s <= m.start("n") < e for s, e in not_names):
+            at = m.start("n")
+            i = bisect_right(starts, at) - 1
+            if at in values or (i >= 0 and at < not_names[i][1]):
                 continue  # a secret's value is not the name of the cell after it
             tier = _tiered(m.group("n"))
             if tier:

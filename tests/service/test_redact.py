@@ -796,6 +796,12 @@ PATHOLOGICAL = [
     "PASSWORD=your" + "_a" * 2_000 + "!",
     '"secret": "insert' + "_a" * 2_000 + '!"',
     "API_KEY=" + "ab1_" * 1_000 + "!",
+    # tables: a password column of 8,000 rows whose cells beside it read as names (each
+    # pair was once checked against every cell of the column), bars alone, rules alone
+    "| user | password | x |\n|---|---|---|\n"
+    + "".join(f"| u{i} | Hunter{i}xQ9z | password |\n" for i in range(8_000)),
+    "|" * 200_000,
+    "|---" * 50_000 + "\n| password |\n|---|\n" + "| x |\n" * 20_000,
 ]
 
 
