@@ -212,11 +212,24 @@ def _top_level(tree: ast.Module) -> tuple[set[str], set[str]]:
 
 @functools.cache
 def _names_of(path: Path) -> tuple[set[str], set[str]]:
-    return _top_level(ast.parse(path.read_text(encoding="utf-8")))
+    return _top_level(_tree(path.read_text(encoding="utf-8")))
 
 
-def _ccarchive_imports(tree: ast.Module) -> Iterator[tuple[ast.ImportFrom, ast.alias]]:
-    for node in ast.walk(tree):
+@functools.cache
+def _tree(source: str) -> ast.Module:
+    """A source parsed once per process: the checks below read the same 300-odd files
+    (parsing and walking them was most of their CPU)."""
+    return ast.parse(source)
+
+
+@functools.cache
+def _nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of a source, walked once per process."""
+    return tuple(ast.walk(_tree(source)))
+
+
+def _ccarchive_imports(source: str) -> Iterator[tuple[ast.ImportFrom, ast.alias]]:
+    for node in _nodes(source):
         if (
             isinstance(node, ast.ImportFrom)
             and node.level == 0
@@ -232,7 +245,7 @@ def _misplaced_imports(sources: dict[str, str]) -> list[str]:
     defines it, nor has it as a submodule, nor (a package) lists it in `__all__`."""
     found = []
     for where, source in sources.items():
-        for node, alias in _ccarchive_imports(ast.parse(source)):
+        for node, alias in _ccarchive_imports(source):
             module_file = _module_file(node.module or "")
             if module_file is None or _module_file(f"{node.module}.{alias.name}"):
                 continue
@@ -248,17 +261,17 @@ def _misplaced_imports(sources: dict[str, str]) -> list[str]:
 def _reexports(path: str, source: str) -> list[str]:
     """Names a module imports without using them: re-exports (a package's `__init__` may
     offer what its `__all__` lists)."""
-    tree = ast.parse(source)
-    _defined, exported = _top_level(tree)
+    _defined, exported = _top_level(_tree(source))
+    nodes = _nodes(source)
     names = {
         alias.asname or alias.name
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.ImportFrom) and node.module != "__future__"
         for alias in node.names
     }
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+    used = {n.id for n in nodes if isinstance(n, ast.Name)} | {
         n.value
-        for n in ast.walk(tree)
+        for n in nodes
         if isinstance(n, ast.Constant)
         and isinstance(n.value, str)
         and n.value.isidentifier()
@@ -272,7 +285,7 @@ def _private_imports(sources: dict[str, str]) -> list[str]:
     return [
         f"{where}:{node.lineno}: {alias.name} from {node.module}"
         for where, source in sources.items()
-        for node, alias in _ccarchive_imports(ast.parse(source))
+        for node, alias in _ccarchive_imports(source)
         if alias.name.startswith("_") and not alias.name.startswith("__")
     ]
 
@@ -286,19 +299,27 @@ def _sources(*folders: Path) -> dict[str, str]:
     }
 
 
+_SAME_WORKER = pytest.mark.xdist_group("structure-sources")
+"""The checks that read every source run on one worker, which parses each file once
+(`_tree`, `_nodes`) for all of them."""
+
+
 @pytest.mark.long
+@_SAME_WORKER
 def test_every_import_names_the_module_that_defines_it() -> None:
     found = _misplaced_imports(_sources(APP, ROOT / "tests"))
     print("\n".join(found) or "every import points home")
     assert not found, "names imported from a module that only passes them on:\n" + "\n".join(found)
 
 
+@_SAME_WORKER
 def test_no_module_re_exports_names_it_does_not_use() -> None:
     found = [line for path, source in _sources(APP).items() for line in _reexports(path, source)]
     print("\n".join(found) or "no re-exports")
     assert not found, "imported but never used (re-exports):\n" + "\n".join(found)
 
 
+@_SAME_WORKER
 def test_no_private_name_is_imported_across_modules() -> None:
     found = _private_imports(_sources(APP))
     print("\n".join(found) or "no private imports")
@@ -325,12 +346,12 @@ def _service_subclasses(sources: dict[str, str]) -> list[str]:
     defined = {
         node.name
         for text in sources.values()
-        for node in ast.walk(ast.parse(text))
+        for node in _nodes(text)
         if isinstance(node, ast.ClassDef)
     }
     found = []
     for path, text in sources.items():
-        for node in ast.walk(ast.parse(text)):
+        for node in _nodes(text):
             if not isinstance(node, ast.ClassDef):
                 continue
             for base in node.bases:
@@ -340,6 +361,7 @@ def _service_subclasses(sources: dict[str, str]) -> list[str]:
     return found
 
 
+@_SAME_WORKER
 def test_the_service_is_composed_of_parts_not_a_stack_of_classes() -> None:
     parts = {p: t for p, t in _sources(APP / "service").items() if not p.endswith("/models.py")}
     found = _service_subclasses(parts)  # (the result models may extend one another)
