@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyPattern
 from ccarchive.redact.names import lookup_in_prose, name_tier
 from ccarchive.redact.rules import ASSIGNMENT, HEADER, Span
 from ccarchive.redact.values import (
@@ -39,11 +39,9 @@ from ccarchive.redact.values import (
     looks_random,
 )
 
-lazy = LazyRegexes(globals())
-
-_NAME_AFTER_RE = lazy(r"[A-Za-z0-9_.-]*")
-_NAME_BEFORE_RE = lazy(r"[A-Za-z0-9_.-]{1,64}\Z")
-_TAIL_RE = lazy(
+_NAME_AFTER_RE = LazyPattern(r"[A-Za-z0-9_.-]*")
+_NAME_BEFORE_RE = LazyPattern(r"[A-Za-z0-9_.-]{1,64}\Z")
+_TAIL_RE = LazyPattern(
     r"""
     (?P<nq>\\{0,7}["']\]?)?
     (?P<sep>[ \t]*(?::=|=>|=(?![=~>])|=(?=[=~])|:(?![:=]))[ \t]*|[ \t]+)
@@ -58,9 +56,9 @@ _TAIL_RE = lazy(
     """,
     re.VERBOSE,
 )
-_NETRC_VALUE_RE = lazy(r"[ \t]+([^\s\\]{1,4096})")
-_XML_VALUE_RE = lazy(r">(?P<v>[^<\n]{1,4096})</")
-_AUTHZ_TAIL_RE = lazy(
+_NETRC_VALUE_RE = LazyPattern(r"[ \t]+([^\s\\]{1,4096})")
+_XML_VALUE_RE = LazyPattern(r">(?P<v>[^<\n]{1,4096})</")
+_AUTHZ_TAIL_RE = LazyPattern(
     r"""\\?["']?[ \t]*[:=][ \t]*\\?["']?[ \t]*
     (?:(?P<scheme>[A-Za-z][A-Za-z0-9-]*)[ \t]+)?
     (?P<v>[A-Za-z0-9._~+/=:-]{1,4096})""",
@@ -69,18 +67,20 @@ _AUTHZ_TAIL_RE = lazy(
 _AUTH_SCHEMES = frozenset(
     "bearer basic token digest negotiate ntlm hoba mutual apikey key sso-key otp dpop".split()
 )
-_WORD_AND_NUMBER_RE = lazy(r"(?=[^0-9]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9!#%^*+=~_.-]{6,128}")
-_IDENT_RE = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
-_IDENT_CHAIN_RE = lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
-_IDENT_CHAIN_OR_WORD_RE = lazy(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*|[0-9.]+")
-_FLAG_RE = lazy(r"--?[A-Za-z][A-Za-z0-9-]*(?:=\S*)?")
-_CAMEL_TYPE_RE = lazy(r"(?:[A-Z][a-z]+){2,}")
-_AWS_SECRET_NAME_RE = lazy(r"aws_?secret_?(?:access_?)?key|secretaccesskey", re.IGNORECASE)
-_AWS_SECRET_VALUE_RE = lazy(r"[A-Za-z0-9/+=]{40}")
+_WORD_AND_NUMBER_RE = LazyPattern(
+    r"(?=[^0-9]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9!#%^*+=~_.-]{6,128}"
+)
+_IDENT_RE = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT_CHAIN_RE = LazyPattern(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
+_IDENT_CHAIN_OR_WORD_RE = LazyPattern(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*|[0-9.]+")
+_FLAG_RE = LazyPattern(r"--?[A-Za-z][A-Za-z0-9-]*(?:=\S*)?")
+_CAMEL_TYPE_RE = LazyPattern(r"(?:[A-Z][a-z]+){2,}")
+_AWS_SECRET_NAME_RE = LazyPattern(r"aws_?secret_?(?:access_?)?key|secretaccesskey", re.IGNORECASE)
+_AWS_SECRET_VALUE_RE = LazyPattern(r"[A-Za-z0-9/+=]{40}")
 _LINE_PREFIXES = frozenset(
     ("", "-", "export", "set", "setenv", "ENV", "ARG", "env", "declare -x", "readonly", "local")
 )
-_EOL_RE = lazy(r"[ \t]*(?:\r|\n|\\[nr]|\Z|#|\\?\")")
+_EOL_RE = LazyPattern(r"[ \t]*(?:\r|\n|\\[nr]|\Z|#|\\?\")")
 
 _MAX_VALUE = 4096
 _EXTEND_CHARS = frozenset(";<>|&{}])")
@@ -154,7 +154,8 @@ def assignment_spans(text: str, out: list[Span], hits: list[int] | None = None) 
     for kw_start in hits:
         if kw_start < covered:
             continue
-        name_end = _NAME_AFTER_RE.match(text, kw_start).end()
+        after = _NAME_AFTER_RE.match(text, kw_start)  # of `*`: always a match
+        name_end = after.end() if after else kw_start
         covered = name_end
         if name_end - kw_start > 96:
             continue  # not a name

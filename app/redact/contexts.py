@@ -25,12 +25,10 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyPattern
 from ccarchive.redact.names import may_name_secret, name_tier
 from ccarchive.redact.rules import ASSIGNMENT, SPECIFIC, Span
 from ccarchive.redact.values import is_placeholder, literal_is_secret, looks_random
-
-lazy = LazyRegexes(globals())
 
 _V = r"""(?P<q>['"]?)(?P<v>[^\s'"`|;&<>()]{1,512})"""
 """A command-line value, quoted or not (its closing quote is not needed)."""
@@ -38,38 +36,38 @@ _V = r"""(?P<q>['"]?)(?P<v>[^\s'"`|;&<>()]{1,512})"""
 _COMMAND_RES = (
     (
         ("mysql", "mariadb"),
-        lazy(
+        LazyPattern(
             rf"(?:mysql|mariadb)(?<![\w-]mysql)(?<![\w-]mariadb)[\w-]*\b[^\n]{{0,300}}?"
             rf"[ \t]-p{_V}"
         ),
     ),
-    (("sshpass",), lazy(rf"sshpass[ \t]+(?:-\w[ \t]+)*-p[ \t]*{_V}")),
-    (("redis-cli",), lazy(rf"redis-cli\b[^\n]{{0,300}}?[ \t](?:-a|--pass)[ \t]+{_V}")),
-    (("openssl",), lazy(rf"openssl\b[^\n]{{0,300}}?[ \t]-k[ \t]+{_V}")),
+    (("sshpass",), LazyPattern(rf"sshpass[ \t]+(?:-\w[ \t]+)*-p[ \t]*{_V}")),
+    (("redis-cli",), LazyPattern(rf"redis-cli\b[^\n]{{0,300}}?[ \t](?:-a|--pass)[ \t]+{_V}")),
+    (("openssl",), LazyPattern(rf"openssl\b[^\n]{{0,300}}?[ \t]-k[ \t]+{_V}")),
     (
         ("pass:",),
-        lazy(
+        LazyPattern(
             r"pass:(?:(?<=[ \t]-pass[ \t]pass:)|(?<=-passin[ \t]pass:)|(?<=passout[ \t]pass:))"
             r"(?P<v>[^\s'\"]{1,512})"
         ),
     ),
     (
         (" login",),
-        lazy(
+        LazyPattern(
             rf"[ \t]login(?:(?<=docker[ \t]login)|(?<=podman[ \t]login)|(?<=registry[ \t]login))"
             rf"\b[^\n]{{0,300}}?[ \t]-p[ \t]+{_V}"
         ),
     ),
     (
         ("sqlcmd", "mongo", "bcp"),
-        lazy(
+        LazyPattern(
             rf"\b(?:sqlcmd|bcp|mongo|mongosh|mongodump|mongorestore|mongoexport)\b[^\n]{{0,300}}?"
             rf"[ \t]-[pP][ \t]+{_V}"
         ),
     ),
     (
         ("htpasswd",),
-        lazy(
+        LazyPattern(
             rf"htpasswd[ \t]+(?:-[a-zA-Z]*[ \t]+)*-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-[a-zA-Z]+[ \t]+)*"
             rf"\S+[ \t]+\S+[ \t]+{_V}"
         ),
@@ -77,7 +75,7 @@ _COMMAND_RES = (
 )
 
 
-_FLAG_RE = lazy(r"--?[A-Za-z][A-Za-z-]*")
+_FLAG_RE = LazyPattern(r"--?[A-Za-z][A-Za-z-]*")
 
 
 def _commands(text: str, out: list[Span]) -> None:
@@ -98,55 +96,55 @@ def _commands(text: str, out: list[Span]) -> None:
 
 
 # ---- a name and its value apart ----------------------------------------------------------
-_NAME_VALUE_RE = lazy(
+_NAME_VALUE_RE = LazyPattern(
     r"""name[ \t]*["']?[ \t]*[:=][ \t]*["']?(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*["']?[ \t]*,?[ \t]*
     (?:\r?\n[ \t]*(?:-[ \t]+)?)?[ \t]*["']?value[ \t]*["']?[ \t]*[:=][ \t]*
     (?P<q>["']?)(?P<v>[^\s"',}\]]{1,1024})""",
     re.VERBOSE,
 )
-_CALL_PAIR_RE = lazy(
+_CALL_PAIR_RE = LazyPattern(
     r"""\([ \t]*(?P<q1>["'])(?P<n>[A-Za-z_][\w.-]{0,95})(?P=q1)[ \t]*,[ \t]*(?P<q2>["'])"""
     r"""(?P<v>[^"'\n]{1,512})(?P=q2)"""
 )
-_BLOCK_RE = lazy(
+_BLOCK_RE = LazyPattern(
     r"(?m)(?:^|(?<=[ \t]))(?:-[ \t]+)?(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*"
     r"\r?\n"
     r"(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)"
 )
-_LIST_RE = lazy(
+_LIST_RE = LazyPattern(
     r"(?m)(?:^|(?<=[ \t]))(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*:[ \t]*\r?\n"
     r"(?P<body>(?:[ \t]*-[ \t]+[^\n]+(?:\n|\Z))+)"
 )
-_PAREN_RE = lazy(
+_PAREN_RE = LazyPattern(
     r"""\((?:(?<==[ \t]\()|(?<==\())[ \t]*\r?\n?[ \t]*(?P<q>["'])"""
     r"""(?P<v>[^"'\n]{1,512})(?P=q)"""
 )
-_NAME_BEFORE_RE = lazy(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
-_TABLE_RE = lazy(
+_NAME_BEFORE_RE = LazyPattern(r"(?P<n>[A-Za-z_][\w.-]{0,95})[ \t]*=[ \t]*\Z")
+_TABLE_RE = LazyPattern(
     r"\|(?=[ \t]*(?P<n>[A-Za-z][\w.-]{0,63})[ \t]*\|[ \t]*(?P<v>[^\s|]{1,1024})[ \t]*\|)"
 )
 """A row's name cell and the value cell beside it, looked at from each bar (the match is
 the bar alone), so that pairs overlap: ``| user | password | X |`` holds
 ``| user | password |`` and ``| password | X |``."""
-_TABLE_RULE_RE = lazy(
+_TABLE_RULE_RE = LazyPattern(
     r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*\r?$"
 )
 """A Markdown table's rule, the line of dashes under its header row."""
-_COLUMN_NAME_RE = lazy(r"[A-Za-z][\w .-]{0,39}")
+_COLUMN_NAME_RE = LazyPattern(r"[A-Za-z][\w .-]{0,39}")
 """A column's header that may name a secret: a name, not a sentence (``Pass if...``)."""
-_COLUMN_NAME_END_RE = lazy(r"[A-Za-z][\w .-]{0,39}\Z")
+_COLUMN_NAME_END_RE = LazyPattern(r"[A-Za-z][\w .-]{0,39}\Z")
 """The name at the end of a table's first header cell, when the table has no outer bars
 and its first line begins with something else (``{"content": "Password | User``)."""
-_COLUMN_VALUE_RE = lazy(r"(?=[^\s|]*[A-Za-z])[^\s|]{1,1024}")
+_COLUMN_VALUE_RE = LazyPattern(r"(?=[^\s|]*[A-Za-z])[^\s|]{1,1024}")
 """A value in a secret's column: one word with a letter (a checklist's answers, a score
 like ``3/5``, are not)."""
 _VERDICTS = frozenset(
     "pass passed fail failed ok skip skipped yes no true false none n/a todo done".split()
 )
 """What a test's ``Pass`` column holds: a verdict, not a password."""
-_ITEM_RE = lazy(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
-_LIST_GATE_RE = lazy(r":[ \t]*\r?\n[ \t]*-[ \t]")
-_BLOCK_GATE_RE = lazy(r":[ \t]*[|>][-+0-9]*[ \t]*\r?\n[ \t]+\S")
+_ITEM_RE = LazyPattern(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
+_LIST_GATE_RE = LazyPattern(r":[ \t]*\r?\n[ \t]*-[ \t]")
+_BLOCK_GATE_RE = LazyPattern(r":[ \t]*[|>][-+0-9]*[ \t]*\r?\n[ \t]+\S")
 
 
 def _list_start(text: str) -> int:
@@ -207,11 +205,11 @@ def _pairs(text: str, out: list[Span]) -> None:
             tier = _tiered(m.group("n"))
             if tier and tier != "weak":
                 pos = m.start("body")
-                for line in m.group("body").splitlines(keepends=True):
-                    item = _ITEM_RE.match(line)
+                for row in m.group("body").splitlines(keepends=True):
+                    item = _ITEM_RE.match(row)
                     if item:
                         _value(out, pos + item.start("v"), item.group("v"), tier)
-                    pos += len(line)
+                    pos += len(row)
     if "= (" in text or "=(" in text:
         for m in _PAREN_RE.finditer(text):
             name = _NAME_BEFORE_RE.search(text, max(0, m.start() - 100), m.start())
@@ -317,7 +315,7 @@ def _table_column(text: str, head: _TableHead, out: list[Span]) -> list[tuple[in
 
 
 # ---- what a command prints -------------------------------------------------------------
-_PRINTS_RE = lazy(
+_PRINTS_RE = LazyPattern(
     r"""(?mx)(?:^|[$%#❯>][ \t]*)(?:printenv[ \t]+(?P<var>\w+)
     | echo[ \t]+["']?\$\{?(?P<var2>\w+)\}?["']?[ \t]*
     | vault[ \t]+(?:kv[ \t]+get|read)\b[^\n]*?-field=\w+[^\n]*
@@ -331,7 +329,7 @@ _PRINTS_RE = lazy(
     | cat[ \t]+\S*(?:secret|token|passw|credential|\.pgpass|\.netrc|api[_-]?key)\S*[ \t]*
     )[ \t]*\r?\n(?P<v>[^\n]{1,4096})"""
 )
-_PRINTS_FOLDED_RE = lazy(
+_PRINTS_FOLDED_RE = LazyPattern(
     r"""(?x)(?:^|[$%#❯>][ \t]*)(?:printenv[ \t]+(?P<var>\w+)
     | echo[ \t]+["']?\$\{?(?P<var2>\w+)\}?["']?
     | vault[ \t]+kv[ \t]+get[ \t]+-field=\w+[ \t]+\S+
@@ -388,13 +386,15 @@ def _outputs(text: str, out: list[Span]) -> None:
                     out.append((s, s + len(run.group()), "aws-secret", SPECIFIC))
 
 
-_DIGIT_RE = lazy(r"[0-9]")
-_SYMBOL_RE = lazy(r"[^\w\s]")
-_MIXED_RE = lazy(r"[a-z][A-Z]")
-_KEY_LINE_RE = lazy(r"[A-Za-z_][\w.-]*[ \t]*[=:][ \t]|[A-Z_][A-Z0-9_]{2,}=|.*[\"'`]")
-_AWS_PROMPT_RE = lazy(r"Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*(?P<v>[A-Za-z0-9/+=]{16,})")
-_AWS_TEXT_RE = lazy(r"CREDENTIALS[ \t]+A[SK]IA[A-Z0-9]{16}(?P<rest>[^\n]{0,8192})")
-_B64_RUN_RE = lazy(r"[A-Za-z0-9/+=]{30,}")
+_DIGIT_RE = LazyPattern(r"[0-9]")
+_SYMBOL_RE = LazyPattern(r"[^\w\s]")
+_MIXED_RE = LazyPattern(r"[a-z][A-Z]")
+_KEY_LINE_RE = LazyPattern(r"[A-Za-z_][\w.-]*[ \t]*[=:][ \t]|[A-Z_][A-Z0-9_]{2,}=|.*[\"'`]")
+_AWS_PROMPT_RE = LazyPattern(
+    r"Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*(?P<v>[A-Za-z0-9/+=]{16,})"
+)
+_AWS_TEXT_RE = LazyPattern(r"CREDENTIALS[ \t]+A[SK]IA[A-Z0-9]{16}(?P<rest>[^\n]{0,8192})")
+_B64_RUN_RE = LazyPattern(r"[A-Za-z0-9/+=]{30,}")
 
 
 def output_value(text: str, s: int, line: str, out: list[Span]) -> None:
@@ -415,13 +415,13 @@ def output_value(text: str, s: int, line: str, out: list[Span]) -> None:
 
 
 # ---- formats ----------------------------------------------------------------------------
-_PGPASS_RE = lazy(
+_PGPASS_RE = LazyPattern(
     r"(?m)^(?:[A-Za-z0-9_.*-]+|\[[0-9a-fA-F:]+\]):(?:[0-9]{1,5}|\*):[A-Za-z0-9_.*$-]+:"
     r"[A-Za-z0-9_.*@$-]+:(?P<v>[^\s:]\S{0,511})(?=\s|\Z)"
 )
-_PGPASS_GATE_RE = lazy(r":(?:[0-9]{1,5}|\*):")
+_PGPASS_GATE_RE = LazyPattern(r":(?:[0-9]{1,5}|\*):")
 """The port field that every .pgpass line has: a colon, a port or ``*``, a colon."""
-_SIGNATURE_RE = lazy(
+_SIGNATURE_RE = LazyPattern(
     r"[?&](?:X-Amz-Signature|X-Goog-Signature|Signature|X-Amz-Security-Token|x-amz-security-token"
     r"|X-Goog-Credential-Signature|GoogleAccessId-Signature)=(?P<v>[^&\s\"'#<>]{16,})"
 )
@@ -463,7 +463,7 @@ _LABELS = (
     "秘钥",
     "비밀번호",
 )
-_LABEL_RE = lazy(
+_LABEL_RE = LazyPattern(
     "(?:"
     + "|".join(sorted((re.escape(label) for label in _LABELS), key=len, reverse=True))
     + r")[ \t]*(?:[:：=]|[ \t]-)[ \t]*(?P<v>[^\s\"'，。、」』]{3,512})"
@@ -499,7 +499,7 @@ _LABEL_GATES = (
 )
 _LABEL_ASCII_GATES = tuple(g for g in _LABEL_GATES if g.isascii())
 _LABEL_OTHER_GATES = tuple(g for g in _LABEL_GATES if not g.isascii())
-_LABEL_CHARS_RE = lazy(
+_LABEL_CHARS_RE = LazyPattern(
     "[" + "".join(sorted({next(c for c in g if not c.isascii()) for g in _LABEL_OTHER_GATES})) + "]"
 )
 """A character of each gate that is not ASCII: one scan of the text for any of them
@@ -515,14 +515,16 @@ def _may_hold_label(text: str) -> bool:
     return _LABEL_CHARS_RE.search(text) is not None and any(g in text for g in _LABEL_OTHER_GATES)
 
 
-_SECRET_FILE_RE = lazy(
+_SECRET_FILE_RE = LazyPattern(
     r"(?i)(?:^|[/\\])(?:\.env(?:\.[\w-]+)?|[\w.-]*(?:secret|credential|passw|token)[\w.-]*"
     r"|\.netrc|\.pgpass|\.htpasswd|\.my\.cnf|id_[a-z0-9]+|[\w.-]+\.(?:pem|key|p12|pfx))$"
 )
-_EDIT_RE = lazy(r"\A(?:Edit|MultiEdit|Write)\n(?P<p>[^\n]{1,1024})\n(?P<v>\S{6,512})\s*\Z")
-_WRAPPED_RE = lazy(r"(?m)^(?P<a>[A-Za-z0-9+/_-]{40,})\r?\n(?P<b>[A-Za-z0-9+/_-]{16,}={0,2})\r?$")
-_WRAPPED_HEAD_RE = lazy(r"[A-Za-z0-9+/_-]{40}")
-_WRAPPED_LINE_RE = lazy(r"\n[A-Za-z0-9+/_-]{40}")
+_EDIT_RE = LazyPattern(r"\A(?:Edit|MultiEdit|Write)\n(?P<p>[^\n]{1,1024})\n(?P<v>\S{6,512})\s*\Z")
+_WRAPPED_RE = LazyPattern(
+    r"(?m)^(?P<a>[A-Za-z0-9+/_-]{40,})\r?\n(?P<b>[A-Za-z0-9+/_-]{16,}={0,2})\r?$"
+)
+_WRAPPED_HEAD_RE = LazyPattern(r"[A-Za-z0-9+/_-]{40}")
+_WRAPPED_LINE_RE = LazyPattern(r"\n[A-Za-z0-9+/_-]{40}")
 
 
 def _wrapped_start(text: str) -> int:
@@ -535,7 +537,7 @@ def _wrapped_start(text: str) -> int:
     return -1 if line is None else line.start() + 1
 
 
-_KEYLIKE_RE = lazy(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])")
+_KEYLIKE_RE = LazyPattern(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])")
 
 
 def _formats(text: str, out: list[Span]) -> None:
@@ -562,13 +564,13 @@ def _formats(text: str, out: list[Span]) -> None:
             ):
                 out.append((m.start("v"), m.end("v"), "password", ASSIGNMENT))
     if text.startswith(("Edit\n", "MultiEdit\n", "Write\n")):
-        m = _EDIT_RE.match(text)
+        edit = _EDIT_RE.match(text)
         if (
-            m
-            and _SECRET_FILE_RE.search(m.group("p").strip())
-            and literal_is_secret(m.group("v"), "password", quoted=False)
+            edit
+            and _SECRET_FILE_RE.search(edit.group("p").strip())
+            and literal_is_secret(edit.group("v"), "password", quoted=False)
         ):
-            out.append((m.start("v"), m.end("v"), "env", ASSIGNMENT))
+            out.append((edit.start("v"), edit.end("v"), "env", ASSIGNMENT))
     first = _wrapped_start(text) if "\n" in text and len(text) >= 58 else -1
     if first >= 0:
         for m in _WRAPPED_RE.finditer(text, first):

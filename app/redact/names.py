@@ -17,19 +17,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyPattern
 from ccarchive.redact.values import NAME_KEYWORDS
 
-lazy = LazyRegexes(globals())
-
 # Words that contain a keyword without being about a secret.
-_NON_SECRET_WORD_RE = lazy(
+_NON_SECRET_WORD_RE = LazyPattern(
     r"author(?!i[sz])[a-z]*|keyboard|keyword|keystroke|keypress|keydown|keyup|keycode|keymap|keybind"
     r"|keyframe|keyspace|keypad|keyof|keyset|monkey|donkey|turkey|hockey|whiskey|jockey|lackey|hotkey"
     r"|tokeniz[a-z]*|passthrough",
     re.IGNORECASE,
 )
-_PASSWORD_RE = lazy(r"passw(?:or)?d|pwd|passphrase", re.IGNORECASE)
+_PASSWORD_RE = LazyPattern(r"passw(?:or)?d|pwd|passphrase", re.IGNORECASE)
 _PASSWORD_WORDS = frozenset(("pass", "pw", "pword", "passwd", "passwort"))
 """Short forms that name a password only as a whole word of the name (DB_PASS, MYSQL_PW,
 redisPw), or as the end of a name written as one word (BACKUPPRODPW, ADMINPASS); other
@@ -47,9 +45,9 @@ _PASS_ENDINGS = frozenset(
         "repass",
     )
 )
-_STRONG_RE = lazy(r"secret|credential", re.IGNORECASE)
-_WEAK_RE = lazy(r"key|token|auth", re.IGNORECASE)
-_WORD_SPLIT_RE = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_STRONG_RE = LazyPattern(r"secret|credential", re.IGNORECASE)
+_WEAK_RE = LazyPattern(r"key|token|auth", re.IGNORECASE)
+_WORD_SPLIT_RE = LazyPattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 # A last word that makes the value metadata about a secret rather than the secret.
 META_LAST_WORDS = frozenset(
@@ -74,7 +72,7 @@ LOOKUP_WORDS = frozenset(
     storage s3 bucket blob column field index cancellation cancel csrf xsrf max min input output
     total prompt completion cached""".split()
 )
-_PROSE_LOOKUP_RE = lazy(
+_PROSE_LOOKUP_RE = LazyPattern(
     r"\b(?:cache|sort|primary|foreign|partition|lookup|dict|map|hash)\b", re.IGNORECASE
 )
 

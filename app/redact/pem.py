@@ -9,26 +9,24 @@ and public keys are not secret and stay.
 
 from __future__ import annotations
 
-from ccarchive.redact.lazy import LazyRegexes
+from ccarchive.redact.lazy import LazyPattern
 from ccarchive.redact.rules import SPECIFIC, Span
-
-lazy = LazyRegexes(globals())
 
 BEGIN_GATE = "-----BEGIN "
 END_GATE = "-----END "
 PUTTY_GATE = "Private-Lines:"
 _KIND = r"[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?"
-_BEGIN_RE = lazy(rf"-----BEGIN ({_KIND})-----")
-_END_RE = lazy(rf"-----END ({_KIND})-----")
+_BEGIN_RE = LazyPattern(rf"-----BEGIN ({_KIND})-----")
+_END_RE = LazyPattern(rf"-----END ({_KIND})-----")
 # what a key body is made of: base64, PEM headers (Proc-Type: 4,ENCRYPTED), line breaks
 # as characters or as \n escaped once or more (JSON nested in JSON)
-_OPEN_BODY_RE = lazy(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\{1,8}[rnt])*")
-_LINE_BREAK_RE = lazy(r"\r?\n|\\{1,8}[rn]")
-_B64_LINE_RE = lazy(r"[ \t]*[A-Za-z0-9+/=]*[ \t\r]*")
-_BASE64_RUN_RE = lazy(r"[A-Za-z0-9+/]{16,}")
+_OPEN_BODY_RE = LazyPattern(r"(?:[A-Za-z0-9+/=:,. \t\r\n-]|\\{1,8}[rnt])*")
+_LINE_BREAK_RE = LazyPattern(r"\r?\n|\\{1,8}[rn]")
+_B64_LINE_RE = LazyPattern(r"[ \t]*[A-Za-z0-9+/=]*[ \t\r]*")
+_BASE64_RUN_RE = LazyPattern(r"[A-Za-z0-9+/]{16,}")
 # (its lines may be folded into one, as in a title)
-_PUTTY_RE = lazy(r"Private-Lines:[ \t]*([0-9]{1,3})(?:[ \t]*\r?\n|[ \t]*\\{1,8}n|[ \t]+)")
-_PUTTY_LINE_RE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,8}n|[ \t]+|\\{0,8}\Z)")
+_PUTTY_RE = LazyPattern(r"Private-Lines:[ \t]*([0-9]{1,3})(?:[ \t]*\r?\n|[ \t]*\\{1,8}n|[ \t]+)")
+_PUTTY_LINE_RE = LazyPattern(r"[A-Za-z0-9+/=]+(?:\r?\n|\\{1,8}n|[ \t]+|\\{0,8}\Z)")
 _MAX = 32768
 
 
@@ -92,7 +90,8 @@ def pem_spans(text: str, out: list[Span]) -> None:
             end_line = f"-----END {m.group(1)}-----"
             e = text.find(end_line, s, limit)
             if e < 0:  # truncated output (head -5 key.pem): the base64-looking run
-                e = _OPEN_BODY_RE.match(text, s, limit).end()
+                body = _OPEN_BODY_RE.match(text, s, limit)  # of `*`: always a match
+                e = body.end() if body else s
                 done = max(done, e)
             else:
                 done = max(done, e + len(end_line))

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ccarchive.redact.lazy import LazyRegexes
-
-lazy = LazyRegexes(globals())
+from ccarchive.redact.lazy import LazyPattern
 
 MARKER_PREFIX = "[REDACTED:"
 
@@ -20,21 +18,21 @@ MARKER_PREFIX = "[REDACTED:"
 # with letters and digits, or has two lone lower-case letters between capitals
 # ("AbXyQwEr"; one position in eight in random mixed-case text, rare in identifiers).
 # Applied to each run with match(); every branch is linear.
-_ALNUM_RUN_RE = lazy(r"[A-Za-z0-9]{8,}")
-_RANDOM_RUN_RE = lazy(
+_ALNUM_RUN_RE = LazyPattern(r"[A-Za-z0-9]{8,}")
+_RANDOM_RUN_RE = LazyPattern(
     r"[A-Za-z]*[0-9]+[A-Za-z]+[0-9]"
     r"|(?=[A-Za-z0-9]{24})(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])"
     r"|[A-Za-z0-9]*?(?<=[A-Z])[a-z](?=[A-Z])[A-Za-z0-9]*?(?<=[A-Z])[a-z](?=[A-Z])"
 )
-_DIGIT_OR_UPPER_RE = lazy(r"[0-9A-Z]")
+_DIGIT_OR_UPPER_RE = LazyPattern(r"[0-9A-Z]")
 
 
 # Base64 and URL-safe tokens split their runs of letters and digits at + / - _ . ~ (a
 # 44-character key may have no alphanumeric run of 8 that looks random): a 20+ run of
 # those with both cases and 2+ digits is random too ("src/components/Button2" has one
 # digit, "my_long_name_v2_3" no capital).
-_JOINED_RUN_RE = lazy(r"[A-Za-z0-9+/_.~-]{20,}")
-_JOINED_RANDOM_RE = lazy(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=(?:[^0-9]*[0-9]){2})")
+_JOINED_RUN_RE = LazyPattern(r"[A-Za-z0-9+/_.~-]{20,}")
+_JOINED_RANDOM_RE = LazyPattern(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=(?:[^0-9]*[0-9]){2})")
 _JOINERS = frozenset("+/_.~-")
 
 
@@ -68,7 +66,7 @@ PLACEHOLDER_WORDS = frozenset(
     tbd tba none null nil undefined true false yes no on off n/a na hidden masked omitted removed
     required optional default empty blank unset inherit""".split()
 )
-_PLACEHOLDER_RE = lazy(
+_PLACEHOLDER_RE = LazyPattern(
     r"""(?x)
     \$\{\{.*\}\} | \$\{[^}]*\}? | \$\([^)]*\)? | \$[A-Za-z_][A-Za-z0-9_]* | \$\d | \$[@*\#?!]
     | %[A-Za-z_][A-Za-z0-9_]*% | %\([^)]*\)[a-z] | %[sdr] | \{\{.*\}\} | \{%.*%\}
@@ -79,7 +77,7 @@ _PLACEHOLDER_RE = lazy(
     | .*[-_ .](?i:here)
     """
 )
-_MASK_RE = lazy(r"x{4,}|X{4,}|\*{3,}|\.{3,}|…+")
+_MASK_RE = LazyPattern(r"x{4,}|X{4,}|\*{3,}|\.{3,}|…+")
 
 
 def _masked(value: str) -> bool:
@@ -89,11 +87,11 @@ def _masked(value: str) -> bool:
     return masked > 0 and 4 * masked >= len(value)
 
 
-_TEMPLATE_FIELD_RE = lazy(r"\$?\{[^{}]*\}|%\(\w*\)[sdr]|%[sdr]|\$[A-Za-z_]\w*")
-_ALNUM4_RE = lazy(r"[A-Za-z0-9]{4}")
+_TEMPLATE_FIELD_RE = LazyPattern(r"\$?\{[^{}]*\}|%\(\w*\)[sdr]|%[sdr]|\$[A-Za-z_]\w*")
+_ALNUM4_RE = LazyPattern(r"[A-Za-z0-9]{4}")
 
 
-_VAR_NAME_RE = lazy(r"[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]*")
+_VAR_NAME_RE = LazyPattern(r"[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]*")
 
 
 def _variable_name(name: str) -> bool:
@@ -138,13 +136,13 @@ def is_placeholder(value: str) -> bool:
     return False
 
 
-_URL_VALUE_RE = lazy(r"[A-Za-z][A-Za-z0-9+.-]*://")
-_PATH_RE = lazy(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]*)*|[A-Za-z]:\\[\w.\\ -]*")
-_BASE64_RE = lazy(r"[A-Za-z0-9+/]{16,}={0,2}")
-_NUMBER_RE = lazy(r"[-+]?\d+(?:[.,_]\d+)*")
-_ENV_REF_RE = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_ALNUM_RE = lazy(r"[^\W_]")
-_SPACE_RE = lazy(r"\s")
+_URL_VALUE_RE = LazyPattern(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_PATH_RE = LazyPattern(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]*)*|[A-Za-z]:\\[\w.\\ -]*")
+_BASE64_RE = LazyPattern(r"[A-Za-z0-9+/]{16,}={0,2}")
+_NUMBER_RE = LazyPattern(r"[-+]?\d+(?:[.,_]\d+)*")
+_ENV_REF_RE = LazyPattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_ALNUM_RE = LazyPattern(r"[^\W_]")
+_SPACE_RE = LazyPattern(r"\s")
 _STOP_WORDS = frozenset(
     """the a an to is be must your of for with please not at least enter use this that will
     are""".split()
