@@ -27,9 +27,22 @@ def row_text(table, row: int) -> str:
     return "".join(s.text for s in table._render_cells(row, False, False))
 
 
+def more_sizes(*sizes: tuple[int, int]) -> list:
+    """`sizes` as parameters of the slow tier: the suite keeps 80x24 and one wide size of
+    each test, the sizes in between (where a layout breakpoint or a list's room could still
+    go wrong) run in the slow tier on the same code."""
+    return [pytest.param(s, marks=pytest.mark.slow, id=f"{s[0]}x{s[1]}") for s in sizes]
+
+
 # ---- Plans: the plan stays on screen however many plans there are -------------------------
-@pytest.mark.parametrize("size", [(80, 24), (80, 40), (99, 30), (120, 40)])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+    + more_sizes((80, 40), (99, 30)),
+)
 async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> None:
+    """The plan's text keeps rows on screen under a long list of plans: 80x24 and 120x40 in
+    the suite, a tall narrow and a just-narrow terminal (80x40, 99x30) in the slow tier."""
     app = crowded_app
     async with app.run_test(size=size) as pilot:
         await app.switch_mode("plans")
@@ -46,8 +59,14 @@ async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> No
 
 
 # ---- Projects ------------------------------------------------------------------------------
-@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+    + more_sizes((200, 50)),
+)
 async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size) -> None:
+    """Every project's row keeps its figures and the list takes the pane's height: 80x24
+    and 120x40 in the suite, a big terminal (200x50) in the slow tier."""
     from ccarchive.tui.format import human_count
     from ccarchive.tui.widgets.project_list import ProjectTable
 
