@@ -152,8 +152,13 @@ async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:
 
 async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) -> None:
     """With the facet redraw delayed (as in use), re-searching with the same counts
-    (ctrl+g) must not drop the pending redraw: the facets end up those of the query."""
-    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0.15)
+    (ctrl+g) must not drop the pending redraw: the facets end up those of the query.
+
+    The query is pasted (one search) and the delay is long enough that the redraw is
+    surely still pending when ctrl+g comes, however loaded the machine: typing it ran a
+    search a key for what is only the way in."""
+    delay = 1.0
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", delay)
     shown: list[object] = []
     original = FacetList.show
 
@@ -164,10 +169,12 @@ async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) 
     monkeypatch.setattr(FacetList, "show", record)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.screen.query_one("#query", Input).focus()
-        await pilot.press(*"gitignore walker", "ctrl+g")  # regroup before the redraw
+        assert len(shown) == 1  # the first facets are drawn at once, the next wait `delay`
+        await pasted(app, pilot, "gitignore walker")
+        assert len(shown) == 1  # the query's are not drawn yet: the redraw is pending
+        await pilot.press("ctrl+g")  # regroup before the redraw
         await settle(app, pilot)
-        await pilot.pause(0.4)
+        await pilot.pause(delay + 0.2)
         await settle(app, pilot)
         # the counts of what the results hold: tool output and thinking left out
         want = app.service.search(
