@@ -60,11 +60,17 @@ async def test_header_shows_archive_state_and_documents(app) -> None:
 
 
 async def test_command_palette_offers_panes_and_pane_actions(app) -> None:
+    """The palette lists the panes and the pane's own actions, each command once, and
+    none of the widgets' internals (the keys of the focused text box)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Go to Replay (F2 or 2)" in titles and "Go to Live (F7 or 7)" in titles
         assert "Group/hits" in titles and "Facets" in titles
+        assert {"Theme", "Quit", "Keys (?)", "Go to Plans (F4 or 4)"} <= set(titles)
+        assert len(titles) == len(set(titles))
+        assert "Copy selected text" not in titles and "Delete character left" not in titles
+        assert "Focus Next" not in titles  # Textual's Screen binds it, not this app
         await app.switch_mode("replay")
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
