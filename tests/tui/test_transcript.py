@@ -133,7 +133,11 @@ async def test_next_and_previous_search_hit(app) -> None:
         assert "hit 1/" in str(screen.query_one("#tx-status").render())
 
 
+@pytest.mark.slow
 async def test_jump_to_a_time(app) -> None:
+    """In the slow tier: test_replay_tools's test_time_jumps_say_where_they_landed keeps
+    the promise in the suite (a time typed into the dialog moves the cursor to the first
+    entry at or after it, a result shown at its call), over every form of a time."""
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
