@@ -140,6 +140,8 @@ async def test_enter_in_prompts_opens_the_session_at_that_prompt(app) -> None:
 
 # ---- the way back ----------------------------------------------------------------------
 async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:
+    """Esc or Backspace in Replay goes back to the pane that opened the session (Prompts,
+    Timeline, Plans), from a subagent first to its session."""
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -160,9 +162,7 @@ async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:
         await settle(app, pilot)
         assert app.current_mode == "timeline"
 
-
-async def test_back_from_a_subagent_then_to_the_pane(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+        # from a subagent: back to its session first, then to the pane
         await app.switch_mode("plans")
         await settle(app, pilot)
         app.post_message(OpenSession(FOLLOWUP_SESSION))
