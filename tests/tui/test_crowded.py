@@ -293,11 +293,18 @@ def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tm
 
 
 # ---- titles: every pane shows the service's title ------------------------------------------
-async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
+async def test_every_pane_shows_the_services_titles_never_only_a_redaction_mark(
+    crowded_app,
+) -> None:
+    """Search, the Timeline and a project's session list show the title the service
+    gives each session; one whose only prompt is `CheckpointSummary` (a name a detector
+    may take for a cut token) has a readable title, not only a redaction mark."""
+    from ccarchive.tui.screens.project_sessions import ProjectSessionList
     from ccarchive.tui.widgets.result_list import ResultList
     from ccarchive.tui.widgets.timeline_sessions import DaySessions
     from tests.tui.support import pasted
 
+    only_mark = re.compile(r"\s*(\[REDACTED[^\]]*\]\s*)+")
     app = crowded_app
     svc = app.service
     async with app.run_test(size=(120, 40)) as pilot:
@@ -308,6 +315,10 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
         assert groups
         for g in groups:
             assert g.title == svc.session_title(g.session_id)[0]
+        titles = [g.title for g in groups]
+        assert not any(only_mark.fullmatch(t) for t in titles), titles
+        sid, project = groups[0].session_id, groups[0].project
+
         await app.switch_mode("timeline")
         await settle(app, pilot)
         table = app.screen.query_one(DaySessions)
@@ -315,24 +326,6 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
             title = svc.session_title(s.session_id)[0] or s.first_prompt
             assert title[:20] in row_text(table, row)
 
-
-async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) -> None:
-    """A session whose only prompt is `CheckpointSummary` (a name a detector may take for
-    a cut token) has a readable title in Search, the Timeline and a project's list."""
-    from ccarchive.tui.screens.project_sessions import ProjectSessionList
-    from ccarchive.tui.widgets.result_list import ResultList
-    from tests.tui.support import pasted
-
-    only_mark = re.compile(r"\s*(\[REDACTED[^\]]*\]\s*)+")
-    app = crowded_app
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pasted(app, pilot, "checkpointsummary")
-        results = app.screen.query_one(ResultList)
-        titles = [c.group.title for c in results._cards if c.group is not None]
-        assert titles and not any(only_mark.fullmatch(t) for t in titles), titles
-        sid = results._cards[0].group.session_id
-        project = results._cards[0].group.project
         await app.switch_mode("projects")
         await settle(app, pilot)
         table = app.screen.query_one("#projects-table")
