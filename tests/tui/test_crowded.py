@@ -264,18 +264,6 @@ async def test_question_mark_opens_the_keys_from_the_first_screen(crowded_app) -
         assert query.value == "why?" and not isinstance(app.screen, KeyHelp)
 
 
-async def test_the_footer_names_the_pane_keys_at_80_columns(crowded_app) -> None:
-    from ccarchive.tui.widgets.key_footer import KeyFooter
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        for mode in ("search", "timeline", "plans", "projects", "prompts"):
-            await app.switch_mode(mode)
-            await settle(app, pilot)
-            footer = app.screen.query_one(KeyFooter).render().plain
-            assert "F1-7 Panes" in footer and "? Keys" in footer, (mode, footer)
-
-
 def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tmp_path) -> None:
     from tests.conftest import build_index
 

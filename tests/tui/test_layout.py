@@ -135,6 +135,8 @@ async def test_footer_puts_the_pane_keys_first(app) -> None:
 
 
 async def test_footer_drops_the_f_keys_when_narrow(app) -> None:
+    """At 80 columns the footer keeps the pane's own keys and names the F keys once
+    (`F1-7 Panes`), on every pane that has keys of its own."""
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
@@ -142,6 +144,11 @@ async def test_footer_drops_the_f_keys_when_narrow(app) -> None:
         narrow = _footer(app)
         assert "f1" not in narrow and "Search" not in narrow.split("▏")[0]
         assert "Group/hits" in narrow and "Facets" in narrow and "? Keys" in narrow
+        for mode in ("search", "timeline", "plans", "projects", "prompts"):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            footer = _footer(app)
+            assert "F1-7 Panes" in footer and "? Keys" in footer, (mode, footer)
 
 
 async def test_question_mark_lists_every_key_of_replay(app) -> None:
