@@ -92,6 +92,8 @@ async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size)
 
 
 async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
+    """Enter on a project lists its sessions (Esc closes the list); Enter on one opens it
+    in Replay, and Esc there comes back to the projects, the project still selected."""
     from ccarchive.tui.screens.project_sessions import ProjectSessionList, ProjectSessions
     from ccarchive.tui.widgets.project_list import ProjectTable
 
@@ -108,6 +110,13 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ProjectSessions)
+        await pilot.press("escape")  # closes the list: the projects again
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ProjectSessions)
+        assert app.current_mode == "projects" and table.selected == project
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProjectSessions)
         listed = app.screen.query_one(ProjectSessionList)
         expected = app.service.sessions(project=project, limit=50).sessions
         assert [s.session_id for s in listed.sessions] == [s.session_id for s in expected]
@@ -120,22 +129,6 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
         await settle(app, pilot)
         assert app.current_mode == "projects"
         assert app.screen.query_one(ProjectTable).selected == project
-
-
-async def test_projects_escape_closes_the_session_list(crowded_app) -> None:
-    from ccarchive.tui.screens.project_sessions import ProjectSessions
-
-    app = crowded_app
-    async with app.run_test(size=(120, 40)) as pilot:
-        await app.switch_mode("projects")
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert isinstance(app.screen, ProjectSessions)
-        await pilot.press("escape")
-        await settle(app, pilot)
-        assert not isinstance(app.screen, ProjectSessions)
-        assert app.current_mode == "projects"
 
 
 # ---- project names: as wide as there is room, cut to stay distinct -------------------------
@@ -197,19 +190,6 @@ async def test_search_at_80_columns_gives_the_results_the_width(crowded_app) -> 
         await pilot.press("ctrl+o")  # the preview on, beside the results
         await settle(app, pilot)
         assert preview.display and preview.region.width >= 20
-        await pilot.press("ctrl+o")
-        await settle(app, pilot)
-        assert not preview.display
-
-
-async def test_search_preview_hides_at_120_columns(crowded_app) -> None:
-    from ccarchive.tui.widgets.hit_preview import HitPreview
-
-    app = crowded_app
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        preview = app.screen.query_one(HitPreview)
-        assert preview.display
         await pilot.press("ctrl+o")
         await settle(app, pilot)
         assert not preview.display

@@ -51,11 +51,17 @@ async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:
 
 
 async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> None:
+    """Wide, the facets and the preview are beside the results; ctrl+o hides the
+    preview there too."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
         assert screen.has_class("-wide") and screen.has_class("-tall")
-        assert screen.query_one(FacetList).display and screen.query_one("#preview").display
+        preview = screen.query_one("#preview")
+        assert screen.query_one(FacetList).display and preview.display
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert not preview.display
 
 
 async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app) -> None:
