@@ -101,7 +101,11 @@ async def test_index_updates_reach_every_opened_pane(app) -> None:
         assert isinstance(app.screen, ReplayScreen)
 
 
+@pytest.mark.slow
 async def test_open_session_switches_to_replay_at_the_entry(app) -> None:
+    """In the slow tier: test_search's test_enter_opens_the_hit_in_replay_at_its_entry
+    keeps the promise in the suite (Replay opens at the entry, scrolled to it), through
+    the key that sends this message."""
     from ccarchive.tui.screens.replay.screen import ReplayScreen
 
     page = app.service.transcript(FOLLOWUP_SESSION, limit=30)

@@ -124,6 +124,7 @@ async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:
         _sid, _agent, index = app.service.entry_position(hit.id)
         assert screen.view.cursor == index
         assert screen.view.entry(index).id == hit.id
+        assert index in screen.view.visible_entries()  # scrolled to it
         assert screen.place.query == "walk kind:prompt"
 
 
