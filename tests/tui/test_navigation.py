@@ -247,10 +247,27 @@ async def test_prompts_a_focuses_the_since_box_and_digits_there_are_text(app) ->
         await settle(app, pilot)
 
 
-async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+async def test_timeline_enter_opens_the_session_and_the_filter_lets_go_of_the_keys(
+    app,
+) -> None:
+    """Enter on the chart opens the selected session; the project filter (`f`) gives the
+    keys back to the chart once left, picked or escaped."""
+    opened: list[OpenSession] = []
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
+        assert app.screen.query_one(ActivityChart).has_focus
+        first = app.screen.query_one(DaySessions).selected_id
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert opened and opened[-1].session_id == first
+        assert app.current_mode == "replay"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.current_mode == "timeline"
+
         screen = app.screen
         chart, select = screen.query_one(ActivityChart), screen.query_one(Select)
         day = chart.selected
@@ -270,39 +287,12 @@ async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:
         assert chart.selected == day
 
 
-async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> None:
-    opened: list[OpenSession] = []
-    async with app.run_test(
-        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
-    ) as pilot:
-        await app.switch_mode("timeline")
-        await settle(app, pilot)
-        assert app.screen.query_one(ActivityChart).has_focus
-        first = app.screen.query_one(DaySessions).selected_id
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert opened and opened[-1].session_id == first
-        assert app.current_mode == "replay"
-
-
 # ---- counts and previews agree with themselves ---------------------------------------------
-async def test_clearing_the_query_previews_the_first_of_the_new_results(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        results = await search_for(app, pilot, "walker")
-        results.focus()
-        await pilot.press("down", "down")
-        await settle(app, pilot)
-        assert results.highlighted == 2
-        query = app.screen.query_one("#query", Input)
-        query.value = ""
-        await searched(app, pilot, "")
-        assert results.highlighted == 0
-        preview = app.screen.query_one(HitPreview)
-        assert preview.shown is not None and preview.shown.id == results.hits[0].id
-
-
-async def test_facet_counts_add_up_to_the_match_count(app) -> None:
+async def test_facet_counts_add_up_to_the_match_count_and_clearing_previews_the_first(
+    app,
+) -> None:
+    """The facet counts of a query add up to its matches; clearing the query then previews
+    the first of the new results (the cursor was further down)."""
     from ccarchive.tui.widgets.facet_list import FacetList
 
     async with app.run_test(size=SIZE) as pilot:
@@ -326,3 +316,16 @@ async def test_facet_counts_add_up_to_the_match_count(app) -> None:
         assert "ctrl+t" in " ".join(
             facets.get_option_at_index(i).prompt.plain for i in range(facets.option_count)
         )
+
+        # clearing the query previews the first of the new results, not the old cursor's
+        results = screen.query_one(ResultList)
+        results.focus()
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        assert results.highlighted == 2
+        query = app.screen.query_one("#query", Input)
+        query.value = ""
+        await searched(app, pilot, "")
+        assert results.highlighted == 0
+        preview = app.screen.query_one(HitPreview)
+        assert preview.shown is not None and preview.shown.id == results.hits[0].id
