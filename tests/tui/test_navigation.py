@@ -53,7 +53,11 @@ async def open_hit(app, pilot, results: ResultList, kind: str, path_part: str = 
 
 
 # ---- hits open their item ------------------------------------------------------------
-async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:
+async def test_a_subplan_hit_opens_plans_at_that_subplan_and_a_plan_hit_clears_its_search(
+    app,
+) -> None:
+    """A subplan's hit opens Plans at that subplan, its plan unfolded and in view; a plan's
+    hit then clears a search in Plans that hid it and lands on the plan itself."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "gitignore kind:plan")
@@ -75,11 +79,7 @@ async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:
             or "agent subplan" in screen.query_one("#plan-meta").render().plain
         )
 
-
-async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await app.switch_mode("plans")
-        await settle(app, pilot)
+        # a plan hit clears a search in Plans that hides it
         app.screen.query_one("#plans-search", Input).value = "incremental"  # hides tally's
         await settle(app, pilot)
         await app.switch_mode("search")
@@ -94,7 +94,11 @@ async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:
         assert not tree.cursor_node.data.agent
 
 
-async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:
+async def test_a_memory_hit_opens_projects_at_that_file_and_a_prompt_hit_its_session(
+    app,
+) -> None:
+    """A memory file's hit opens Projects at that file, focused; a typed prompt's hit
+    (history.jsonl) opens its session at that prompt, not at the session's first."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "quirks kind:memory")
@@ -107,9 +111,8 @@ async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:
         assert memory.has_focus
         assert "quirks" in screen.query_one("#memory-markdown").source.lower()
 
-
-async def test_a_typed_prompt_hit_opens_its_session_at_that_prompt(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+        # a typed prompt's hit opens its session at that prompt
+        await app.switch_mode("search")
         await settle(app, pilot)
         results = await search_for(app, pilot, "tag kind:history")
         hit = await open_hit(app, pilot, results, "history")
