@@ -15,7 +15,6 @@ from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.format import fit_name
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.widgets.key_help import KeyHelp
 from tests.tui.crowded import PROJECTS
 from tests.tui.support import settle
 
@@ -222,26 +221,6 @@ async def test_search_keys_in_the_results(crowded_app) -> None:
         assert query.value == "checkpoint gemini"
         await pilot.press("escape", "x")  # Esc does not select the text either
         assert query.value == "checkpoint geminix"
-
-
-async def test_question_mark_opens_the_keys_from_the_first_screen(crowded_app) -> None:
-    from textual.widgets import Input
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        query = app.screen.query_one("#query", Input)
-        assert app.focused is query and not query.value
-        await pilot.press("question_mark")
-        await settle(app, pilot)
-        assert isinstance(app.screen, KeyHelp)
-        assert query.value == ""
-        shown = " ".join(str(r) for rows in app.screen.rows for r in rows)
-        for pane in ("Search", "Replay", "Timeline", "Plans", "Projects", "Prompts", "Live"):
-            assert pane in shown
-        await pilot.press("escape")
-        await pilot.press(*"why", "question_mark")  # in a query with text: a character
-        assert query.value == "why?" and not isinstance(app.screen, KeyHelp)
 
 
 def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tmp_path) -> None:

@@ -158,10 +158,24 @@ async def test_footer_drops_the_f_keys_when_narrow(app) -> None:
 
 
 async def test_question_mark_lists_every_key_of_replay(app) -> None:
-    """The footer at 80 columns has room for a few of Replay's keys; `?` has them all,
-    read from the bindings."""
+    """`?` opens the keys from the first screen (its query empty), where it names every
+    pane; in a query with text it is a character. The footer at 80 columns has room for a
+    few of Replay's keys; `?` there has them all, read from the bindings."""
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
+        query = app.screen.query_one("#query", Input)
+        assert app.focused is query and not query.value
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, KeyHelp)
+        assert query.value == ""
+        shown = " ".join(str(r) for rows in app.screen.rows for r in rows)
+        for pane in ("Search", "Replay", "Timeline", "Plans", "Projects", "Prompts", "Live"):
+            assert pane in shown
+        await pilot.press("escape")
+        await pilot.press(*"why", "question_mark")  # in a query with text: a character
+        assert query.value == "why?" and not isinstance(app.screen, KeyHelp)
+
         await app.switch_mode("replay")
         app.screen.open_session(FOLLOWUP_SESSION)
         await settle(app, pilot)
