@@ -134,13 +134,27 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:
         assert app.is_running
 
 
-async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> None:
-    """The app that started indexing stops it on exit: threads end, the lock is freed."""
+async def test_a_starting_app_indexes_as_the_writer_and_quitting_stops_it(
+    demo_settings, fixed_clock
+) -> None:
+    """The app that starts indexing never says another process indexes (the header,
+    from its first frame until the role is known); on exit it stops indexing: threads
+    end, the lock is freed."""
     from ccarchive.tui.app import make_app
 
-    app = make_app(demo_settings)
+    app = make_app(demo_settings)  # starts indexing: the first writer, no one else
+    seen: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
+        header = app.screen.query_one(status_header.ArchiveHeader)
+        for _ in range(40):
+            seen.append(header.render().plain)
+            if app.role_known:
+                break
+            await pilot.pause(0.01)
         await app.workers.wait_for_complete()
+        seen.append(header.render().plain)
+        assert not any("read-only" in s for s in seen)
+        assert "● live" in seen[-1] or "indexing" in seen[-1]
         await pilot.pause()
         assert app.live.is_writer
         await pilot.press("ctrl+q")

@@ -227,26 +227,6 @@ async def test_header_says_starting_until_the_role_is_known(app) -> None:
         assert "read-only (another ccarchive indexes)" in header.render().plain
 
 
-async def test_a_starting_app_never_claims_another_process_indexes(
-    demo_settings, fixed_clock
-) -> None:
-    from ccarchive.tui.app import make_app
-
-    app = make_app(demo_settings)  # starts indexing: the first writer, no one else
-    seen: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        header = app.screen.query_one(ArchiveHeader)
-        for _ in range(40):
-            seen.append(header.render().plain)
-            if app.role_known:
-                break
-            await pilot.pause(0.01)
-        await app.workers.wait_for_complete()
-        seen.append(header.render().plain)
-    assert not any("read-only" in s for s in seen)
-    assert "● live" in seen[-1] or "indexing" in seen[-1]
-
-
 async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:
     """Set by the first Resize instead, they would restyle the whole pane once more."""
     from ccarchive.tui.screens.plans import PlansScreen
