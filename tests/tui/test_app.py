@@ -48,10 +48,18 @@ async def test_digits_switch_panes_only_when_not_typing(app) -> None:
 
 
 async def test_header_shows_archive_state_and_documents(app) -> None:
-    app.live.state.role = "writer"
+    """The header says "starting" until the writer lock was tried (never read-only
+    before), then the role, the archive, the documents and the indexing progress."""
+    app.role_known = False  # as when the writer lock has not been tried yet
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         header = app.screen.query_one(status_header.ArchiveHeader)
+        assert "starting" in header.render().plain
+        assert "read-only" not in header.render().plain
+        app.role_known = True
+        app.live.state.role = "read-only"  # what it says once known, if so
+        assert "read-only (another ccarchive indexes)" in header.render().plain
+        app.live.state.role = "writer"
         text = header.render().plain
         assert "~/.claude" in text and "● live" in text
         assert f"{app.service.document_count():,} documents" in text

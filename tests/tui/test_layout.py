@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
+from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.search import SearchScreen
 from ccarchive.tui.widgets.facet_list import FacetList
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -48,6 +49,12 @@ async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:
         await pilot.pause()
         assert not facets.display and preview.display
         assert screen.query_one("#query", Input).has_focus
+
+        # a new pane has its breakpoint classes before it is styled (set by its first
+        # Resize instead, they would restyle the whole pane once more)
+        plans = PlansScreen()
+        assert plans.has_class("-narrow") and plans.has_class("-short")
+        assert not plans.has_class("-wide")
 
 
 async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> None:
@@ -213,26 +220,3 @@ async def test_header_fits_80_columns_with_state_and_count(app) -> None:
         # the documents `ccarchive status` counts, not the index's own (it counts more)
         assert app.service.document_count() == app.service.status().documents
         assert app.service.document_count() < app.service.store.searcher().num_docs
-
-
-async def test_header_says_starting_until_the_role_is_known(app) -> None:
-    app.role_known = False  # as when the writer lock has not been tried yet
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        header = app.screen.query_one(ArchiveHeader)
-        assert "starting" in header.render().plain
-        assert "read-only" not in header.render().plain
-        app.role_known = True
-        app.live.state.role = "read-only"  # what it says once known, if so
-        assert "read-only (another ccarchive indexes)" in header.render().plain
-
-
-async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:
-    """Set by the first Resize instead, they would restyle the whole pane once more."""
-    from ccarchive.tui.screens.plans import PlansScreen
-
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(app, pilot)
-        screen = PlansScreen()
-        assert screen.has_class("-narrow") and screen.has_class("-short")
-        assert not screen.has_class("-wide")
