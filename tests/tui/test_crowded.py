@@ -284,30 +284,6 @@ async def test_every_pane_shows_the_services_titles_never_only_a_redaction_mark(
         assert not only_mark.fullmatch(row_text(listed, row).split("  ", 1)[1].strip()[:18])
 
 
-async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded_app) -> None:
-    from ccarchive.tui.format import short_project
-    from tests.tui.support import pasted
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        await pasted(app, pilot, "nolint formatter")
-        await pilot.press("enter")
-        await settle(app, pilot)
-        screen = app.screen
-        info = screen.place.info
-        assert len(info.title) > 80
-        title = screen.query_one("#tx-title")
-        assert title.region.height == 2
-        lines = [
-            "".join(s.text for s in strip)
-            for strip in title.render_lines(title.region.reset_offset)
-        ]
-        assert lines[0].rstrip().endswith("…")
-        assert lines[1].strip().startswith(short_project(info.project))
-        assert f"branch {info.branches[0]}"[:14] in lines[1]
-
-
 async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(crowded_app) -> None:
     from ccarchive.tui.widgets.plan_tree import PlanTree
 
@@ -342,9 +318,15 @@ async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(cr
         assert opened and opened[-1].session_id == group.sessions[0][0]
 
 
-async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowded_app) -> None:
+async def test_a_query_entirely_ignored_says_so_and_a_long_title_keeps_the_header(
+    crowded_app,
+) -> None:
+    """At 80x24: a query entirely ignored says so and lists the recent activity; a hit of
+    a session with a long title opens Replay with a header that keeps the project and the
+    branch on its second line."""
     from textual.widgets import Input
 
+    from ccarchive.tui.format import short_project
     from ccarchive.tui.widgets.result_list import ResultList
     from tests.tui.support import searched
 
@@ -358,6 +340,24 @@ async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowde
         assert "nothing to search for" in status and "matching" not in status
         shown = [c.group.session_id for c in app.screen.query_one(ResultList)._cards]
         assert shown == recent
+
+        # Replay's header keeps the project and the branch under a long title
+        app.screen.query_one("#query", Input).value = "nolint formatter"
+        await searched(app, pilot, "nolint formatter")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        screen = app.screen
+        info = screen.place.info
+        assert len(info.title) > 80
+        title = screen.query_one("#tx-title")
+        assert title.region.height == 2
+        lines = [
+            "".join(s.text for s in strip)
+            for strip in title.render_lines(title.region.reset_offset)
+        ]
+        assert lines[0].rstrip().endswith("…")
+        assert lines[1].strip().startswith(short_project(info.project))
+        assert f"branch {info.branches[0]}"[:14] in lines[1]
 
 
 async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
@@ -416,11 +416,17 @@ async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
         live.stop()
 
 
-async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded_app) -> None:
+async def test_the_project_drop_downs_keep_names_apart_and_since_counts_back(
+    crowded_app,
+) -> None:
+    """The Timeline's and Prompts' project drop-downs keep each name on one line and
+    apart; Prompts' `since 3d` counts back from the archive's last activity (not from
+    today) and leaves older prompts out."""
     from datetime import UTC, datetime, timedelta
 
-    from textual.widgets import Input
+    from textual.widgets import Input, Select
 
+    from ccarchive.tui.screens.prompts import SELECT_NAME
     from ccarchive.tui.widgets.prompt_list import PromptTable
 
     app = crowded_app
@@ -431,8 +437,17 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
             hour=0, minute=0, second=0, microsecond=0
         )
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.switch_mode("prompts")
-        await settle(app, pilot)
+        for mode, select_id in (("timeline", "#timeline-project"), ("prompts", "#prompts-project")):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            select = app.screen.query_one(select_id, Select)
+            labels = [
+                str(label) for label, value in select._options if isinstance(value, str)
+            ]  # not the blank choice
+            assert len(labels) == 25 and len(set(labels)) == 25, labels
+            assert all(len(label) <= SELECT_NAME for label in labels)
+
+        # in Prompts (on show): `since 3d` counts back from the archive's last activity
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await pilot.press("down")  # ↓ from the search box to the list
@@ -445,21 +460,3 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
         assert all(it.timestamp >= bound for it in table.items)
         older = app.service.history(limit=500).items
         assert any(it.timestamp < bound for it in older)  # the filter left some out
-
-
-async def test_the_project_drop_downs_keep_names_on_one_line_and_apart(crowded_app) -> None:
-    from textual.widgets import Select
-
-    from ccarchive.tui.screens.prompts import SELECT_NAME
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        for mode, select_id in (("timeline", "#timeline-project"), ("prompts", "#prompts-project")):
-            await app.switch_mode(mode)
-            await settle(app, pilot)
-            select = app.screen.query_one(select_id, Select)
-            labels = [
-                str(label) for label, value in select._options if isinstance(value, str)
-            ]  # not the blank choice
-            assert len(labels) == 25 and len(set(labels)) == 25, labels
-            assert all(len(label) <= SELECT_NAME for label in labels)
