@@ -12,22 +12,15 @@ from ccarchive.tui.widgets import status_header
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, first_frames, settle
 
 
-async def test_every_pane_has_a_function_key(app) -> None:
+async def test_every_pane_has_a_function_key_and_digits_switch_only_when_not_typing(
+    app,
+) -> None:
+    """F1-F7 switch to the seven panes, from the results too; a digit is a character in
+    the query box and in the results (typed after what is there), and switches panes
+    where nothing is typed (Live)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "search"
-        for n, mode in enumerate(
-            ["search", "replay", "timeline", "plans", "projects", "prompts", "live"], start=1
-        ):
-            await pilot.press(f"f{n}")
-            await pilot.pause()
-            assert app.current_mode == mode
-        await settle(app, pilot)
-
-
-async def test_digits_switch_panes_only_when_not_typing(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
         await pilot.press("3")  # the query box has focus: it is a character
         await pilot.pause()
         assert app.current_mode == "search"
@@ -38,12 +31,17 @@ async def test_digits_switch_panes_only_when_not_typing(app) -> None:
         assert app.current_mode == "search"
         assert app.screen.query_one("#query", Input).value == "33"
         app.screen.query_one("#results").focus()
-        await pilot.press("f3")  # an F key switches, the results focused or not
         await settle(app, pilot)
-        assert app.current_mode == "timeline"  # a pane with no text box: digits switch
-        await pilot.press("4")
+        for n, mode in enumerate(
+            ["search", "replay", "timeline", "plans", "projects", "prompts", "live"], start=1
+        ):
+            await pilot.press(f"f{n}")  # F2 with the results focused
+            await pilot.pause()
+            assert app.current_mode == mode
+        await settle(app, pilot)
+        await pilot.press("3")  # Live has no text box: digits switch
         await pilot.pause()
-        assert app.current_mode == "plans"
+        assert app.current_mode == "timeline"
         await settle(app, pilot)
 
 

@@ -213,9 +213,10 @@ async def test_letters_typed_in_the_results_go_to_the_query(app) -> None:
 
 @pytest.mark.slow
 async def test_digits_in_the_results_are_typed_and_f_keys_switch_panes(app) -> None:
-    """In the slow tier: test_app's test_digits_switch_panes_only_when_not_typing keeps
-    both promises in the suite (a digit typed in the results goes to the query, F3 from
-    the results switches to Timeline)."""
+    """In the slow tier: test_app's
+    test_every_pane_has_a_function_key_and_digits_switch_only_when_not_typing keeps both
+    promises in the suite (a digit typed in the results goes to the query, an F key from
+    the results switches panes)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
