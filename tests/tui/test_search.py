@@ -51,11 +51,26 @@ async def test_stale_results_never_overwrite_fresh_ones(app) -> None:
         assert screen.page is fresh
 
 
-async def test_facets_filter_by_kind_and_toggle_off(app) -> None:
+async def test_facets_filter_by_project_click_and_by_kind_and_toggle_off(app) -> None:
+    """A click on a project's facet filters to that project; Enter on a kind's facet to
+    that kind; ctrl+x clears the filters and the hits are those of before."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pasted(app, pilot, "walk")
         screen = app.screen
+        facets = screen.query_one(FacetList)
+        project = next(v for f, v in facets._actions.values() if f == "project")
+        index = facets.get_option_index(f"project:{project}")
+        await pilot.click(FacetList, offset=(3, index - facets.scroll_offset.y + 1))
+        await settle(app, pilot)
+        assert screen.filters.project == project
+        assert all(h.project == project for h in screen.query_one(ResultList).hits)
+        await pilot.press("ctrl+x")
+        await settle(app, pilot)
+        assert not screen.filters.active()
+        screen.query_one("#query", Input).focus()
+        await pilot.pause()
+
+        await pasted(app, pilot, "walk")
         await pilot.press("ctrl+g")  # single hits, to see each kind
         await settle(app, pilot)
         before = {h.kind for h in screen.query_one(ResultList).hits}
@@ -72,19 +87,6 @@ async def test_facets_filter_by_kind_and_toggle_off(app) -> None:
         await settle(app, pilot)
         assert not screen.filters.active()
         assert {h.kind for h in screen.query_one(ResultList).hits} == before
-
-
-async def test_project_facet_by_click(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        screen = app.screen
-        facets = screen.query_one(FacetList)
-        project = next(v for f, v in facets._actions.values() if f == "project")
-        index = facets.get_option_index(f"project:{project}")
-        await pilot.click(FacetList, offset=(3, index - facets.scroll_offset.y + 1))
-        await settle(app, pilot)
-        assert screen.filters.project == project
-        assert all(h.project == project for h in screen.query_one(ResultList).hits)
 
 
 async def test_grouped_and_single_hits(app) -> None:
