@@ -6,7 +6,7 @@ The suite draws every pane at 80×24 here; 120×40 runs in the slow tier. A wide
 each pane's snapshot on the demo archive at 130×40 (`test_app_snapshots`, and
 `test_snapshot` in test_plans, test_projects, test_prompts, test_timeline and
 test_live_pane) and in test_crowded's assertions at 120×40 (the plan's rows, every
-project's figures, worktrees told apart, the preview)."""
+project's figures, worktrees told apart, the sessions' titles, sessions gone from disk)."""
 
 from __future__ import annotations
 
