@@ -12,22 +12,15 @@ from ccarchive.tui.widgets import status_header
 from tests.tui.support import FOLLOWUP_SESSION, SIZE, first_frames, settle
 
 
-async def test_every_pane_has_a_function_key(app) -> None:
+async def test_every_pane_has_a_function_key_and_digits_switch_only_when_not_typing(
+    app,
+) -> None:
+    """F1-F7 switch to the seven panes, from the results too; a digit is a character in
+    the query box and in the results (typed after what is there), and switches panes
+    where nothing is typed (Live)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "search"
-        for n, mode in enumerate(
-            ["search", "replay", "timeline", "plans", "projects", "prompts", "live"], start=1
-        ):
-            await pilot.press(f"f{n}")
-            await pilot.pause()
-            assert app.current_mode == mode
-        await settle(app, pilot)
-
-
-async def test_digits_switch_panes_only_when_not_typing(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
         await pilot.press("3")  # the query box has focus: it is a character
         await pilot.pause()
         assert app.current_mode == "search"
@@ -37,19 +30,34 @@ async def test_digits_switch_panes_only_when_not_typing(app) -> None:
         await pilot.pause()
         assert app.current_mode == "search"
         assert app.screen.query_one("#query", Input).value == "33"
-        await app.switch_mode("timeline")  # a pane with no text box: digits switch
+        app.screen.query_one("#results").focus()
         await settle(app, pilot)
-        await pilot.press("4")
+        for n, mode in enumerate(
+            ["search", "replay", "timeline", "plans", "projects", "prompts", "live"], start=1
+        ):
+            await pilot.press(f"f{n}")  # F2 with the results focused
+            await pilot.pause()
+            assert app.current_mode == mode
+        await settle(app, pilot)
+        await pilot.press("3")  # Live has no text box: digits switch
         await pilot.pause()
-        assert app.current_mode == "plans"
+        assert app.current_mode == "timeline"
         await settle(app, pilot)
 
 
 async def test_header_shows_archive_state_and_documents(app) -> None:
-    app.live.state.role = "writer"
+    """The header says "starting" until the writer lock was tried (never read-only
+    before), then the role, the archive, the documents and the indexing progress."""
+    app.role_known = False  # as when the writer lock has not been tried yet
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         header = app.screen.query_one(status_header.ArchiveHeader)
+        assert "starting" in header.render().plain
+        assert "read-only" not in header.render().plain
+        app.role_known = True
+        app.live.state.role = "read-only"  # what it says once known, if so
+        assert "read-only (another ccarchive indexes)" in header.render().plain
+        app.live.state.role = "writer"
         text = header.render().plain
         assert "~/.claude" in text and "● live" in text
         assert f"{app.service.document_count():,} documents" in text
@@ -58,11 +66,17 @@ async def test_header_shows_archive_state_and_documents(app) -> None:
 
 
 async def test_command_palette_offers_panes_and_pane_actions(app) -> None:
+    """The palette lists the panes and the pane's own actions, each command once, and
+    none of the widgets' internals (the keys of the focused text box)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Go to Replay (F2 or 2)" in titles and "Go to Live (F7 or 7)" in titles
         assert "Group/hits" in titles and "Facets" in titles
+        assert {"Theme", "Quit", "Keys (?)", "Go to Plans (F4 or 4)"} <= set(titles)
+        assert len(titles) == len(set(titles))
+        assert "Copy selected text" not in titles and "Delete character left" not in titles
+        assert "Focus Next" not in titles  # Textual's Screen binds it, not this app
         await app.switch_mode("replay")
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -93,7 +107,11 @@ async def test_index_updates_reach_every_opened_pane(app) -> None:
         assert isinstance(app.screen, ReplayScreen)
 
 
+@pytest.mark.slow
 async def test_open_session_switches_to_replay_at_the_entry(app) -> None:
+    """In the slow tier: test_search's test_enter_opens_the_hit_in_replay_at_its_entry
+    keeps the promise in the suite (Replay opens at the entry, scrolled to it), through
+    the key that sends this message."""
     from ccarchive.tui.screens.replay.screen import ReplayScreen
 
     page = app.service.transcript(FOLLOWUP_SESSION, limit=30)
@@ -122,13 +140,27 @@ async def test_a_failing_worker_notifies_instead_of_crashing(app) -> None:
         assert app.is_running
 
 
-async def test_quitting_stops_the_live_archive(demo_settings, fixed_clock) -> None:
-    """The app that started indexing stops it on exit: threads end, the lock is freed."""
+async def test_a_starting_app_indexes_as_the_writer_and_quitting_stops_it(
+    demo_settings, fixed_clock
+) -> None:
+    """The app that starts indexing never says another process indexes (the header,
+    from its first frame until the role is known); on exit it stops indexing: threads
+    end, the lock is freed."""
     from ccarchive.tui.app import make_app
 
-    app = make_app(demo_settings)
+    app = make_app(demo_settings)  # starts indexing: the first writer, no one else
+    seen: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
+        header = app.screen.query_one(status_header.ArchiveHeader)
+        for _ in range(40):
+            seen.append(header.render().plain)
+            if app.role_known:
+                break
+            await pilot.pause(0.01)
         await app.workers.wait_for_complete()
+        seen.append(header.render().plain)
+        assert not any("read-only" in s for s in seen)
+        assert "● live" in seen[-1] or "indexing" in seen[-1]
         await pilot.pause()
         assert app.live.is_writer
         await pilot.press("ctrl+q")

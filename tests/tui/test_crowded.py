@@ -15,7 +15,6 @@ from ccarchive.config import Settings
 from ccarchive.live.live_archive import LiveArchive
 from ccarchive.tui.format import fit_name
 from ccarchive.tui.messages import OpenSession
-from ccarchive.tui.widgets.key_help import KeyHelp
 from tests.tui.crowded import PROJECTS
 from tests.tui.support import settle
 
@@ -27,9 +26,22 @@ def row_text(table, row: int) -> str:
     return "".join(s.text for s in table._render_cells(row, False, False))
 
 
+def more_sizes(*sizes: tuple[int, int]) -> list:
+    """`sizes` as parameters of the slow tier: the suite keeps 80x24 and one wide size of
+    each test, the sizes in between (where a layout breakpoint or a list's room could still
+    go wrong) run in the slow tier on the same code."""
+    return [pytest.param(s, marks=pytest.mark.slow, id=f"{s[0]}x{s[1]}") for s in sizes]
+
+
 # ---- Plans: the plan stays on screen however many plans there are -------------------------
-@pytest.mark.parametrize("size", [(80, 24), (80, 40), (99, 30), (120, 40)])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+    + more_sizes((80, 40), (99, 30)),
+)
 async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> None:
+    """The plan's text keeps rows on screen under a long list of plans: 80x24 and 120x40 in
+    the suite, a tall narrow and a just-narrow terminal (80x40, 99x30) in the slow tier."""
     app = crowded_app
     async with app.run_test(size=size) as pilot:
         await app.switch_mode("plans")
@@ -46,8 +58,14 @@ async def test_plans_show_the_plan_text_with_many_plans(crowded_app, size) -> No
 
 
 # ---- Projects ------------------------------------------------------------------------------
-@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+    + more_sizes((200, 50)),
+)
 async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size) -> None:
+    """Every project's row keeps its figures and the list takes the pane's height: 80x24
+    and 120x40 in the suite, a big terminal (200x50) in the slow tier."""
     from ccarchive.tui.format import human_count
     from ccarchive.tui.widgets.project_list import ProjectTable
 
@@ -73,6 +91,8 @@ async def test_projects_fill_the_height_and_keep_every_figure(crowded_app, size)
 
 
 async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
+    """Enter on a project lists its sessions (Esc closes the list); Enter on one opens it
+    in Replay, and Esc there comes back to the projects, the project still selected."""
     from ccarchive.tui.screens.project_sessions import ProjectSessionList, ProjectSessions
     from ccarchive.tui.widgets.project_list import ProjectTable
 
@@ -89,6 +109,13 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ProjectSessions)
+        await pilot.press("escape")  # closes the list: the projects again
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ProjectSessions)
+        assert app.current_mode == "projects" and table.selected == project
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProjectSessions)
         listed = app.screen.query_one(ProjectSessionList)
         expected = app.service.sessions(project=project, limit=50).sessions
         assert [s.session_id for s in listed.sessions] == [s.session_id for s in expected]
@@ -101,22 +128,6 @@ async def test_projects_enter_lists_the_projects_sessions(crowded_app) -> None:
         await settle(app, pilot)
         assert app.current_mode == "projects"
         assert app.screen.query_one(ProjectTable).selected == project
-
-
-async def test_projects_escape_closes_the_session_list(crowded_app) -> None:
-    from ccarchive.tui.screens.project_sessions import ProjectSessions
-
-    app = crowded_app
-    async with app.run_test(size=(120, 40)) as pilot:
-        await app.switch_mode("projects")
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert isinstance(app.screen, ProjectSessions)
-        await pilot.press("escape")
-        await settle(app, pilot)
-        assert not isinstance(app.screen, ProjectSessions)
-        assert app.current_mode == "projects"
 
 
 # ---- project names: as wide as there is room, cut to stay distinct -------------------------
@@ -183,19 +194,6 @@ async def test_search_at_80_columns_gives_the_results_the_width(crowded_app) -> 
         assert not preview.display
 
 
-async def test_search_preview_hides_at_120_columns(crowded_app) -> None:
-    from ccarchive.tui.widgets.hit_preview import HitPreview
-
-    app = crowded_app
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        preview = app.screen.query_one(HitPreview)
-        assert preview.display
-        await pilot.press("ctrl+o")
-        await settle(app, pilot)
-        assert not preview.display
-
-
 async def test_search_keys_in_the_results(crowded_app) -> None:
     from textual.widgets import Input
 
@@ -225,38 +223,6 @@ async def test_search_keys_in_the_results(crowded_app) -> None:
         assert query.value == "checkpoint geminix"
 
 
-async def test_question_mark_opens_the_keys_from_the_first_screen(crowded_app) -> None:
-    from textual.widgets import Input
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        query = app.screen.query_one("#query", Input)
-        assert app.focused is query and not query.value
-        await pilot.press("question_mark")
-        await settle(app, pilot)
-        assert isinstance(app.screen, KeyHelp)
-        assert query.value == ""
-        shown = " ".join(str(r) for rows in app.screen.rows for r in rows)
-        for pane in ("Search", "Replay", "Timeline", "Plans", "Projects", "Prompts", "Live"):
-            assert pane in shown
-        await pilot.press("escape")
-        await pilot.press(*"why", "question_mark")  # in a query with text: a character
-        assert query.value == "why?" and not isinstance(app.screen, KeyHelp)
-
-
-async def test_the_footer_names_the_pane_keys_at_80_columns(crowded_app) -> None:
-    from ccarchive.tui.widgets.key_footer import KeyFooter
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        for mode in ("search", "timeline", "plans", "projects", "prompts"):
-            await app.switch_mode(mode)
-            await settle(app, pilot)
-            footer = app.screen.query_one(KeyFooter).render().plain
-            assert "F1-7 Panes" in footer and "? Keys" in footer, (mode, footer)
-
-
 def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tmp_path) -> None:
     from tests.conftest import build_index
 
@@ -274,11 +240,18 @@ def test_a_history_line_repeating_the_prompt_gives_its_row_away(crowded_root, tm
 
 
 # ---- titles: every pane shows the service's title ------------------------------------------
-async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
+async def test_every_pane_shows_the_services_titles_never_only_a_redaction_mark(
+    crowded_app,
+) -> None:
+    """Search, the Timeline and a project's session list show the title the service
+    gives each session; one whose only prompt is `CheckpointSummary` (a name a detector
+    may take for a cut token) has a readable title, not only a redaction mark."""
+    from ccarchive.tui.screens.project_sessions import ProjectSessionList
     from ccarchive.tui.widgets.result_list import ResultList
     from ccarchive.tui.widgets.timeline_sessions import DaySessions
     from tests.tui.support import pasted
 
+    only_mark = re.compile(r"\s*(\[REDACTED[^\]]*\]\s*)+")
     app = crowded_app
     svc = app.service
     async with app.run_test(size=(120, 40)) as pilot:
@@ -289,6 +262,10 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
         assert groups
         for g in groups:
             assert g.title == svc.session_title(g.session_id)[0]
+        titles = [g.title for g in groups]
+        assert not any(only_mark.fullmatch(t) for t in titles), titles
+        sid, project = groups[0].session_id, groups[0].project
+
         await app.switch_mode("timeline")
         await settle(app, pilot)
         table = app.screen.query_one(DaySessions)
@@ -296,24 +273,6 @@ async def test_every_pane_shows_the_services_titles(crowded_app) -> None:
             title = svc.session_title(s.session_id)[0] or s.first_prompt
             assert title[:20] in row_text(table, row)
 
-
-async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) -> None:
-    """A session whose only prompt is `CheckpointSummary` (a name a detector may take for
-    a cut token) has a readable title in Search, the Timeline and a project's list."""
-    from ccarchive.tui.screens.project_sessions import ProjectSessionList
-    from ccarchive.tui.widgets.result_list import ResultList
-    from tests.tui.support import pasted
-
-    only_mark = re.compile(r"\s*(\[REDACTED[^\]]*\]\s*)+")
-    app = crowded_app
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pasted(app, pilot, "checkpointsummary")
-        results = app.screen.query_one(ResultList)
-        titles = [c.group.title for c in results._cards if c.group is not None]
-        assert titles and not any(only_mark.fullmatch(t) for t in titles), titles
-        sid = results._cards[0].group.session_id
-        project = results._cards[0].group.project
         await app.switch_mode("projects")
         await settle(app, pilot)
         table = app.screen.query_one("#projects-table")
@@ -323,30 +282,6 @@ async def test_no_pane_shows_a_title_that_is_only_a_redaction_mark(crowded_app) 
         listed = app.screen.query_one(ProjectSessionList)
         row = [s.session_id for s in listed.sessions].index(sid)
         assert not only_mark.fullmatch(row_text(listed, row).split("  ", 1)[1].strip()[:18])
-
-
-async def test_replay_header_keeps_project_and_branch_under_a_long_title(crowded_app) -> None:
-    from ccarchive.tui.format import short_project
-    from tests.tui.support import pasted
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        await pasted(app, pilot, "nolint formatter")
-        await pilot.press("enter")
-        await settle(app, pilot)
-        screen = app.screen
-        info = screen.place.info
-        assert len(info.title) > 80
-        title = screen.query_one("#tx-title")
-        assert title.region.height == 2
-        lines = [
-            "".join(s.text for s in strip)
-            for strip in title.render_lines(title.region.reset_offset)
-        ]
-        assert lines[0].rstrip().endswith("…")
-        assert lines[1].strip().startswith(short_project(info.project))
-        assert f"branch {info.branches[0]}"[:14] in lines[1]
 
 
 async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(crowded_app) -> None:
@@ -383,9 +318,15 @@ async def test_plans_grouping_and_back_keeps_the_plan_and_o_opens_its_session(cr
         assert opened and opened[-1].session_id == group.sessions[0][0]
 
 
-async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowded_app) -> None:
+async def test_a_query_entirely_ignored_says_so_and_a_long_title_keeps_the_header(
+    crowded_app,
+) -> None:
+    """At 80x24: a query entirely ignored says so and lists the recent activity; a hit of
+    a session with a long title opens Replay with a header that keeps the project and the
+    branch on its second line."""
     from textual.widgets import Input
 
+    from ccarchive.tui.format import short_project
     from ccarchive.tui.widgets.result_list import ResultList
     from tests.tui.support import searched
 
@@ -399,6 +340,24 @@ async def test_a_query_entirely_ignored_says_so_and_lists_recent_activity(crowde
         assert "nothing to search for" in status and "matching" not in status
         shown = [c.group.session_id for c in app.screen.query_one(ResultList)._cards]
         assert shown == recent
+
+        # Replay's header keeps the project and the branch under a long title
+        app.screen.query_one("#query", Input).value = "nolint formatter"
+        await searched(app, pilot, "nolint formatter")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        screen = app.screen
+        info = screen.place.info
+        assert len(info.title) > 80
+        title = screen.query_one("#tx-title")
+        assert title.region.height == 2
+        lines = [
+            "".join(s.text for s in strip)
+            for strip in title.render_lines(title.region.reset_offset)
+        ]
+        assert lines[0].rstrip().endswith("…")
+        assert lines[1].strip().startswith(short_project(info.project))
+        assert f"branch {info.branches[0]}"[:14] in lines[1]
 
 
 async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
@@ -457,11 +416,17 @@ async def test_sessions_gone_from_disk_are_marked_in_search_replay_and_lists(
         live.stop()
 
 
-async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded_app) -> None:
+async def test_the_project_drop_downs_keep_names_apart_and_since_counts_back(
+    crowded_app,
+) -> None:
+    """The Timeline's and Prompts' project drop-downs keep each name on one line and
+    apart; Prompts' `since 3d` counts back from the archive's last activity (not from
+    today) and leaves older prompts out."""
     from datetime import UTC, datetime, timedelta
 
-    from textual.widgets import Input
+    from textual.widgets import Input, Select
 
+    from ccarchive.tui.screens.prompts import SELECT_NAME
     from ccarchive.tui.widgets.prompt_list import PromptTable
 
     app = crowded_app
@@ -472,8 +437,17 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
             hour=0, minute=0, second=0, microsecond=0
         )
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.switch_mode("prompts")
-        await settle(app, pilot)
+        for mode, select_id in (("timeline", "#timeline-project"), ("prompts", "#prompts-project")):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            select = app.screen.query_one(select_id, Select)
+            labels = [
+                str(label) for label, value in select._options if isinstance(value, str)
+            ]  # not the blank choice
+            assert len(labels) == 25 and len(set(labels)) == 25, labels
+            assert all(len(label) <= SELECT_NAME for label in labels)
+
+        # in Prompts (on show): `since 3d` counts back from the archive's last activity
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await pilot.press("down")  # ↓ from the search box to the list
@@ -486,21 +460,3 @@ async def test_prompts_since_counts_back_from_the_archives_last_activity(crowded
         assert all(it.timestamp >= bound for it in table.items)
         older = app.service.history(limit=500).items
         assert any(it.timestamp < bound for it in older)  # the filter left some out
-
-
-async def test_the_project_drop_downs_keep_names_on_one_line_and_apart(crowded_app) -> None:
-    from textual.widgets import Select
-
-    from ccarchive.tui.screens.prompts import SELECT_NAME
-
-    app = crowded_app
-    async with app.run_test(size=(80, 24)) as pilot:
-        for mode, select_id in (("timeline", "#timeline-project"), ("prompts", "#prompts-project")):
-            await app.switch_mode(mode)
-            await settle(app, pilot)
-            select = app.screen.query_one(select_id, Select)
-            labels = [
-                str(label) for label, value in select._options if isinstance(value, str)
-            ]  # not the blank choice
-            assert len(labels) == 25 and len(set(labels)) == 25, labels
-            assert all(len(label) <= SELECT_NAME for label in labels)

@@ -55,7 +55,8 @@ async def test_the_first_preview_is_the_first_card_and_the_cursor_still_previews
     app,
 ) -> None:
     """The preview that came with the results is the first card's; moving the cursor
-    previews the hit it lands on, and moving back previews the first again."""
+    previews the hit it lands on, and moving back previews the first again; a new
+    query then brings its own preview and facet counts."""
     async with app.run_test(size=SIZE) as pilot:
         await _rested(app, pilot)
         screen = app.screen
@@ -70,14 +71,11 @@ async def test_the_first_preview_is_the_first_card_and_the_cursor_still_previews
         await _rested(app, pilot)
         assert screen.query_one(HitPreview).shown.id == first
 
-
-async def test_a_new_query_brings_its_own_facets_and_preview(app) -> None:
-    """After the first results, a new query's preview and counts are its own (the
-    delays apply again: they come once typing rests)."""
-    async with app.run_test(size=SIZE) as pilot:
-        await _rested(app, pilot)
-        screen = app.screen
+        # a new query's preview and counts are its own (the delays apply again: they
+        # come once typing rests)
         before = _state(screen)
+        screen.query_one("#query").focus()
+        await pilot.pause()
         await pasted(app, pilot, "walker")
         await _rested(app, pilot)
         results, facets, previewed, under = _state(screen)

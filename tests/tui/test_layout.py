@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
+from ccarchive.tui.screens.plans import PlansScreen
 from ccarchive.tui.screens.search import SearchScreen
 from ccarchive.tui.widgets.facet_list import FacetList
 from ccarchive.tui.widgets.key_footer import KeyFooter
@@ -49,13 +50,25 @@ async def test_search_at_80_columns_gives_the_results_the_width(app) -> None:
         assert not facets.display and preview.display
         assert screen.query_one("#query", Input).has_focus
 
+        # a new pane has its breakpoint classes before it is styled (set by its first
+        # Resize instead, they would restyle the whole pane once more)
+        plans = PlansScreen()
+        assert plans.has_class("-narrow") and plans.has_class("-short")
+        assert not plans.has_class("-wide")
+
 
 async def test_search_at_130_columns_shows_facets_beside_the_results(app) -> None:
+    """Wide, the facets and the preview are beside the results; ctrl+o hides the
+    preview there too."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
         assert screen.has_class("-wide") and screen.has_class("-tall")
-        assert screen.query_one(FacetList).display and screen.query_one("#preview").display
+        preview = screen.query_one("#preview")
+        assert screen.query_one(FacetList).display and preview.display
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert not preview.display
 
 
 async def test_the_status_line_wraps_rather_than_hide_a_warning_or_the_count(app) -> None:
@@ -135,6 +148,8 @@ async def test_footer_puts_the_pane_keys_first(app) -> None:
 
 
 async def test_footer_drops_the_f_keys_when_narrow(app) -> None:
+    """At 80 columns the footer keeps the pane's own keys and names the F keys once
+    (`F1-7 Panes`), on every pane that has keys of its own."""
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
@@ -142,13 +157,32 @@ async def test_footer_drops_the_f_keys_when_narrow(app) -> None:
         narrow = _footer(app)
         assert "f1" not in narrow and "Search" not in narrow.split("▏")[0]
         assert "Group/hits" in narrow and "Facets" in narrow and "? Keys" in narrow
+        for mode in ("search", "timeline", "plans", "projects", "prompts"):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            footer = _footer(app)
+            assert "F1-7 Panes" in footer and "? Keys" in footer, (mode, footer)
 
 
 async def test_question_mark_lists_every_key_of_replay(app) -> None:
-    """The footer at 80 columns has room for a few of Replay's keys; `?` has them all,
-    read from the bindings."""
+    """`?` opens the keys from the first screen (its query empty), where it names every
+    pane; in a query with text it is a character. The footer at 80 columns has room for a
+    few of Replay's keys; `?` there has them all, read from the bindings."""
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
+        query = app.screen.query_one("#query", Input)
+        assert app.focused is query and not query.value
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, KeyHelp)
+        assert query.value == ""
+        shown = " ".join(str(r) for rows in app.screen.rows for r in rows)
+        for pane in ("Search", "Replay", "Timeline", "Plans", "Projects", "Prompts", "Live"):
+            assert pane in shown
+        await pilot.press("escape")
+        await pilot.press(*"why", "question_mark")  # in a query with text: a character
+        assert query.value == "why?" and not isinstance(app.screen, KeyHelp)
+
         await app.switch_mode("replay")
         app.screen.open_session(FOLLOWUP_SESSION)
         await settle(app, pilot)
@@ -174,16 +208,6 @@ async def test_question_mark_lists_every_key_of_replay(app) -> None:
         assert not isinstance(app.screen, KeyHelp) and app.current_mode == "replay"
 
 
-async def test_command_palette_lists_each_command_once_and_no_widget_internals(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert len(titles) == len(set(titles))
-        assert "Copy selected text" not in titles and "Delete character left" not in titles
-        assert "Focus Next" not in titles  # Textual's Screen binds it, not this app
-        assert {"Theme", "Quit", "Keys (?)", "Group/hits", "Go to Plans (F4 or 4)"} <= set(titles)
-
-
 async def test_header_fits_80_columns_with_state_and_count(app) -> None:
     app.live.state.role = "writer"
     async with app.run_test(size=SMALL) as pilot:
@@ -193,53 +217,6 @@ async def test_header_fits_80_columns_with_state_and_count(app) -> None:
         assert header.size.height == 1 and len(text) <= SMALL[0]
         assert "Search" in text and "● live" in text
         assert text.rstrip().endswith(f"{app.service.document_count():,} docs")
-
-
-async def test_header_says_starting_until_the_role_is_known(app) -> None:
-    app.role_known = False  # as when the writer lock has not been tried yet
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        header = app.screen.query_one(ArchiveHeader)
-        assert "starting" in header.render().plain
-        assert "read-only" not in header.render().plain
-        app.role_known = True
-        app.live.state.role = "read-only"  # what it says once known, if so
-        assert "read-only (another ccarchive indexes)" in header.render().plain
-
-
-async def test_a_starting_app_never_claims_another_process_indexes(
-    demo_settings, fixed_clock
-) -> None:
-    from ccarchive.tui.app import make_app
-
-    app = make_app(demo_settings)  # starts indexing: the first writer, no one else
-    seen: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        header = app.screen.query_one(ArchiveHeader)
-        for _ in range(40):
-            seen.append(header.render().plain)
-            if app.role_known:
-                break
-            await pilot.pause(0.01)
-        await app.workers.wait_for_complete()
-        seen.append(header.render().plain)
-    assert not any("read-only" in s for s in seen)
-    assert "● live" in seen[-1] or "indexing" in seen[-1]
-
-
-async def test_header_counts_documents_as_status_does(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+        # the documents `ccarchive status` counts, not the index's own (it counts more)
         assert app.service.document_count() == app.service.status().documents
         assert app.service.document_count() < app.service.store.searcher().num_docs
-
-
-async def test_a_pane_has_its_breakpoint_classes_before_it_is_styled(app) -> None:
-    """Set by the first Resize instead, they would restyle the whole pane once more."""
-    from ccarchive.tui.screens.plans import PlansScreen
-
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(app, pilot)
-        screen = PlansScreen()
-        assert screen.has_class("-narrow") and screen.has_class("-short")
-        assert not screen.has_class("-wide")

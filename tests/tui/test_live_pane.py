@@ -9,7 +9,13 @@ from tests.support.live_turns import NEW_SESSION, SESSION, append_turn, start_ne
 from tests.tui.support import SIZE, settle
 
 
-async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive) -> None:
+async def test_appended_lines_appear_in_tail_and_prompts_until_scrolled_up(
+    app, live, demo_archive
+) -> None:
+    """Lines appended to the followed session appear at the tail (and a new session in
+    the list, a new prompt in Prompts); scrolled up, the tail holds still and counts the
+    new lines, End follows again. One app over one freshly indexed copy of the demo
+    archive: each test that appends pays for indexing its own copy."""
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -41,12 +47,9 @@ async def test_appended_lines_appear_in_tail_and_prompts(app, live, demo_archive
         table = app.screen.query_one(PromptTable)
         assert table.items[0].text.startswith("follow-up number 1")
 
-
-async def test_scrolling_up_pauses_and_end_resumes(app, live, demo_archive) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+        # scrolled up, the tail pauses and counts what came; End follows again
         await app.switch_mode("live")
         await settle(app, pilot)
-        view = app.screen.query_one(TailView)
         view.focus()
         assert view.max_scroll_y > 5
         await pilot.press("up", "up", "up")
@@ -56,7 +59,7 @@ async def test_scrolling_up_pauses_and_end_resumes(app, live, demo_archive) -> N
         live.run_once(only=append_turn(demo_archive, 2))
         await settle(app, pilot)
         assert view.pending == 2 and view.scroll_y == y
-        marker = app.screen.query_one("#live-pending")
+        marker = screen.query_one("#live-pending")
         assert "+2 new" in str(marker.render())
         await pilot.press("end")
         await settle(app, pilot)

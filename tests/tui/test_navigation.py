@@ -53,7 +53,11 @@ async def open_hit(app, pilot, results: ResultList, kind: str, path_part: str = 
 
 
 # ---- hits open their item ------------------------------------------------------------
-async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:
+async def test_a_subplan_hit_opens_plans_at_that_subplan_and_a_plan_hit_clears_its_search(
+    app,
+) -> None:
+    """A subplan's hit opens Plans at that subplan, its plan unfolded and in view; a plan's
+    hit then clears a search in Plans that hid it and lands on the plan itself."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "gitignore kind:plan")
@@ -75,11 +79,7 @@ async def test_a_subplan_hit_opens_plans_at_that_subplan(app) -> None:
             or "agent subplan" in screen.query_one("#plan-meta").render().plain
         )
 
-
-async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await app.switch_mode("plans")
-        await settle(app, pilot)
+        # a plan hit clears a search in Plans that hides it
         app.screen.query_one("#plans-search", Input).value = "incremental"  # hides tally's
         await settle(app, pilot)
         await app.switch_mode("search")
@@ -94,7 +94,11 @@ async def test_a_plan_hit_clears_a_search_in_plans_that_hides_it(app) -> None:
         assert not tree.cursor_node.data.agent
 
 
-async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:
+async def test_a_memory_hit_opens_projects_at_that_file_and_a_prompt_hit_its_session(
+    app,
+) -> None:
+    """A memory file's hit opens Projects at that file, focused; a typed prompt's hit
+    (history.jsonl) opens its session at that prompt, not at the session's first."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         results = await search_for(app, pilot, "quirks kind:memory")
@@ -107,9 +111,8 @@ async def test_a_memory_hit_opens_projects_at_that_file(app) -> None:
         assert memory.has_focus
         assert "quirks" in screen.query_one("#memory-markdown").source.lower()
 
-
-async def test_a_typed_prompt_hit_opens_its_session_at_that_prompt(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+        # a typed prompt's hit opens its session at that prompt
+        await app.switch_mode("search")
         await settle(app, pilot)
         results = await search_for(app, pilot, "tag kind:history")
         hit = await open_hit(app, pilot, results, "history")
@@ -140,6 +143,8 @@ async def test_enter_in_prompts_opens_the_session_at_that_prompt(app) -> None:
 
 # ---- the way back ----------------------------------------------------------------------
 async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:
+    """Esc or Backspace in Replay goes back to the pane that opened the session (Prompts,
+    Timeline, Plans), from a subagent first to its session."""
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("prompts")
         await settle(app, pilot)
@@ -160,9 +165,7 @@ async def test_escape_in_replay_returns_to_the_pane_it_came_from(app) -> None:
         await settle(app, pilot)
         assert app.current_mode == "timeline"
 
-
-async def test_back_from_a_subagent_then_to_the_pane(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+        # from a subagent: back to its session first, then to the pane
         await app.switch_mode("plans")
         await settle(app, pilot)
         app.post_message(OpenSession(FOLLOWUP_SESSION))
@@ -208,7 +211,12 @@ async def test_letters_typed_in_the_results_go_to_the_query(app) -> None:
         assert query.value == "walk kind:prompter" and query.has_focus
 
 
+@pytest.mark.slow
 async def test_digits_in_the_results_are_typed_and_f_keys_switch_panes(app) -> None:
+    """In the slow tier: test_app's
+    test_every_pane_has_a_function_key_and_digits_switch_only_when_not_typing keeps both
+    promises in the suite (a digit typed in the results goes to the query, an F key from
+    the results switches panes)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         app.screen.query_one(ResultList).focus()
@@ -243,10 +251,27 @@ async def test_prompts_a_focuses_the_since_box_and_digits_there_are_text(app) ->
         await settle(app, pilot)
 
 
-async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+async def test_timeline_enter_opens_the_session_and_the_filter_lets_go_of_the_keys(
+    app,
+) -> None:
+    """Enter on the chart opens the selected session; the project filter (`f`) gives the
+    keys back to the chart once left, picked or escaped."""
+    opened: list[OpenSession] = []
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
+    ) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
+        assert app.screen.query_one(ActivityChart).has_focus
+        first = app.screen.query_one(DaySessions).selected_id
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert opened and opened[-1].session_id == first
+        assert app.current_mode == "replay"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.current_mode == "timeline"
+
         screen = app.screen
         chart, select = screen.query_one(ActivityChart), screen.query_one(Select)
         day = chart.selected
@@ -266,39 +291,12 @@ async def test_timeline_project_filter_lets_go_of_the_keys(app) -> None:
         assert chart.selected == day
 
 
-async def test_enter_on_the_timeline_chart_opens_the_selected_session(app) -> None:
-    opened: list[OpenSession] = []
-    async with app.run_test(
-        size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
-    ) as pilot:
-        await app.switch_mode("timeline")
-        await settle(app, pilot)
-        assert app.screen.query_one(ActivityChart).has_focus
-        first = app.screen.query_one(DaySessions).selected_id
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert opened and opened[-1].session_id == first
-        assert app.current_mode == "replay"
-
-
 # ---- counts and previews agree with themselves ---------------------------------------------
-async def test_clearing_the_query_previews_the_first_of_the_new_results(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        results = await search_for(app, pilot, "walker")
-        results.focus()
-        await pilot.press("down", "down")
-        await settle(app, pilot)
-        assert results.highlighted == 2
-        query = app.screen.query_one("#query", Input)
-        query.value = ""
-        await searched(app, pilot, "")
-        assert results.highlighted == 0
-        preview = app.screen.query_one(HitPreview)
-        assert preview.shown is not None and preview.shown.id == results.hits[0].id
-
-
-async def test_facet_counts_add_up_to_the_match_count(app) -> None:
+async def test_facet_counts_add_up_to_the_match_count_and_clearing_previews_the_first(
+    app,
+) -> None:
+    """The facet counts of a query add up to its matches; clearing the query then previews
+    the first of the new results (the cursor was further down)."""
     from ccarchive.tui.widgets.facet_list import FacetList
 
     async with app.run_test(size=SIZE) as pilot:
@@ -322,3 +320,16 @@ async def test_facet_counts_add_up_to_the_match_count(app) -> None:
         assert "ctrl+t" in " ".join(
             facets.get_option_at_index(i).prompt.plain for i in range(facets.option_count)
         )
+
+        # clearing the query previews the first of the new results, not the old cursor's
+        results = screen.query_one(ResultList)
+        results.focus()
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        assert results.highlighted == 2
+        query = app.screen.query_one("#query", Input)
+        query.value = ""
+        await searched(app, pilot, "")
+        assert results.highlighted == 0
+        preview = app.screen.query_one(HitPreview)
+        assert preview.shown is not None and preview.shown.id == results.hits[0].id

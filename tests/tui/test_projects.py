@@ -8,6 +8,11 @@ from tests.tui.support import SIZE, first_frames, settle
 
 
 async def test_projects_and_memory_files(app) -> None:
+    """The projects with their memory files, a file shown as Markdown, the project and
+    the file kept when the index is updated, a session summary opening its session."""
+    from ccarchive.index.run_reports import CommitInfo
+    from ccarchive.tui.messages import IndexUpdated
+
     opened: list[OpenSession] = []
     async with app.run_test(
         size=SIZE, message_hook=lambda m: isinstance(m, OpenSession) and opened.append(m)
@@ -33,28 +38,14 @@ async def test_projects_and_memory_files(app) -> None:
         await pilot.press("down")
         await settle(app, pilot)
         assert "Benchmark" in md.source or "bench" in md.source.lower()
+        # a refresh keeps the project and the file
+        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(), frozenset())))
+        await settle(app, pilot)
+        assert table.selected.endswith("/tally")
+        assert mem.selected_file.filename == "benchmarking.md"
         await pilot.press("down", "enter")
         await settle(app, pilot)
         assert opened and opened[-1].session_id.startswith("f26dbc60")
-
-
-async def test_refresh_keeps_project_and_file(app) -> None:
-    from ccarchive.index.run_reports import CommitInfo
-    from ccarchive.tui.messages import IndexUpdated
-
-    async with app.run_test(size=SIZE) as pilot:
-        await app.switch_mode("projects")
-        await settle(app, pilot)
-        await pilot.press("down")
-        await settle(app, pilot)
-        mem = app.screen.query_one(MemoryList)
-        mem.focus()
-        await pilot.press("down")
-        await settle(app, pilot)
-        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(), frozenset())))
-        await settle(app, pilot)
-        assert app.screen.query_one(ProjectTable).selected.endswith("/tally")
-        assert mem.selected_file.filename == "benchmarking.md"
 
 
 def test_snapshot(snap_compare, app) -> None:

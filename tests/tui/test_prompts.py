@@ -29,6 +29,21 @@ async def test_newest_first_search_and_filters(app) -> None:
         await pilot.pause(0.3)
         await settle(app, pilot)
         assert len(table.items) == 33
+        # a project, then a date
+        screen._set_filter(project="/home/demo/src/dotfiles")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert table.items and {i.project for i in table.items} == {"/home/demo/src/dotfiles"}
+        screen._set_filter(project=None, since="2026-11-19")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert [i.session_id[:8] for i in table.items] == ["097b4589"] + ["7966b882"] * 3 + [
+            "a03ff1b3"
+        ] * 2
+        screen._set_filter(since="")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert len(table.items) == 33
         # search
         await pilot.press("slash", *"tmux")
         await pilot.pause(0.3)
@@ -38,24 +53,6 @@ async def test_newest_first_search_and_filters(app) -> None:
         await pilot.press("enter")  # open the session
         await settle(app, pilot)
         assert opened and opened[-1].session_id.startswith("a03ff1b3")
-
-
-async def test_project_and_date_filters(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await app.switch_mode("prompts")
-        await settle(app, pilot)
-        screen = app.screen
-        screen._set_filter(project="/home/demo/src/dotfiles")
-        await pilot.pause(0.3)
-        await settle(app, pilot)
-        table = screen.query_one(PromptTable)
-        assert table.items and {i.project for i in table.items} == {"/home/demo/src/dotfiles"}
-        screen._set_filter(project=None, since="2026-11-19")
-        await pilot.pause(0.3)
-        await settle(app, pilot)
-        assert [i.session_id[:8] for i in table.items] == ["097b4589"] + ["7966b882"] * 3 + [
-            "a03ff1b3"
-        ] * 2
 
 
 async def test_new_prompts_keep_the_readers_place(app, live, demo_archive) -> None:

@@ -95,7 +95,10 @@ async def test_projects_are_named_apart_and_the_detail_has_the_path(app) -> None
         assert f"Memory {table.selected} · " in caption  # the selected project's full path
 
 
-async def test_timeline_opens_where_the_activity_is(app) -> None:
+async def test_timeline_opens_where_the_activity_is_and_keeps_the_picked_day(app) -> None:
+    """The Timeline opens on the last active day (not the empty weeks before "now"), and
+    a day picked with the keys stays picked across day, week and month; a week or month
+    picked as such selects its last active day when the days come back."""
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -112,13 +115,10 @@ async def test_timeline_opens_where_the_activity_is(app) -> None:
         assert text(screen, "#timeline-range").startswith("Sep 2025 – Aug 2026")
         assert chart.buckets[chart.selected].day == "2026-08-01"
 
-
-async def test_changing_granularity_keeps_the_picked_day(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await app.switch_mode("timeline")
+        # changing the granularity keeps the day picked (back to days: 20 Aug again)
+        await pilot.press("d")
         await settle(app, pilot)
-        screen = app.screen
-        chart = screen.query_one(ActivityChart)
+        assert chart.buckets[chart.selected].day == A.LAST_DAY
         chart.focus()
         await pilot.press(*["left"] * 7)  # 20 Aug -> Thu 13 Aug: nobody worked that day
         await settle(app, pilot)

@@ -31,9 +31,17 @@ def status(screen: ReplayScreen) -> str:
 
 
 async def test_find_marks_the_matches_and_n_steps_through_them(app) -> None:
+    """A find of nothing says so and leaves the cursor; a find of something marks its
+    matches, goes to the first, and n/N step through them under an unchanging total."""
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await opened(app, pilot)
         assert not screen.view.hits
+        before = screen.view.cursor
+        await pilot.press("slash", *"zzqqxxnothing", "enter")
+        await settle(app, pilot)
+        assert screen.view.cursor == before and not screen.view.hits
+        assert any("Nothing in this transcript" in str(n.message) for n in app._notifications)
+
         await pilot.press("slash")
         await settle(app, pilot)
         assert isinstance(app.screen, AskDialog)
@@ -63,17 +71,9 @@ async def test_find_marks_the_matches_and_n_steps_through_them(app) -> None:
         assert view.cursor == seen[-2]
 
 
-async def test_find_of_nothing_says_so(app) -> None:
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await opened(app, pilot)
-        before = screen.view.cursor
-        await pilot.press("slash", *"zzqqxxnothing", "enter")
-        await settle(app, pilot)
-        assert screen.view.cursor == before and not screen.view.hits
-        assert any("Nothing in this transcript" in str(n.message) for n in app._notifications)
-
-
-async def test_outline_lists_the_turns_and_jumps(app) -> None:
+async def test_outline_lists_the_turns_and_jumps_and_y_copies_the_entry(app) -> None:
+    """`u` lists the turns and Enter jumps to one; there `y` copies the whole entry and
+    `Y` its id."""
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await opened(app, pilot)
         turns = app.service.turns(FOLLOWUP_SESSION)
@@ -89,12 +89,6 @@ async def test_outline_lists_the_turns_and_jumps(app) -> None:
         assert screen.view.cursor == index
         assert screen.view.entry(index).kind == "prompt"
 
-
-async def test_copy_the_entry_and_its_id(app) -> None:
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await opened(app, pilot)
-        await pilot.press("u", "down", "enter")
-        await settle(app, pilot)
         entry = screen.view.entry(screen.view.cursor)
         await pilot.press("y")
         whole = app.service.entries([entry.id], max_chars=200_000)[0].text

@@ -346,7 +346,9 @@ async def test_parallel_results_sit_under_their_calls(tools_app) -> None:
         assert {g2, 6} <= view.expanded and g1 not in view.expanded
 
 
-async def test_todowrite_is_a_checklist(tools_app) -> None:
+async def test_todowrite_is_a_checklist_and_the_fold_marker_turns(tools_app) -> None:
+    """A TodoWrite reads as a checklist, folded and unfolded; a call's fold marker
+    turns (▸, ▾) as it is unfolded and folded again."""
     app = tools_app
     async with app.run_test(size=SIZE) as pilot:
         view = await open_session(app, pilot)
@@ -363,11 +365,7 @@ async def test_todowrite_is_a_checklist(tools_app) -> None:
         assert "☐ Run the tests" in texts
         assert not any('"status"' in t for t in texts)
 
-
-async def test_the_fold_marker_turns_when_unfolded(tools_app) -> None:
-    app = tools_app
-    async with app.run_test(size=SIZE) as pilot:
-        view = await open_session(app, pilot)
+        # the fold marker turns when a call is unfolded, and back
         bash = calls(view, "Bash")[0]
         view.move_cursor(bash, context=1)
         await pilot.pause()

@@ -51,11 +51,26 @@ async def test_stale_results_never_overwrite_fresh_ones(app) -> None:
         assert screen.page is fresh
 
 
-async def test_facets_filter_by_kind_and_toggle_off(app) -> None:
+async def test_facets_filter_by_project_click_and_by_kind_and_toggle_off(app) -> None:
+    """A click on a project's facet filters to that project; Enter on a kind's facet to
+    that kind; ctrl+x clears the filters and the hits are those of before."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pasted(app, pilot, "walk")
         screen = app.screen
+        facets = screen.query_one(FacetList)
+        project = next(v for f, v in facets._actions.values() if f == "project")
+        index = facets.get_option_index(f"project:{project}")
+        await pilot.click(FacetList, offset=(3, index - facets.scroll_offset.y + 1))
+        await settle(app, pilot)
+        assert screen.filters.project == project
+        assert all(h.project == project for h in screen.query_one(ResultList).hits)
+        await pilot.press("ctrl+x")
+        await settle(app, pilot)
+        assert not screen.filters.active()
+        screen.query_one("#query", Input).focus()
+        await pilot.pause()
+
+        await pasted(app, pilot, "walk")
         await pilot.press("ctrl+g")  # single hits, to see each kind
         await settle(app, pilot)
         before = {h.kind for h in screen.query_one(ResultList).hits}
@@ -72,19 +87,6 @@ async def test_facets_filter_by_kind_and_toggle_off(app) -> None:
         await settle(app, pilot)
         assert not screen.filters.active()
         assert {h.kind for h in screen.query_one(ResultList).hits} == before
-
-
-async def test_project_facet_by_click(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        screen = app.screen
-        facets = screen.query_one(FacetList)
-        project = next(v for f, v in facets._actions.values() if f == "project")
-        index = facets.get_option_index(f"project:{project}")
-        await pilot.click(FacetList, offset=(3, index - facets.scroll_offset.y + 1))
-        await settle(app, pilot)
-        assert screen.filters.project == project
-        assert all(h.project == project for h in screen.query_one(ResultList).hits)
 
 
 async def test_grouped_and_single_hits(app) -> None:
@@ -124,6 +126,7 @@ async def test_enter_opens_the_hit_in_replay_at_its_entry(app) -> None:
         _sid, _agent, index = app.service.entry_position(hit.id)
         assert screen.view.cursor == index
         assert screen.view.entry(index).id == hit.id
+        assert index in screen.view.visible_entries()  # scrolled to it
         assert screen.place.query == "walk kind:prompt"
 
 
@@ -152,8 +155,13 @@ async def test_keys_typed_during_a_search_collapse_into_one(app) -> None:
 
 async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) -> None:
     """With the facet redraw delayed (as in use), re-searching with the same counts
-    (ctrl+g) must not drop the pending redraw: the facets end up those of the query."""
-    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", 0.15)
+    (ctrl+g) must not drop the pending redraw: the facets end up those of the query.
+
+    The query is pasted (one search) and the delay is long enough that the redraw is
+    surely still pending when ctrl+g comes, however loaded the machine: typing it ran a
+    search a key for what is only the way in."""
+    delay = 1.0
+    monkeypatch.setattr(SearchScreen, "FACETS_DELAY", delay)
     shown: list[object] = []
     original = FacetList.show
 
@@ -164,10 +172,12 @@ async def test_facet_counts_follow_the_query_after_regrouping(app, monkeypatch) 
     monkeypatch.setattr(FacetList, "show", record)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.screen.query_one("#query", Input).focus()
-        await pilot.press(*"gitignore walker", "ctrl+g")  # regroup before the redraw
+        assert len(shown) == 1  # the first facets are drawn at once, the next wait `delay`
+        await pasted(app, pilot, "gitignore walker")
+        assert len(shown) == 1  # the query's are not drawn yet: the redraw is pending
+        await pilot.press("ctrl+g")  # regroup before the redraw
         await settle(app, pilot)
-        await pilot.pause(0.4)
+        await pilot.pause(delay + 0.2)
         await settle(app, pilot)
         # the counts of what the results hold: tool output and thinking left out
         want = app.service.search(

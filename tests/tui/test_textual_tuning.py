@@ -90,10 +90,15 @@ PLAIN_RUN = textwrap.dedent("""
 """)
 
 
-def test_the_off_switch_runs_the_panes_on_plain_textual(demo_archive: Path, tmp_path: Path) -> None:
+def test_the_off_switch_runs_the_panes_on_plain_textual(
+    demo_archive_ro: Path, demo_indexed: Path, index_copy
+) -> None:
+    """The app of another process, the tuning off, over the shared demo archive and a
+    copy of its index (it becomes the writer and finds nothing to index)."""
+    settings = index_copy(demo_archive_ro, demo_indexed)
     env = {**os.environ, tuning.OFF_ENV: "1"}
     run = subprocess.run(
-        [sys.executable, "-c", PLAIN_RUN, str(demo_archive), str(tmp_path / "data")],
+        [sys.executable, "-c", PLAIN_RUN, str(settings.archive_root), str(settings.data_dir)],
         env=env,
         capture_output=True,
         text=True,

@@ -9,6 +9,11 @@ from tests.tui.support import SIZE, settle
 
 
 async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> None:
+    """The chart opens on the latest active day with its sessions listed; a day picked
+    with the keys stays picked when the index is updated."""
+    from ccarchive.index.run_reports import CommitInfo
+    from ccarchive.tui.messages import IndexUpdated
+
     async with app.run_test(size=SIZE) as pilot:
         await app.switch_mode("timeline")
         await settle(app, pilot)
@@ -24,6 +29,14 @@ async def test_chart_selects_latest_active_day_and_lists_its_sessions(app) -> No
         await pilot.press("left")
         await settle(app, pilot)
         assert [s.title for s in table.sessions] == ["Fix tmux true colour in Alacritty"]
+        # three days more back, then a refresh: the picked day and its sessions stay
+        await pilot.press("left", "left", "left")
+        await settle(app, pilot)
+        day = chart.buckets[chart.selected].day
+        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(), frozenset())))
+        await settle(app, pilot)
+        assert chart.buckets[chart.selected].day == day == "2026-11-16"
+        assert [s.title for s in table.sessions] == ["Fix flaky test_expiring_soon"]
 
 
 async def test_week_and_month_buckets(app) -> None:
@@ -61,24 +74,6 @@ async def test_project_filter_and_open_in_replay(app) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert opened and opened[0].session_id.startswith("7966b882")
-
-
-async def test_refresh_keeps_selection(app) -> None:
-    from ccarchive.index.run_reports import CommitInfo
-    from ccarchive.tui.messages import IndexUpdated
-
-    async with app.run_test(size=SIZE) as pilot:
-        await app.switch_mode("timeline")
-        await settle(app, pilot)
-        chart = app.screen.query_one(ActivityChart)
-        await pilot.press("left", "left", "left", "left")
-        await settle(app, pilot)
-        day = chart.buckets[chart.selected].day
-        table = app.screen.query_one(DaySessions)
-        app.post_message(IndexUpdated(CommitInfo(1, 0, frozenset(), frozenset(), frozenset())))
-        await settle(app, pilot)
-        assert chart.buckets[chart.selected].day == day == "2026-11-16"
-        assert [s.title for s in table.sessions] == ["Fix flaky test_expiring_soon"]
 
 
 def test_snapshot(snap_compare, app) -> None:

@@ -25,7 +25,9 @@ async def open_followup(app, pilot, **kw) -> ReplayScreen:
     return screen
 
 
-async def test_stepping_by_entry_and_by_turn(app) -> None:
+async def test_stepping_by_entry_and_by_turn_and_unfolding_a_call(app) -> None:
+    """j/k and the arrows step by entry, left/right by turn, Home/End to the ends;
+    Enter unfolds a tool call with its result."""
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
@@ -45,6 +47,21 @@ async def test_stepping_by_entry_and_by_turn(app) -> None:
         await pilot.press("home")
         assert view.cursor == 0 and view.top == 0
         await settle(app, pilot)
+
+        # Enter unfolds a tool call with its result, and folds it again
+        call = next(
+            i
+            for i in range(view.total)
+            if view.entry(i).kind == "tool_call"
+            and view.entry(i + 1).tool_use_id == view.entry(i).tool_use_id
+        )
+        view.move_cursor(call)
+        folded = view._height(call)
+        await pilot.press("enter")
+        assert {call, call + 1} <= view.expanded
+        assert view._height(call) > folded
+        await pilot.press("enter")
+        assert not view.expanded
 
 
 async def test_playing_follows_the_recorded_pace(app) -> None:
@@ -76,25 +93,6 @@ def test_replay_delay_scales_and_caps_idle_time() -> None:
     assert replay_delay(t, t + timedelta(hours=9), 100.0) == pytest.approx(tx.IDLE_CAP / 100)
     assert replay_delay(t, t, 1.0) == tx.MIN_DELAY
     assert replay_delay(t, t + timedelta(hours=1), None) == tx.STEP_DELAY
-
-
-async def test_expand_a_tool_call_with_its_result(app) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_followup(app, pilot)
-        view = screen.view
-        call = next(
-            i
-            for i in range(view.total)
-            if view.entry(i).kind == "tool_call"
-            and view.entry(i + 1).tool_use_id == view.entry(i).tool_use_id
-        )
-        view.move_cursor(call)
-        folded = view._height(call)
-        await pilot.press("enter")
-        assert {call, call + 1} <= view.expanded
-        assert view._height(call) > folded
-        await pilot.press("enter")
-        assert not view.expanded
 
 
 async def test_open_a_subagent_and_come_back(app) -> None:
@@ -133,7 +131,11 @@ async def test_next_and_previous_search_hit(app) -> None:
         assert "hit 1/" in str(screen.query_one("#tx-status").render())
 
 
+@pytest.mark.slow
 async def test_jump_to_a_time(app) -> None:
+    """In the slow tier: test_replay_tools's test_time_jumps_say_where_they_landed keeps
+    the promise in the suite (a time typed into the dialog moves the cursor to the first
+    entry at or after it, a result shown at its call), over every form of a time."""
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_followup(app, pilot)
         view = screen.view
