@@ -731,9 +731,7 @@ def _check_pieces_come_from_input(text: str, out: str) -> None:
         pos = found + len(piece)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(anything)
-def test_redact_properties(text):
+def _redact_holds_its_properties(text: str) -> None:
     out = redact(text)  # never raises
     assert isinstance(out, str)
     assert redact(out) == out  # idempotent
@@ -751,15 +749,44 @@ def test_redact_properties(text):
     assert find_secrets(once) == []
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    st.recursive(
-        anything | st.integers() | st.none(),
-        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=5), c, max_size=4),
-        max_leaves=12,
-    )
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(anything)
+def test_redact_properties(text):
+    """Redaction never raises, settles in one pass, only adds markers and keeps the rest
+    in order, over drawn texts of the fragments secrets are made of; the slow tier's
+    twin (`test_redact_properties_many`) draws 2,000."""
+    _redact_holds_its_properties(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(anything)
+def test_redact_properties_many(text):
+    """`test_redact_properties` over 2,000 drawn texts (the suite's draws 120)."""
+    _redact_holds_its_properties(text)
+
+
+nested = st.recursive(
+    anything | st.integers() | st.none(),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=5), c, max_size=4),
+    max_leaves=12,
 )
+
+
+@settings(max_examples=50, deadline=None)
+@given(nested)
 def test_redact_value_properties(obj):
+    """Redacting a nested value settles in one pass; the slow tier's twin
+    (`test_redact_value_properties_many`) draws 800 values."""
+    out = redact_value(obj)
+    assert redact_value(out) == out
+
+
+@pytest.mark.slow
+@settings(max_examples=800, deadline=None)
+@given(nested)
+def test_redact_value_properties_many(obj):
+    """`test_redact_value_properties` over 800 drawn values (the suite's draws 50)."""
     out = redact_value(obj)
     assert redact_value(out) == out
 
@@ -860,14 +887,12 @@ def test_a_rules_leading_literal_is_what_every_match_starts_with() -> None:
 # ------------------------------------------------- every generated shape, and cutting
 
 
-def test_every_generated_shape_is_redacted_whole() -> None:
-    """The 55 shapes of the adversarial suite (provider tokens, credential files, PEM
-    blocks, connection strings, passwords with symbols), in their random contexts, over
-    many seeds: nothing of 8 characters of a secret is left."""
+def _shapes_are_redacted_whole(seeds: range) -> None:
     from tests.support.secret_shapes import SHAPES, Gen
 
-    for seed in range(40):
+    for seed in seeds:
         gen = Gen(random.Random(seed))
+        gen.bare = seed % 2 == 0  # a value with no name beside it, where its shape allows
         for name, make in SHAPES.items():
             planted = make(gen)
             out = redact(planted.text)
@@ -876,6 +901,21 @@ def test_every_generated_shape_is_redacted_whole() -> None:
                     secret[i : i + 8] for i in range(len(secret) - 7) if secret[i : i + 8] in out
                 ]
                 assert not left, (seed, name, planted.text, out)
+
+
+def test_every_generated_shape_is_redacted_whole() -> None:
+    """The 56 shapes of the adversarial suite (provider tokens, credential files, PEM
+    blocks, connection strings, passwords with symbols), over 10 seeds, half of them
+    written bare (found by their format alone), half in drawn contexts: nothing of 8
+    characters of a secret is left. The slow tier's twin
+    (`test_every_generated_shape_is_redacted_whole_many_seeds`) draws 200 seeds."""
+    _shapes_are_redacted_whole(range(10))
+
+
+@pytest.mark.slow
+def test_every_generated_shape_is_redacted_whole_many_seeds() -> None:
+    """`test_every_generated_shape_is_redacted_whole` over 200 seeds (the suite's 10)."""
+    _shapes_are_redacted_whole(range(200))
 
 
 def _apply_spans(text: str, spans) -> str:
