@@ -315,12 +315,12 @@ async def test_more_seeds_every_plant_on_every_surface(seed: int, tmp_path: Path
 
 def test_the_hook_server_of_a_serve_without_redaction_shows_no_secret(planted) -> None:
     """`ccarchive serve --no-redact` reads without redaction, and its hook server answers
-    the hooks over its socket: asked every question `read_hook` asks (each planting's
-    needle and words, and every project's session start), through the socket as the hook
-    asks it, it shows none of the planted secrets. Two layers keep them out (the index is
-    built from redacted text; the server reads with redaction on whatever the serve's
-    switch, `test_hook_server.py`): this reads the surface as a hook does, whichever
-    layer fails."""
+    the hooks over its socket: asked every question `read_hook` asks in the suite (each
+    shape's first planting's needle and words, and every project's session start),
+    through the socket as the hook asks it, it shows none of the planted secrets. Two
+    layers keep them out (the index is built from redacted text; the server reads with
+    redaction on whatever the serve's switch, `test_hook_server.py`): this reads the
+    surface as a hook does, whichever layer fails."""
     import json
 
     from ccarchive.hooks.client import Answer, ask_server
