@@ -11,8 +11,15 @@ in text and JSON, the hook, the Markdown export and the TUI's panes through Pilo
 8-character window of a planted value in anything shown is a leak.
 
 The check is not vacuous: with redaction off, the same reads show every planted secret.
-The normal run uses one seed (~20 s); `-m slow` runs 4 more seeds, every plant on every
-surface but the TUI (~1 min each).
+
+The suite plants each shape in `PER_SHAPE` places of one seed (112 plantings, every
+place holding six or seven shapes, a tool's text cut through half the time): the service
+reads every planting; MCP, the CLI and the hooks read each shape's first planting, which
+runs through every place too; the export and the TUI read what they show of the
+archive. `-m slow` (`test_more_seeds_every_plant_on_every_surface`) plants every shape in
+every place (952 plantings) for 4 more seeds and reads every planting on the service,
+MCP, the hook and the export (~2 min each): the breadth of shape x place x cut x escape
+that the suite's draw samples.
 """
 
 from __future__ import annotations
@@ -45,6 +52,10 @@ from tests.support.secret_surfaces import (
 pytestmark = pytest.mark.long
 
 SEED = int(os.environ.get("CCARCHIVE_SECRETS_SEED", "20261124"))
+PER_SHAPE = 2
+"""Places each shape is planted in, in the suite's archive (the slow tier: all 17). Two,
+as it shares no factor with the 17 places: each shape's first planting then runs
+through every place (`secret_archive._spread`)."""
 TOTALS: dict[str, int] = {}
 
 
@@ -54,7 +65,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory):
     (tests/conftest.py): spread over two, each built the archive, its index and the
     windows held elsewhere in it (3.4 CPU-s) for itself."""
     out = tmp_path_factory.mktemp("adversarial")
-    arc = plant_archive(out / "claude", SEED)
+    arc = plant_archive(out / "claude", SEED, per_shape=PER_SHAPE)
     svc = build_index(arc.root, out / "data")
     svc.redact_secrets = True  # what every test but one reads with (it restores it)
     return arc, svc, out
@@ -77,7 +88,7 @@ def _finish(ex: Exposure, what: str) -> None:
     readable = ex.readable()
     TOTALS[what] = sum(ex.calls.values())
     print(
-        f"\n{what}: {len(SHAPES)} shapes x {len(PLACES)} places = {len(ex.plants)} plantings,"
+        f"\n{what}: {len(SHAPES)} shapes in {len(PLACES)} places, {len(ex.plants)} plantings,"
         f" {len(ex.calls)} surfaces, {sum(ex.calls.values())} calls, readable = "
         f"{len(readable)} ({ex.ambiguous} windows also held elsewhere in the archive)"
     )
@@ -142,7 +153,7 @@ async def test_mcp_tools(planted) -> None:
     arc, svc, _ = planted
     ex = exposure(arc)
     async with Client(build_server(svc, redact_secrets=True, active_minutes=0)) as client:
-        await read_mcp(client, arc, ex, random.Random(SEED + 1), share=0.25)
+        await read_mcp(client, arc, ex, random.Random(SEED + 1), arc.first_of_each())
     _finish(ex, "mcp")
 
 
@@ -160,7 +171,7 @@ def test_cli_text_and_json(planted) -> None:
 
     ids = [
         h.id
-        for p in arc.plants[::40]
+        for p in arc.first_of_each()[::4]
         for h in svc.search(p.needle, include_tool_results=True, include_thinking=True).hits[:1]
         if ":" in h.id
     ]
@@ -182,7 +193,7 @@ def test_cli_text_and_json(planted) -> None:
 def test_hook_and_export(planted, tmp_path: Path) -> None:
     arc, svc, out = planted
     ex = exposure(arc)
-    read_hook(svc, arc, ex)
+    read_hook(svc, arc, ex, arc.first_of_each())
     read_export(svc, arc, ex, tmp_path)
     event = (
         '{"session_id": "x", "prompt": "password Authorization export BEGIN '
@@ -267,22 +278,36 @@ async def test_tui_panes(planted, monkeypatch: pytest.MonkeyPatch) -> None:
     _finish(ex, "tui")
 
 
-def test_counts() -> None:
-    """The totals of this run (printed with -s)."""
+def test_counts(planted) -> None:
+    """The totals of this run (printed with -s), and the suite's draw covers every kind:
+    every shape and every place, and so does the first planting of each shape, which
+    the surfaces too costly to read for every planting read; a tool's text is planted
+    across the index's cut."""
+    arc, _svc, _ = planted
     print(f"\nshapes {len(SHAPES)}, places {len(PLACES)}, calls {TOTALS}, readable = 0")
     assert len(SHAPES) >= 40 and len(PLACES) >= 15
+    first = arc.first_of_each()
+    assert {p.shape for p in arc.plants} == {p.shape for p in first} == set(SHAPES)
+    assert len(first) == len(SHAPES)
+    assert {p.place for p in arc.plants} == {p.place for p in first} == set(PLACES)
+    assert len(arc.plants) == PER_SHAPE * len(SHAPES)
+    for place in ("tool_use", "tool_result"):
+        assert any(p.place == place and p.where == "cut" for p in arc.plants), place
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 async def test_more_seeds_every_plant_on_every_surface(seed: int, tmp_path: Path) -> None:
+    """Every shape in every place, each planting read on the service and MCP, about 60
+    on the hook: the full draw of what the suite's tests above check on a spread of
+    two places a shape (`test_service`, `test_mcp_tools`, `test_hook_and_export`)."""
     arc = plant_archive(tmp_path / "claude", seed)
     svc = build_index(arc.root, tmp_path / "data")
     ex = exposure(arc)
     rng = random.Random(seed)
     read_service(svc, arc, ex, rng)
     async with Client(build_server(svc, redact_secrets=True, active_minutes=0)) as client:
-        await read_mcp(client, arc, ex, rng, share=1.0)
+        await read_mcp(client, arc, ex, rng, arc.plants)
     read_hook(svc, arc, ex)
     read_export(svc, arc, ex, tmp_path)
     _finish(ex, f"seed {seed}")
@@ -290,12 +315,12 @@ async def test_more_seeds_every_plant_on_every_surface(seed: int, tmp_path: Path
 
 def test_the_hook_server_of_a_serve_without_redaction_shows_no_secret(planted) -> None:
     """`ccarchive serve --no-redact` reads without redaction, and its hook server answers
-    the hooks over its socket: asked every question `read_hook` asks (each planting's
-    needle and words, and every project's session start), through the socket as the hook
-    asks it, it shows none of the planted secrets. Two layers keep them out (the index is
-    built from redacted text; the server reads with redaction on whatever the serve's
-    switch, `test_hook_server.py`): this reads the surface as a hook does, whichever
-    layer fails."""
+    the hooks over its socket: asked every question `read_hook` asks in the suite (each
+    shape's first planting's needle and words, and every project's session start),
+    through the socket as the hook asks it, it shows none of the planted secrets. Two
+    layers keep them out (the index is built from redacted text; the server reads with
+    redaction on whatever the serve's switch, `test_hook_server.py`): this reads the
+    surface as a hook does, whichever layer fails."""
     import json
 
     from ccarchive.hooks.client import Answer, ask_server
@@ -311,7 +336,7 @@ def test_the_hook_server_of_a_serve_without_redaction_shows_no_secret(planted) -
         ex = exposure(arc)
         events = [
             ("UserPromptSubmit", {"session_id": "x", "prompt": f"{p.needle} {' '.join(p.words)}"})
-            for p in arc.plants[:: max(1, len(arc.plants) // 60)]
+            for p in arc.first_of_each()
         ] + [("SessionStart", {"cwd": cwd}) for cwd in arc.projects]
         for name, event in events:
             answer = ask_server(

@@ -47,6 +47,21 @@ def _probes(secret: str) -> list[str]:
     return out
 
 
+def _first_probes(secret: str) -> list[str]:
+    """The probes that settle whether anything is recovered: each run's 4-character
+    prefix, and the camel parts. A prefix query matches the terms that start with it (the
+    index's words are runs of letters and digits, lowercased, so a run's prefix is one
+    term's prefix, a regex on the text, title and parts fields), so a longer prefix of a
+    run that counts a hit means its 4-character prefix counts that hit too: when none of
+    these does, no probe of `_probes` can."""
+    out = []
+    for run in re.findall(r"[A-Za-z0-9]{6,}", secret):
+        out.append(run[:4])
+        parts = re.findall(r"[A-Z]*[a-z0-9]+", run)
+        out.extend(part.lower()[:6] for part in parts if len(part) >= 6)
+    return out
+
+
 def _hidden(plant, secret: str) -> bool:
     """Does redaction hide this secret in its planted text? (Where it does not, the
     detector missed it, a recall gap `test_generated_classes_are_redacted` and the
@@ -56,6 +71,10 @@ def _hidden(plant, secret: str) -> bool:
 
 
 def _recovered(total_of, needle: str, secret: str) -> int:
+    """The longest prefix (4+ characters) of the secret's probes that counts a hit beside
+    ``needle``: every probe is asked only once one of `_first_probes` hits."""
+    if not any(total_of(f"+{needle} +{prefix}*") > 0 for prefix in _first_probes(secret)):
+        return 0
     best = 0
     for prefix in _probes(secret):
         if total_of(f"+{needle} +{prefix}*") > 0:
@@ -97,7 +116,7 @@ async def test_mcp_search_recovers_no_character(planted) -> None:
     async with Client(server) as client:
         for plant in sample:
             secret = plant.secrets[0]
-            for prefix in _probes(secret)[:4]:
+            for prefix in _first_probes(secret)[:2]:
                 res = await client.call_tool("search", {"query": f"+{plant.needle} +{prefix}*"})
                 data = res.structured_content or {}
                 if (data.get("total") or 0) > 0:

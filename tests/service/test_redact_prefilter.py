@@ -293,17 +293,39 @@ def test_what_the_rules_match_no_word_gate_hides(text: str, secret: str) -> None
 @example("db_pass: \n- x\r\nkey:\r\n  - y")
 @example("jeton: Xk9!q7Zp é clave=a1b2")
 @example("é" + "A" * 31 + " " + "B" * 33)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_prefilters_on_drawn_texts(text: str) -> None:
+    """The prefilters on 100 drawn texts and the examples at their edges; the slow
+    tier's twin (`test_prefilters_on_many_drawn_texts`) draws 2,000."""
+    check_starts(text)
+    check_gates(text)
+
+
+@pytest.mark.slow
+@given(texts)
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_prefilters_on_many_drawn_texts(text: str) -> None:
+    """`test_prefilters_on_drawn_texts` over 2,000 drawn texts (the suite's draws 100)."""
     check_starts(text)
     check_gates(text)
 
 
 @pytest.mark.skipif(not REAL_CORPUS.is_dir(), reason="../shared/corpus/real is not present")
 def test_prefilters_on_the_real_transcripts() -> None:
-    strings = real_strings()
+    """Every third string of the real transcripts' first 3 MB (`real_strings`); the
+    slow tier's twin (`test_prefilters_on_every_real_string`) reads them all."""
+    strings = real_strings()[::3]
     assert len(strings) > 1000
     for text in strings:
+        check_starts(text)
+        check_gates(text)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_CORPUS.is_dir(), reason="../shared/corpus/real is not present")
+def test_prefilters_on_every_real_string() -> None:
+    """`test_prefilters_on_the_real_transcripts` on every string (the suite's: a third)."""
+    for text in real_strings():
         check_starts(text)
         check_gates(text)
 

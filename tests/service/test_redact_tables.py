@@ -99,14 +99,36 @@ def pair_rows(draw) -> tuple[str, list[str], list[str]]:
     return "\n".join(lines) + "\n", secrets, plain
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    table=st.one_of(column_tables(), pair_rows()),
-    before=st.sampled_from(["", "The accounts:\n\n", "notes\n"]),
-    after=st.sampled_from(["", "\nRotate them monthly.", "\n"]),
-    in_json=st.booleans(),
-)
+drawn_tables = {
+    "table": st.one_of(column_tables(), pair_rows()),
+    "before": st.sampled_from(["", "The accounts:\n\n", "notes\n"]),
+    "after": st.sampled_from(["", "\nRotate them monthly.", "\n"]),
+    "in_json": st.booleans(),
+}
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**drawn_tables)
 def test_a_password_in_a_table_is_redacted_and_the_table_kept(
+    table: tuple[str, list[str], list[str]], before: str, after: str, in_json: bool
+) -> None:
+    """50 drawn tables, columns and pairs, as text and inside JSON; the slow tier's twin
+    (`test_a_password_in_many_tables_is_redacted`) draws 600."""
+    _table_is_redacted_and_kept(table, before, after, in_json)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**drawn_tables)
+def test_a_password_in_many_tables_is_redacted(
+    table: tuple[str, list[str], list[str]], before: str, after: str, in_json: bool
+) -> None:
+    """`test_a_password_in_a_table_is_redacted_and_the_table_kept` over 600 drawn
+    tables (the suite's draws 50)."""
+    _table_is_redacted_and_kept(table, before, after, in_json)
+
+
+def _table_is_redacted_and_kept(
     table: tuple[str, list[str], list[str]], before: str, after: str, in_json: bool
 ) -> None:
     text, secrets, plain = table

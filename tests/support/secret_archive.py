@@ -10,6 +10,11 @@ secret. Every place: prompts, assistant prose, thinking, tool calls, tool result
 compaction summaries, summary records, plans, agent subplans, memory files,
 session-memory summaries, history lines and their pasted text, subagent transcripts,
 custom titles, AI titles and agent names.
+
+`plant_archive(root, seed, per_shape=k)` is the smaller draw the suite reads: each shape
+in k places, dealt so that every place holds some and each shape's first planting (the
+one every surface reads) is written bare where its shape allows, a tool's text cut
+through in turn; the full draw (every shape in every place) is the slow tier's.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ class Plant:
     agent_id: str = ""
     where: str = ""
     """start, middle, end, cut (across the index's cut of a long text) or title."""
+    rank: int = 0
+    """Which of its shape's plantings this is (0: the one every surface reads)."""
 
 
 @dataclass
@@ -73,6 +80,11 @@ class PlantedArchive:
     subagents: list[tuple[str, str]] = field(default_factory=list)
     plans: list[str] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
+
+    def first_of_each(self) -> list[Plant]:
+        """The first planting of each shape: what a surface too costly to read for every
+        planting reads, every shape once (and, in a spread draw, every place)."""
+        return [plant for plant in self.plants if plant.rank == 0]
 
 
 def _filler(rng: random.Random, n: int) -> str:
@@ -102,8 +114,32 @@ def _escape(rng: random.Random, text: str) -> str:
     return text
 
 
-def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str, str]:
-    """The planting's whole text, and where in it the secret went."""
+_TOOL_PLACES = ("tool_use", "tool_result")
+"""The places whose long texts the index keeps only the head and tail of."""
+
+
+def _spread(
+    rng: random.Random, names: list[str], places: tuple[str, ...], per_shape: int
+) -> dict[tuple[str, str], int]:
+    """The (place, shape) pairs of a smaller draw: ``per_shape`` places for each shape,
+    the shapes in a seeded order dealt round the places, so that every place holds a
+    share of them and the first planting of each shape (rank 0) runs through every
+    place too (when the places are fewer than the shapes and ``per_shape`` shares no
+    factor with their number). Each pair maps to its planting's rank."""
+    order = sorted(names)
+    rng.shuffle(order)
+    return {
+        (places[(i * per_shape + j) % len(places)], name): j
+        for i, name in enumerate(order)
+        for j in range(per_shape)
+    }
+
+
+def _embed(
+    rng: random.Random, p: Planted, needle: str, place: str, where: str | None = None
+) -> tuple[str, str]:
+    """The planting's whole text, and where in it the secret went (``where`` if given,
+    for a tool's text, else drawn)."""
     body = _escape(rng, p.text)
     near_before = _filler(rng, rng.randrange(0, 120))
     near_after = _filler(rng, rng.randrange(0, 120))
@@ -131,8 +167,8 @@ def _embed(rng: random.Random, p: Planted, needle: str, place: str) -> tuple[str
         start = max(core.rfind(" ", 0, cut), core.rfind("\n", 0, cut)) + 1
         return core[start:], "title"
     where = (
-        rng.choice(("start", "middle", "end", "cut"))
-        if place in ("tool_use", "tool_result")
+        where or rng.choice(("start", "middle", "end", "cut"))
+        if place in _TOOL_PLACES
         else rng.choice(("start", "middle", "end"))
     )
     if where == "cut":
@@ -164,20 +200,32 @@ def _needle(rng: random.Random, used: set[str]) -> str:
 
 
 def plant_archive(
-    root: Path, seed: int, shapes: list[str] | None = None, places: tuple[str, ...] = PLACES
+    root: Path,
+    seed: int,
+    shapes: list[str] | None = None,
+    places: tuple[str, ...] = PLACES,
+    per_shape: int | None = None,
 ) -> PlantedArchive:
-    """Write the archive under ``root`` and say what was planted where."""
+    """Write the archive under ``root`` and say what was planted where: every shape in
+    every place, or, given ``per_shape``, each shape in that many places (`_spread`)."""
     rng = random.Random(seed)
     gen = Gen(rng)
     used: set[str] = set()
     out = PlantedArchive(root)
     names = shapes or sorted(SHAPES)
+    spread = _spread(random.Random(seed), names, places, per_shape) if per_shape else None
     by_place: dict[str, list[Plant]] = {place: [] for place in places}
     for place in places:
+        cycle = iter(("cut", "start", "cut", "middle", "cut", "end") * len(names))
         for name in names:
+            if spread is not None and (place, name) not in spread:
+                continue
+            rank = spread[place, name] if spread is not None else places.index(place)
+            gen.bare = spread is not None and rank == 0
             p = SHAPES[name](gen)
-            plant = Plant(place, name, p.secrets, _needle(rng, used), p.words)
-            plant.text, plant.where = _embed(rng, p, plant.needle, place)
+            plant = Plant(place, name, p.secrets, _needle(rng, used), p.words, rank=rank)
+            where = next(cycle) if spread is not None and place in _TOOL_PLACES else None
+            plant.text, plant.where = _embed(rng, p, plant.needle, place, where)
             for secret in p.secrets:
                 escaped = json.dumps(secret)[1:-1]
                 assert secret == escaped, f"{name}: a secret that JSON escapes: {secret!r}"

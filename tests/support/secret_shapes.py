@@ -43,6 +43,11 @@ class Gen:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
+        self.bare = False
+        """Write the next value bare where its shape allows it (no name beside it), so
+        that only its own format can tell it is a secret: a smaller draw sets it for
+        each shape's first planting, whose format rule it would otherwise miss most
+        times (a named value is redacted for its name)."""
 
     def s(self, n: int, alphabet: str = ALNUM) -> str:
         """``n`` random characters; a body of 12+ alphanumerics gets 2+ digits and 2+
@@ -95,8 +100,13 @@ def in_context(
         (f"docker run -e {name}={value} app:latest", ("docker", name)),
     ]
     if bare:
-        options.append((f"I used {value} for the {g.word()} call and it worked", ("worked",)))
-        options.append((f"Error: 401 Unauthorized for key {value}", ("Unauthorized",)))
+        alone = [
+            (f"I used {value} for the {g.word()} call and it worked", ("worked",)),
+            (f"Error: 401 Unauthorized for key {value}", ("Unauthorized",)),
+        ]
+        if g.bare:
+            return g.rng.choice(alone)
+        options += alone
     if header:
         options.append(
             (

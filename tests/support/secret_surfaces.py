@@ -284,9 +284,9 @@ def read_service(svc: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random
 
 
 async def read_mcp(
-    client: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random, share: float
+    client: Any, arc: PlantedArchive, ex: Exposure, rng: random.Random, plants: list[Plant]
 ) -> None:
-    """Every MCP tool, with its paging parameters; ``share`` of the plants are searched."""
+    """Every MCP tool, with its paging parameters; ``plants`` are searched and read on."""
 
     async def call(tool: str, **args: Any) -> dict:
         r = await client.call_tool(tool, args)
@@ -295,9 +295,7 @@ async def read_mcp(
         ex.show(f"mcp.{tool}", r.structured_content)
         return r.structured_content
 
-    for plant in arc.plants:
-        if rng.random() > share:
-            continue
+    for plant in plants:
         res = await call(
             "search",
             query=plant.needle,
@@ -353,8 +351,8 @@ async def read_mcp(
             max_chars=rng.choice((100, 12_000)),
         )
     await call("search_history", limit=200)
-    for plant in arc.plants:
-        if plant.place.startswith("history") and rng.random() < share:
+    for plant in plants:
+        if plant.place.startswith("history"):
             await call("search_history", query=plant.needle)
     await call("status")
     await call("timeline", days=3660)
@@ -363,11 +361,26 @@ async def read_mcp(
 # ---- CLI, hook, export -------------------------------------------------------------
 
 
+CLI_BATCH = 8
+"""Needles a CLI search asks for at once (``a OR b OR ...``): each hit's snippet still
+centres on its own needle, and a run of the command costs what eight would."""
+
+
 def read_cli(run: Any, arc: PlantedArchive, ex: Exposure, ids: list[str]) -> None:
-    """``run(*args) -> output`` runs the ccarchive command; text and --json of each."""
-    for plant in arc.plants[:: max(1, len(arc.plants) // 25)]:
+    """``run(*args) -> output`` runs the ccarchive command; text and --json of each.
+    Every shape is searched (its first planting), as sessions and as entries, eight
+    needles a query; each needle must be in what the entries show, or the search did
+    not show that planting at all."""
+    first = arc.first_of_each()
+    for at in range(0, len(first), CLI_BATCH):
+        batch = [p.needle for p in first[at : at + CLI_BATCH]]
+        query = " OR ".join(batch)
         for fmt in ((), ("--json",)):
-            ex.show("cli.search", run("search", plant.needle, "--all-kinds", *fmt))
+            ex.show("cli.search", run("search", query, "--all-kinds", *fmt))
+            shown = run("search", query, "--all-kinds", "--entries", "--limit", "50", *fmt)
+            ex.show("cli.search", shown)
+            missing = [n for n in batch if n not in shown]
+            assert not missing, f"needles not shown by the CLI ({fmt}): {missing}"
     for words in ("password", "Authorization", "BEGIN", "export"):
         ex.show("cli.search", run("search", words, "--all-kinds", "--limit", "100"))
         ex.show("cli.search", run("search", words, "--all-kinds", "--group", "--json"))
@@ -381,10 +394,14 @@ def read_cli(run: Any, arc: PlantedArchive, ex: Exposure, ids: list[str]) -> Non
     ex.show("cli.sessions", run("sessions", "--limit", "300", "--json"))
 
 
-def read_hook(svc: Any, arc: PlantedArchive, ex: Exposure) -> None:
+def read_hook(
+    svc: Any, arc: PlantedArchive, ex: Exposure, plants: list[Plant] | None = None
+) -> None:
+    """The prompt hook asked about ``plants`` (by default about 60 of them, spread over
+    the shapes), and the session-start hook in every project."""
     from ccarchive.hooks.context import prompt_context, session_start_context
 
-    for plant in arc.plants[:: max(1, len(arc.plants) // 60)]:
+    for plant in plants or arc.plants[:: max(1, len(arc.plants) // 60)]:
         event = {
             "session_id": "00000000-0000-4000-8000-000000000000",
             "prompt": f"what did we do about {plant.needle} {' '.join(plant.words)}",
