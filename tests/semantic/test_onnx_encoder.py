@@ -27,7 +27,17 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def onnx_encoder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> OnnxEncoder:
+def graph_written_apart() -> Path:
+    """The graph `with_graph` places, written once in this process
+    (tests.support.encoders.py). Module-scoped, so that this module's tests share a worker
+    (tests/conftest.py) and write it once between them: it is 1.3 CPU-s."""
+    return written_graph()
+
+
+@pytest.fixture(scope="module")
+def onnx_encoder(
+    model_dir: Path, graph_written_apart: Path, tmp_path_factory: pytest.TempPathFactory
+) -> OnnxEncoder:
     # one thread: the suite runs a process per core (two spinning threads took a third
     # more CPU for the same vectors; tests/eval/harness.py `enable_semantic`)
     # its graph written once (tests.support.encoders.py); the writing is tested below
@@ -101,10 +111,10 @@ def test_every_text_split_over_many_batches_keeps_its_vector(onnx_encoder) -> No
 
 @pytest.mark.long
 def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
-    model_dir: Path, tmp_path: Path
+    model_dir: Path, graph_written_apart: Path, tmp_path: Path
 ) -> None:
     first = ensure_graph(model_dir, tmp_path / "a")
-    again = written_graph()  # written apart, in this process (tests.support.encoders.py)
+    again = graph_written_apart  # written apart, in this process
     assert first != again and first.read_bytes() == again.read_bytes()  # deterministic
     stamp = first.stat().st_mtime_ns
     assert ensure_graph(model_dir, tmp_path / "a") == first
