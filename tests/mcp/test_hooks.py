@@ -301,34 +301,53 @@ def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_s
     assert helped.stdout.startswith(b"usage: ccarchive hook ")
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        [],
-        ["prompt-submit"],
-        ["user-prompt-submit", "--limit", "0"],
-        ["user-prompt-submit", "--limit", "three"],
-        ["session-start", "--max-chars", "100000"],
-        ["session-start", "--bogus"],
-    ],
-)
-def test_a_wrong_command_line_is_an_error_that_does_not_block_the_prompt(
-    args: list[str], tmp_path: Path
-) -> None:
+WRONG = [
+    [],
+    ["prompt-submit"],
+    ["user-prompt-submit", "--limit", "0"],
+    ["user-prompt-submit", "--limit", "three"],
+    ["session-start", "--max-chars", "100000"],
+    ["session-start", "--bogus"],
+]
+"""Command lines a hook refuses: none, an unknown event, each option out of range or
+mistyped, an unknown option."""
+ENTRIES = ((HOOK,), (CCARCHIVE, "hook"))
+
+
+def _refused(args: list[str], entry: tuple[str, ...], tmp_path: Path) -> None:
     """Exit 1 with the usage on stderr: Claude Code shows it and goes on (exit 2, what
     argparse and click give, would block the user's prompt). Nothing is printed for
     Claude Code to add, and nothing is created."""
     env_data = ["--data-dir", str(tmp_path / "data")] if args else []
-    for entry in ((HOOK,), (CCARCHIVE, "hook")):
-        proc = subprocess.run(
-            [*entry, *args[:1], *env_data, *args[1:]],
-            input=b'{"prompt": "which flaky test was expiring?"}',
-            capture_output=True,
-            timeout=30,
-        )
-        assert proc.returncode == 1, (entry, proc)
-        assert proc.stdout == b"" and b"usage:" in proc.stderr
+    proc = subprocess.run(
+        [*entry, *args[:1], *env_data, *args[1:]],
+        input=b'{"prompt": "which flaky test was expiring?"}',
+        capture_output=True,
+        timeout=30,
+    )
+    assert proc.returncode == 1, (entry, proc)
+    assert proc.stdout == b"" and b"usage:" in proc.stderr
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "entry"), [(args, ENTRIES[i % 2]) for i, args in enumerate(WRONG)]
+)
+def test_a_wrong_command_line_is_an_error_that_does_not_block_the_prompt(
+    args: list[str], entry: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Each wrong command line through one of the two entries, in turn (three each: a
+    process a case); `..._through_both_entries`, in the slow tier, runs each through both."""
+    _refused(args, entry, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", WRONG)
+def test_a_wrong_command_line_is_an_error_through_both_entries(
+    args: list[str], tmp_path: Path
+) -> None:
+    for entry in ENTRIES:
+        _refused(args, entry, tmp_path)
 
 
 def test_a_data_dir_inside_the_archive_is_refused(demo_archive_ro: Path) -> None:
