@@ -278,27 +278,45 @@ def test_the_hook_process_loads_no_front_end(
     assert not loaded and not ours, sorted(loaded | ours)
 
 
-def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_service) -> None:
-    """`ccarchive hook EVENT` and `python -m ccarchive.hooks EVENT` are the same entry as
-    `ccarchive-hook EVENT`: the same output for the same event, the same options."""
+HOOK_ENTRIES = ((HOOK,), (CCARCHIVE, "hook"), (sys.executable, "-m", "ccarchive.hooks"))
+"""The hook's three entries: the plugin's, the CLI's alias, the package's `__main__`."""
+
+
+def _same_hook(indexed: list[str], demo_service, names: tuple[str, ...]) -> None:
+    """Each event in `names` through every entry: the same output, the same options."""
     flaky = _flaky_session(demo_service)
     for name, event in (
         ("user-prompt-submit", {"prompt": "which flaky test was expiring?"}),
         ("session-start", {"source": "startup"}),
     ):
+        if name not in names:
+            continue
         event = {"session_id": "x", "cwd": flaky.project, **event}
         args = [*indexed, "--limit", "2", "--max-chars", "900"]
-        outs = {
-            entry: run_hook(name, args, event, entry=entry)
-            for entry in ((HOOK,), (CCARCHIVE, "hook"), (sys.executable, "-m", "ccarchive.hooks"))
-        }
+        outs = {entry: run_hook(name, args, event, entry=entry) for entry in HOOK_ENTRIES}
         for proc in outs.values():
             assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
         texts = {context_of(p, EVENTS[name]) for p in outs.values()}
         assert len(texts) == 1 and len(next(iter(texts))) <= 900
+
+
+def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_service) -> None:
+    """`ccarchive hook EVENT` and `python -m ccarchive.hooks EVENT` are the same entry as
+    `ccarchive-hook EVENT`: the same output for the same event, the same options (a
+    session start here, whose output the options change; `..._for_every_event`, in the
+    slow tier, adds a prompt, which `test_user_prompt_submit_adds_relevant_past_items`
+    runs through `ccarchive-hook`)."""
+    _same_hook(indexed, demo_service, ("session-start",))
     helped = subprocess.run([CCARCHIVE, "hook", "session-start", "--help"], capture_output=True)
     assert helped.returncode == 0 and b"--max-chars" in helped.stdout
     assert helped.stdout.startswith(b"usage: ccarchive hook ")
+
+
+@pytest.mark.slow
+def test_the_cli_alias_and_python_m_run_the_same_hook_for_every_event(
+    indexed: list[str], demo_service
+) -> None:
+    _same_hook(indexed, demo_service, ("user-prompt-submit", "session-start"))
 
 
 WRONG = [
