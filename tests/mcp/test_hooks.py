@@ -278,57 +278,94 @@ def test_the_hook_process_loads_no_front_end(
     assert not loaded and not ours, sorted(loaded | ours)
 
 
-def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_service) -> None:
-    """`ccarchive hook EVENT` and `python -m ccarchive.hooks EVENT` are the same entry as
-    `ccarchive-hook EVENT`: the same output for the same event, the same options."""
+HOOK_ENTRIES = ((HOOK,), (CCARCHIVE, "hook"), (sys.executable, "-m", "ccarchive.hooks"))
+"""The hook's three entries: the plugin's, the CLI's alias, the package's `__main__`."""
+
+
+def _same_hook(indexed: list[str], demo_service, names: tuple[str, ...]) -> None:
+    """Each event in `names` through every entry: the same output, the same options."""
     flaky = _flaky_session(demo_service)
     for name, event in (
         ("user-prompt-submit", {"prompt": "which flaky test was expiring?"}),
         ("session-start", {"source": "startup"}),
     ):
+        if name not in names:
+            continue
         event = {"session_id": "x", "cwd": flaky.project, **event}
         args = [*indexed, "--limit", "2", "--max-chars", "900"]
-        outs = {
-            entry: run_hook(name, args, event, entry=entry)
-            for entry in ((HOOK,), (CCARCHIVE, "hook"), (sys.executable, "-m", "ccarchive.hooks"))
-        }
+        outs = {entry: run_hook(name, args, event, entry=entry) for entry in HOOK_ENTRIES}
         for proc in outs.values():
             assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
         texts = {context_of(p, EVENTS[name]) for p in outs.values()}
         assert len(texts) == 1 and len(next(iter(texts))) <= 900
+
+
+def test_the_cli_alias_and_python_m_run_the_same_hook(indexed: list[str], demo_service) -> None:
+    """`ccarchive hook EVENT` and `python -m ccarchive.hooks EVENT` are the same entry as
+    `ccarchive-hook EVENT`: the same output for the same event, the same options (a
+    session start here, whose output the options change; `..._for_every_event`, in the
+    slow tier, adds a prompt, which `test_user_prompt_submit_adds_relevant_past_items`
+    runs through `ccarchive-hook`)."""
+    _same_hook(indexed, demo_service, ("session-start",))
     helped = subprocess.run([CCARCHIVE, "hook", "session-start", "--help"], capture_output=True)
     assert helped.returncode == 0 and b"--max-chars" in helped.stdout
     assert helped.stdout.startswith(b"usage: ccarchive hook ")
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        [],
-        ["prompt-submit"],
-        ["user-prompt-submit", "--limit", "0"],
-        ["user-prompt-submit", "--limit", "three"],
-        ["session-start", "--max-chars", "100000"],
-        ["session-start", "--bogus"],
-    ],
-)
-def test_a_wrong_command_line_is_an_error_that_does_not_block_the_prompt(
-    args: list[str], tmp_path: Path
+@pytest.mark.slow
+def test_the_cli_alias_and_python_m_run_the_same_hook_for_every_event(
+    indexed: list[str], demo_service
 ) -> None:
+    _same_hook(indexed, demo_service, ("user-prompt-submit", "session-start"))
+
+
+WRONG = [
+    [],
+    ["prompt-submit"],
+    ["user-prompt-submit", "--limit", "0"],
+    ["user-prompt-submit", "--limit", "three"],
+    ["session-start", "--max-chars", "100000"],
+    ["session-start", "--bogus"],
+]
+"""Command lines a hook refuses: none, an unknown event, each option out of range or
+mistyped, an unknown option."""
+ENTRIES = ((HOOK,), (CCARCHIVE, "hook"))
+
+
+def _refused(args: list[str], entry: tuple[str, ...], tmp_path: Path) -> None:
     """Exit 1 with the usage on stderr: Claude Code shows it and goes on (exit 2, what
     argparse and click give, would block the user's prompt). Nothing is printed for
     Claude Code to add, and nothing is created."""
     env_data = ["--data-dir", str(tmp_path / "data")] if args else []
-    for entry in ((HOOK,), (CCARCHIVE, "hook")):
-        proc = subprocess.run(
-            [*entry, *args[:1], *env_data, *args[1:]],
-            input=b'{"prompt": "which flaky test was expiring?"}',
-            capture_output=True,
-            timeout=30,
-        )
-        assert proc.returncode == 1, (entry, proc)
-        assert proc.stdout == b"" and b"usage:" in proc.stderr
+    proc = subprocess.run(
+        [*entry, *args[:1], *env_data, *args[1:]],
+        input=b'{"prompt": "which flaky test was expiring?"}',
+        capture_output=True,
+        timeout=30,
+    )
+    assert proc.returncode == 1, (entry, proc)
+    assert proc.stdout == b"" and b"usage:" in proc.stderr
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "entry"), [(args, ENTRIES[i % 2]) for i, args in enumerate(WRONG)]
+)
+def test_a_wrong_command_line_is_an_error_that_does_not_block_the_prompt(
+    args: list[str], entry: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Each wrong command line through one of the two entries, in turn (three each: a
+    process a case); `..._through_both_entries`, in the slow tier, runs each through both."""
+    _refused(args, entry, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", WRONG)
+def test_a_wrong_command_line_is_an_error_through_both_entries(
+    args: list[str], tmp_path: Path
+) -> None:
+    for entry in ENTRIES:
+        _refused(args, entry, tmp_path)
 
 
 def test_a_data_dir_inside_the_archive_is_refused(demo_archive_ro: Path) -> None:

@@ -99,19 +99,10 @@ async def test_stdio_serves_every_tool_redacted(shared_stdio: SharedServe) -> No
     assert FAKE_KEY not in got["secret_text"] and "[REDACTED:" in got["secret_text"]
 
 
-async def test_stdio_no_redact(served: list[str]) -> None:
-    async with Client(stdio_params("--no-redact", *served)) as c:
-        r = await c.call_tool(
-            "search",
-            {"query": "DATABASE_URL", "include_tool_results": True, "group_by_session": False},
-        )
-        ids = [h["id"] for h in r.structured_content["results"]]
-        full = await c.call_tool("get_entries", {"ids": ids})
-        assert FAKE_KEY in full.content[0].text
-
-
 def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
-    """Raw JSON-RPC over the pipes: every line on stdout is a protocol message."""
+    """Raw JSON-RPC over the pipes: every line on stdout is a protocol message. The serve
+    is started with `--no-redact`, and serves the demo archive's secret as it is (its
+    own serve once: the shared one redacts, `test_stdio_serves_every_tool_redacted`)."""
     msgs = [
         {
             "jsonrpc": "2.0",
@@ -142,9 +133,23 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
             "method": "tools/call",
             "params": {"name": "status", "arguments": {}},
         },
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {
+                "name": "search",
+                "arguments": {
+                    "query": "DATABASE_URL",
+                    "include_tool_results": True,
+                    "group_by_session": False,
+                },
+            },
+        },
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "get_entries"}},
     ]
     proc = subprocess.Popen(
-        [CCARCHIVE, "serve", "-vv", *served],
+        [CCARCHIVE, "serve", "-vv", "--no-redact", *served],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -153,6 +158,9 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
     answers: dict[int, Any] = {}
     try:
         for m in msgs:
+            if m.get("id") == 6:  # the entries the search found, whole
+                found = answers[5]["result"]["structuredContent"]["results"]
+                m["params"]["arguments"] = {"ids": [h["id"] for h in found]}
             proc.stdin.write(json.dumps(m).encode() + b"\n")
             proc.stdin.flush()
             if "id" in m:
@@ -172,6 +180,7 @@ def test_stdio_stdout_carries_only_the_protocol(served: list[str]) -> None:
     assert answers[2]["result"]["structuredContent"]["results"][0]["text"]
     assert answers[3]["result"]["isError"] is True
     assert answers[4]["result"]["structuredContent"]["sessions"] > 0
+    assert FAKE_KEY in answers[6]["result"]["content"][0]["text"]  # --no-redact
     assert err  # -vv logs went to stderr
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from ccarchive.cli.http_guard import http_token
 from tests.conftest import free_port
 from tests.reliability.http_flood import flood
 from tests.support.serve_process import indexed_copy, serving_http
@@ -100,6 +101,31 @@ needs_root = pytest.mark.skipif(
 def test_another_local_user_gets_401_and_cannot_read_the_token(
     demo_archive_ro: Path, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    """Two serves (the token's, then `--no-auth`); the token kept is read back by
+    `http_token`, which a serve calls to get it. A third serve that prints the kept token
+    again is `test_a_second_start_prints_the_same_token`, in the slow tier."""
+    data, token = _another_local_user(demo_archive_ro, indexed, tmp_path, request)
+    assert http_token(data) == (token, data / "http-token")
+
+
+@pytest.mark.slow
+@needs_root
+def test_a_second_start_prints_the_same_token(
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """`test_another_local_user_gets_401_and_cannot_read_the_token` with a serve more (~2
+    CPU-s), started again on its data dir: it prints the same token."""
+    data, token = _another_local_user(demo_archive_ro, indexed, tmp_path, request)
+    with _serve(demo_archive_ro, data, tmp_path / "again.log"):
+        assert token in (tmp_path / "again.log").read_text()
+
+
+def _another_local_user(
+    demo_archive_ro: Path, indexed: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> tuple[Path, str]:
+    """A serve with no token given makes one, private, and prints the line to add it;
+    another local user gets 401 and cannot read it, and is answered by a `--no-auth`
+    serve. The data dir and the token."""
     # the other user may walk to the data dir, as to ~/.cache (pytest's own temp folders
     # are closed to others, which would make the token file's mode beside the point)
     data = Path(tempfile.mkdtemp(prefix="ccarchive-auth-"))
@@ -127,9 +153,7 @@ def test_another_local_user_gets_401_and_cannot_read_the_token(
     with _serve(demo_archive_ro, data, tmp_path / "open.log", "--no-auth") as (url, _):
         other = _as_nobody(python, "-c", CLIENT, url)
         assert other.stdout.strip() == "200", other.stderr  # the 401 was the token's doing
-    # the token is kept: a second start prints the same one
-    with _serve(demo_archive_ro, data, tmp_path / "again.log") as (url, _):
-        assert token in (tmp_path / "again.log").read_text()
+    return data, token
 
 
 @pytest.mark.parametrize("planted", ["symlink", "hard_link", "loose_mode"])

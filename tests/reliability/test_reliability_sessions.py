@@ -6,7 +6,8 @@ every flood request is answered, the table stays at its bound (the oldest sessio
 probation are ended first, and a client that was working before the flood keeps its
 session), memory stays flat, and a fresh client initializes and searches (6,000 of them:
 in the slow tier, `-m slow`). Idle sessions end after the idle timeout (a short one here),
-sessions in use do not; a table full of busy sessions still admits a newcomer.
+sessions in use do not; a table full of busy sessions still admits a newcomer: those two
+ask one server (`served`), with a short timeout and a small table.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
@@ -59,6 +60,25 @@ def _rss_mb(pid: int) -> float:
 def indexed(demo_archive_ro: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     data = tmp_path_factory.mktemp("sessions") / "data"
     return data_args(demo_archive_ro, indexed_copy(demo_archive_ro, data, tmp_path_factory))
+
+
+IDLE = 1.0
+"""The shared server's idle timeout, in seconds (`--session-idle`)."""
+TABLE = 5
+"""The shared server's table of sessions (`--max-sessions`)."""
+
+
+@pytest.fixture(scope="module")
+def served(
+    indexed: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """One server for the idle and the busy sessions' tests (a serve costs ~2 CPU-s
+    before it answers): a short idle timeout and a small table. Each test makes its own
+    sessions, and what one leaves in the table has ended, or ends, by the other's rules."""
+    log = tmp_path_factory.mktemp("sessions-served") / "serve.log"
+    options = ("--session-idle", str(IDLE), "--max-sessions", str(TABLE))
+    with serving_http("--read-only", *options, *indexed, log=log) as served:
+        yield served
 
 
 @asynccontextmanager
@@ -152,47 +172,51 @@ async def test_initialize_flood_cannot_lock_clients_out(
         assert proc.poll() is None
 
 
-async def test_idle_sessions_end_sessions_in_use_do_not(indexed: list[str], tmp_path: Path) -> None:
-    idle = 1.0  # seconds: the busy client asks every quarter of it
-    async with _server(indexed, tmp_path, "--session-idle", str(idle)) as (url, proc):
-        ids, statuses = await _flood(url, 50, workers=5)
-        assert statuses == {200: 50}
-        async with _client(url) as busy:
-            await _searches(busy)
-            end = time.monotonic() + 2.5 * idle
-            while time.monotonic() < end:  # used more often than the idle timeout
-                await busy.call_tool("status", {})
-                await asyncio.sleep(idle / 4)
-            assert not any(await _alive(url, ids)), "idle sessions outlived the timeout"
-            await _searches(busy)
-        async with _client(url) as fresh:
-            await _searches(fresh)
-        await asyncio.sleep(1.5 * idle)
-        assert not any(await _alive(url, ids))
-        assert proc.poll() is None
+async def test_idle_sessions_end_sessions_in_use_do_not(
+    served: tuple[str, subprocess.Popen[bytes]],
+) -> None:
+    """A full table of sessions left idle, and one in use more often than the timeout:
+    the idle ones end (the newcomer in use ends the oldest of them to get in), the one in
+    use does not."""
+    url, proc = served
+    ids, statuses = await _flood(url, TABLE, workers=1)
+    assert statuses == {200: TABLE}
+    async with _client(url) as busy:
+        await _searches(busy)
+        end = time.monotonic() + 2.5 * IDLE
+        while time.monotonic() < end:  # used more often than the idle timeout
+            await busy.call_tool("status", {})
+            await asyncio.sleep(IDLE / 4)
+        assert not any(await _alive(url, ids)), "idle sessions outlived the timeout"
+        await _searches(busy)
+    async with _client(url) as fresh:
+        await _searches(fresh)
+    await asyncio.sleep(1.5 * IDLE)
+    assert not any(await _alive(url, ids))
+    assert proc.poll() is None
 
 
 async def test_sessions_held_busy_cannot_lock_clients_out(
-    indexed: list[str], tmp_path: Path
+    served: tuple[str, subprocess.Popen[bytes]],
 ) -> None:
-    """Every session of the table holds a GET stream open (busy, never idle): a newcomer
-    still gets in, by ending the oldest of them."""
-    size = 5
-    async with _server(indexed, tmp_path, "--max-sessions", str(size)) as (url, proc):
-        ids, statuses = await _flood(url, size, workers=1)
-        assert statuses == {200: size}
-        async with httpx_client(timeout=30) as h, AsyncExitStack() as streams:
-            for sid in ids:
-                r = await streams.enter_async_context(
-                    h.stream(
-                        "GET",
-                        url,
-                        headers={**HEADERS, "accept": "text/event-stream", "mcp-session-id": sid},
-                    )
+    """Every session of the table holds a GET stream open (busy, never idle, however long
+    past the idle timeout): a newcomer still gets in, by ending the oldest of them."""
+    url, proc = served
+    ids, statuses = await _flood(url, TABLE, workers=1)
+    assert statuses == {200: TABLE}
+    async with httpx_client(timeout=30) as h, AsyncExitStack() as streams:
+        for sid in ids:
+            r = await streams.enter_async_context(
+                h.stream(
+                    "GET",
+                    url,
+                    headers={**HEADERS, "accept": "text/event-stream", "mcp-session-id": sid},
                 )
-                assert r.status_code == 200
-            async with _client(url) as fresh:
-                await _searches(fresh)
-            alive = await _alive(url, ids)
-        assert alive == [False] + [True] * (size - 1)
-        assert proc.poll() is None
+            )
+            assert r.status_code == 200
+        await asyncio.sleep(2 * IDLE)  # held streams keep their sessions busy
+        async with _client(url) as fresh:
+            await _searches(fresh)
+        alive = await _alive(url, ids)
+    assert alive == [False] + [True] * (TABLE - 1)
+    assert proc.poll() is None

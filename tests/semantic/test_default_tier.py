@@ -39,6 +39,7 @@ from ccarchive.semantic import (
 )
 from ccarchive.semantic.model_files import URL_ENV
 from tests.support.appends import assistant_line, main_sessions, prompt_line
+from tests.support.serve_process import indexed_copy
 
 CCARCHIVE = str(Path(sys.executable).with_name("ccarchive"))
 CHOOSERS = (SEMANTIC_ENV, BACKEND_ENV, MODEL_DIR_ENV, URL_ENV)
@@ -296,16 +297,39 @@ async def _serve_status(where: list[str], *flags: str, env: dict[str, str]) -> d
 
 @pytest.mark.long
 async def test_the_switch_turns_it_off_in_serve_and_its_status_tool(
-    demo_archive_ro: Path, tmp_path: Path
+    demo_archive_ro: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    where = ["--archive", str(demo_archive_ro), "--data-dir", str(tmp_path / "data")]
+    """`serve --no-semantic` is off, and says so in its status tool, and builds no vectors;
+    the same data dir served with neither flag nor variable is on, with static vectors.
+    `CCARCHIVE_SEMANTIC=0` is read where every command reads it (`resolve_settings`, the
+    flag over it by `Settings.with_semantic`), checked in `index` and `status` by
+    `test_the_switch_turns_it_off_in_the_command_line`; a serve of its own for it is in
+    the slow tier (`test_the_switch_turns_it_off_by_the_variable_in_serve`). The data
+    dir holds the archive's index already (by words): the serves build no index."""
+    data = indexed_copy(demo_archive_ro, tmp_path / "data", tmp_path_factory)
+    where = ["--archive", str(demo_archive_ro), "--data-dir", str(data)]
     off = await _serve_status(where, "--no-semantic", env=default_env())
-    assert off["semantic"] == OFF_LINE
-    off = await _serve_status(where, env=default_env(**{SEMANTIC_ENV: "0"}))
     assert off["semantic"] == OFF_LINE
     assert manifests(tmp_path / "data") == []
     on = await _serve_status(where, env=default_env())
     assert on["semantic"].startswith("on: ") and "(static)" in on["semantic"]
+
+
+@pytest.mark.slow
+async def test_the_switch_turns_it_off_by_the_variable_in_serve(
+    demo_archive_ro: Path, tmp_path: Path
+) -> None:
+    """`CCARCHIVE_SEMANTIC=0` in a serve's environment, and the flag winning over `=1`. In
+    the slow tier, for its serves (~2 CPU-s each): the suite checks the flag in a serve
+    (`test_the_switch_turns_it_off_in_serve_and_its_status_tool`) and the variable, read
+    by the same `Settings`, in `index` and `status`
+    (`test_the_switch_turns_it_off_in_the_command_line`)."""
+    where = ["--archive", str(demo_archive_ro), "--data-dir", str(tmp_path / "data")]
+    off = await _serve_status(where, env=default_env(**{SEMANTIC_ENV: "0"}))
+    assert off["semantic"] == OFF_LINE
+    off = await _serve_status(where, "--no-semantic", env=default_env(**{SEMANTIC_ENV: "1"}))
+    assert off["semantic"] == OFF_LINE
+    assert manifests(tmp_path / "data") == []
 
 
 @pytest.mark.parametrize("value", ["0", None])

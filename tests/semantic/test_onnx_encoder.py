@@ -27,7 +27,17 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def onnx_encoder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> OnnxEncoder:
+def graph_written_apart() -> Path:
+    """The graph `with_graph` places, written once in this process
+    (tests.support.encoders.py). Module-scoped, so that this module's tests share a worker
+    (tests/conftest.py) and write it once between them: it is 1.3 CPU-s."""
+    return written_graph()
+
+
+@pytest.fixture(scope="module")
+def onnx_encoder(
+    model_dir: Path, graph_written_apart: Path, tmp_path_factory: pytest.TempPathFactory
+) -> OnnxEncoder:
     # one thread: the suite runs a process per core (two spinning threads took a third
     # more CPU for the same vectors; tests/eval/harness.py `enable_semantic`)
     # its graph written once (tests.support.encoders.py); the writing is tested below
@@ -62,28 +72,49 @@ def test_order_and_batches_do_not_change_a_vector(onnx_encoder) -> None:
     assert onnx_encoder.encode([]).shape == (0, 384)
 
 
-def test_texts_split_over_many_batches_keep_their_vectors_and_order(onnx_encoder) -> None:
-    # more padded tokens than two batches hold, lengths shuffled: the batches are cut by
-    # length, each padded to its longest text, and the rows put back in the caller's order
-    # (24 texts, 4,663 tokens: each is encoded twice, so no more than the check needs)
-    from ccarchive.semantic.encoder import BATCH_TOKENS
+def _many_batches(onnx_encoder: OnnxEncoder, every: int) -> None:
+    """24 texts of 1 to 300 words, lengths shuffled: more tokens than two batches hold, so
+    the batches are cut by length, each padded to its longest text, and the rows put back
+    in the caller's order. Encoded together, each row is what that text gives alone, for
+    every `every`-th text by length and the longest: a batch holds texts of consecutive
+    lengths, at least 8 but the last one (`BATCH_TOKENS` over `MAX_TOKENS`), which holds
+    the longest, so every 3rd checks each batch, short texts padded among long ones too."""
+    from ccarchive.semantic.encoder import BATCH_TOKENS, MAX_TOKENS
 
+    assert BATCH_TOKENS // MAX_TOKENS >= 8
     rng = np.random.default_rng(7)
     words = "retry upload flaky parser cache token window export invoice night".split()
     texts = [" ".join(rng.choice(words, int(n))) for n in rng.integers(1, 300, 24)]
     ids = onnx_encoder.token_ids(texts)
     assert sum(len(i) for i in ids) > 2 * BATCH_TOKENS
     together = onnx_encoder.encode(texts)
-    alone = np.stack([onnx_encoder.encode([t])[0] for t in texts])
-    np.testing.assert_allclose(together, alone, atol=1e-5)
+    by_length = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+    checked = sorted({*by_length[::every], by_length[-1]})
+    alone = np.stack([onnx_encoder.encode([texts[i]])[0] for i in checked])
+    np.testing.assert_allclose(together[checked], alone, atol=1e-5)
+
+
+def test_texts_split_over_many_batches_keep_their_vectors_and_order(onnx_encoder) -> None:
+    """Every 3rd text by length (and the longest) checked alone: each batch, at about a
+    third of the cost of all 24
+    (`test_every_text_split_over_many_batches_keeps_its_vector`, in the slow tier)."""
+    _many_batches(onnx_encoder, every=3)
+
+
+@pytest.mark.slow
+def test_every_text_split_over_many_batches_keeps_its_vector(onnx_encoder) -> None:
+    """All 24 texts encoded alone too (~2.5 CPU-s more): the suite checks every 3rd by
+    length, which covers each batch
+    (`test_texts_split_over_many_batches_keep_their_vectors_and_order`)."""
+    _many_batches(onnx_encoder, every=1)
 
 
 @pytest.mark.long
 def test_the_graph_is_written_once_the_same_and_rewritten_when_damaged(
-    model_dir: Path, tmp_path: Path
+    model_dir: Path, graph_written_apart: Path, tmp_path: Path
 ) -> None:
     first = ensure_graph(model_dir, tmp_path / "a")
-    again = written_graph()  # written apart, in this process (tests.support.encoders.py)
+    again = graph_written_apart  # written apart, in this process
     assert first != again and first.read_bytes() == again.read_bytes()  # deterministic
     stamp = first.stat().st_mtime_ns
     assert ensure_graph(model_dir, tmp_path / "a") == first

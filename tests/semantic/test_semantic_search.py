@@ -68,11 +68,23 @@ def semantic_live(demo_archive: Path, tmp_path: Path):
     live.stop()
 
 
-@pytest.mark.long
+@pytest.mark.slow
 def test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn(
     semantic_live: LiveArchive,
 ) -> None:
-    live = semantic_live
+    """The writer embeds the whole archive after its first index, from nothing, then keeps
+    the vectors current. In the slow tier, for its second embedding of the demo archive
+    with the full model (~4.5 CPU-s): the suite's
+    `test_the_command_line_embeds_searches_and_reports` keeps every step but the first
+    (the same `VectorBuilder` builds from nothing there, run by `ccarchive index`), and
+    its writer takes the command line's vectors over and keeps them current."""
+    _vectors_follow_the_index(semantic_live)
+
+
+def _vectors_follow_the_index(live: LiveArchive) -> None:
+    """The writer's vectors, current with its index, then a new session, a turn added and
+    an answer grown: each embedded after the commit that indexed it, found by meaning
+    where words find nothing, and only the changed text embedded again."""
     assert live.vectors is not None
     assert wait_for(lambda: caught_up(live), timeout=300), live.vectors.state
     folder = live.store.path / "vectors"  # inside the index's own folder: dropped with it
@@ -165,6 +177,12 @@ def test_switched_off_search_is_lexical_and_status_says_how_to_turn_it_on(
 def test_the_command_line_embeds_searches_and_reports(
     demo_archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`ccarchive index --semantic` from nothing (the graph written, the archive
+    embedded), `status` under each setting, `search --semantic` by meaning and by words
+    when the model cannot load; then the live writer opens that data dir, finds its
+    vectors current and keeps them so as sessions grow
+    (`test_vectors_follow_the_index_and_a_reworded_question_finds_the_turn`, in the slow
+    tier, has the writer embed from nothing instead)."""
     from ccarchive.cli.main import main
 
     monkeypatch.delenv(SEMANTIC_ENV, raising=False)
@@ -208,6 +226,13 @@ def test_the_command_line_embeds_searches_and_reports(
     res = runner.invoke(main, [*query, "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["groups"], res.output
+
+    # the writer takes the vectors the command line made over, and keeps them current
+    settings = Settings(demo_archive, tmp_path / "data", semantic=True)
+    with LiveArchive(settings, watch=False) as live:
+        assert live._try_become_writer()
+        live.run_once()
+        _vectors_follow_the_index(live)
 
 
 async def test_the_mcp_status_tool_says_whether_it_is_on(

@@ -62,11 +62,12 @@ def test_ascii_text_gives_the_rust_tokenizers_ids(static: TokenVectors, rust, te
     assert static.words.ids(text, MAX_TOKENS) == rust_ids(rust, text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_texts_of_vocabulary_words_and_punctuation_agree(
-    static: TokenVectors, rust, words: list[str], data
-) -> None:
+VOCABULARY_EXAMPLES = 50
+"""Texts of vocabulary words the suite draws (9 ms each: ASCII texts cost a fraction, and
+the suite draws 400 of them); its twin in the slow tier draws 400."""
+
+
+def _vocabulary_text_agrees(static: TokenVectors, rust, words: list[str], data) -> None:
     parts = data.draw(
         st.lists(
             st.one_of(
@@ -80,6 +81,29 @@ def test_texts_of_vocabulary_words_and_punctuation_agree(
     )
     text = "".join(parts)
     assert static.words.ids(text, MAX_TOKENS) == rust_ids(rust, text)
+
+
+@settings(
+    max_examples=VOCABULARY_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_texts_of_vocabulary_words_and_punctuation_agree(
+    static: TokenVectors, rust, words: list[str], data
+) -> None:
+    _vocabulary_text_agrees(static, rust, words, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_texts_of_vocabulary_words_and_punctuation_agree_many(
+    static: TokenVectors, rust, words: list[str], data
+) -> None:
+    """`test_texts_of_vocabulary_words_and_punctuation_agree` over 400 drawn texts, not
+    50: in the slow tier for its 3.5 CPU-s."""
+    _vocabulary_text_agrees(static, rust, words, data)
 
 
 def test_a_long_text_is_cut_where_the_rust_tokenizer_cuts(static: TokenVectors, rust) -> None:
