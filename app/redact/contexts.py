@@ -144,22 +144,18 @@ _VERDICTS = frozenset(
 """What a test's ``Pass`` column holds: a verdict, not a password."""
 _ITEM_RE = LazyPattern(r"[ \t]*-[ \t]+(?P<v>[^\n]+)")
 _LIST_GATE_RE = LazyPattern(r":[ \t]*\r?\n[ \t]*-[ \t]")
+"""What every match of `_LIST_RE` holds: its name's colon and its first item."""
 _BLOCK_GATE_RE = LazyPattern(r":[ \t]*[|>][-+0-9]*[ \t]*\r?\n[ \t]+\S")
+"""What every match of `_BLOCK_RE` holds: its colon, block indicator and first line."""
 
 
-def _list_start(text: str) -> int:
-    """Where the first match of `_LIST_RE` can start (-1: there is none). Every match
-    holds its name's colon and its first item (`_LIST_GATE_RE`), and starts on the line
-    of that colon: a search for them scans for colons, where `_LIST_RE` is tried at
-    every word, and the rule then runs from the line of the first."""
-    gate = _LIST_GATE_RE.search(text)
-    return -1 if gate is None else text.rfind("\n", 0, gate.start()) + 1
-
-
-def _block_start(text: str) -> int:
-    """`_list_start` for `_BLOCK_RE`: its colon, block indicator and first line."""
-    gate = _BLOCK_GATE_RE.search(text)
-    return -1 if gate is None else text.rfind("\n", 0, gate.start()) + 1
+def _gate_line(gate: LazyPattern, text: str) -> int:
+    """Where the line of `gate`'s first match starts (-1: there is none): where a rule
+    can first match whose every match holds `gate` and starts on the line of it. A
+    search for the gate scans for colons, where the rule is tried at every word, and the
+    rule then runs from there."""
+    found = gate.search(text)
+    return -1 if found is None else text.rfind("\n", 0, found.start()) + 1
 
 
 def _tiered(name: str) -> str | None:
@@ -186,7 +182,7 @@ def _pairs(text: str, out: list[Span]) -> None:
             tier = _tiered(m.group("n"))
             if tier:
                 _value(out, m.start("v"), m.group("v"), tier)
-    first = _block_start(text)
+    first = _gate_line(_BLOCK_GATE_RE, text)
     if first >= 0:
         for m in _BLOCK_RE.finditer(text, first):
             tier = _tiered(m.group("n"))
@@ -199,7 +195,7 @@ def _pairs(text: str, out: list[Span]) -> None:
                         raw.strip(),
                         tier,
                     )
-    first = _list_start(text)
+    first = _gate_line(_LIST_GATE_RE, text)
     if first >= 0:
         for m in _LIST_RE.finditer(text, first):
             tier = _tiered(m.group("n"))

@@ -104,21 +104,17 @@ def _detect(text: str, depth: int = 0) -> list[Span]:
     if "\\" in text and _JSON_ESCAPE_RE.search(text):
         # text printed inside a JSON string (once or twice): the contexts read its lines,
         # quotes and letters decoded, and what they find is mapped back onto the text
-        once = _Decoded(text)
+        layers = [_Decoded(text)]
+        if "\\" in layers[0].text and _JSON_ESCAPE_RE.search(layers[0].text):
+            layers.append(_Decoded(layers[0].text))
         found: list[Span] = []
-        if "\\" in once.text and _JSON_ESCAPE_RE.search(once.text):
-            twice = _Decoded(once.text)
-            context_spans(twice.text, found)
-            spans.extend(
-                (once.start(twice.start(s)), once.end(twice.end(e - 1) - 1), kind, prio)
-                for s, e, kind, prio in found
-                if e > s
-            )
-        else:
-            context_spans(once.text, found)
-            spans.extend(
-                (once.start(s), once.end(e - 1), kind, prio) for s, e, kind, prio in found if e > s
-            )
+        context_spans(layers[-1].text, found)
+        for s, e, kind, prio in found:
+            if e > s:  # its first and last characters, mapped back layer by layer
+                first, last = s, e - 1
+                for layer in reversed(layers):
+                    first, last = layer.start(first), layer.end(last) - 1
+                spans.append((first, last + 1, kind, prio))
     if depth == 0:  # an encoding of an encoding is not looked into
         encoded_spans(text, spans, lambda inner: _detect(inner, 1))
     return spans

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import string
-from functools import cache
+from functools import cache, partial
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -204,8 +204,8 @@ def check_starts(text: str) -> None:
     """Each rule run from where its prefilter starts it finds what it finds in the
     whole text; a rule whose prefilter says "none" finds nothing."""
     for start, regex in (
-        (contexts._list_start, contexts._LIST_RE),
-        (contexts._block_start, contexts._BLOCK_RE),
+        (partial(contexts._gate_line, contexts._LIST_GATE_RE), contexts._LIST_RE),
+        (partial(contexts._gate_line, contexts._BLOCK_GATE_RE), contexts._BLOCK_RE),
         (contexts._wrapped_start, contexts._WRAPPED_RE),
     ):
         at = start(text)
